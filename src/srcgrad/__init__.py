@@ -1,0 +1,30 @@
+"""srcgrad: automatic differentiation of Python/NumPy by source transformation.
+
+    import srcgrad as sg
+
+    @sg.grad
+    def loss(w, x):
+        return np.sum(np.tanh(x @ w) ** 2)
+
+    print(loss.source)      # the generated gradient, as Python
+
+See DESIGN.md for the contract.  The Tensor runtime (``sg.tensor``,
+``backward``, ``no_grad``...) gives PyTorch's autograd semantics, so that
+``import srcgrad as torch`` runs PyTorch tutorial code.
+"""
+from .errors import UnsupportedSyntaxError, NonDifferentiableError  # noqa: F401
+from . import rules  # noqa: F401  (registers the derivative table)
+
+from .api import (grad, value_and_grad, vjp, make_vjp, source, adjoint,  # noqa: F401,E402
+                  detach)
+try:
+    from .tensor import *  # noqa: F401,F403
+    from .tensor import __all__ as _tensor_all
+except ImportError:  # pragma: no cover - bootstrap
+    _tensor_all = []
+try:
+    from .api import compile  # noqa: F401,A004
+except ImportError:  # pragma: no cover
+    pass
+
+__version__ = "0.1.0"

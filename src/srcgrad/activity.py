@@ -1,0 +1,328 @@
+"""Classify normalized statements and find which variables are active.
+
+Each assignment ``y = <rhs>`` gets an :class:`Op` (``stmt.srcgrad_op``) saying
+how its right-hand side is differentiated: by a rule of the table, as a copy, a
+container literal, a call to the user's own function, or not at all.
+
+A variable is *varied* if it depends on a ``wrt`` argument and *useful* if the
+return value depends on it; it is *active* if both.  The analysis is
+flow-insensitive (a variable is varied if any assignment makes it so), which
+over-approximates: an inactive variable is never treated as active's opposite.
+"""
+import builtins
+import operator
+import types
+
+import gast
+import numpy as np
+
+from . import astutil as A
+from . import rules
+from .errors import NonDifferentiableError
+from .parsing import MISSING, resolve
+from .rules.operators import BINOPS, UNARYOPS
+
+NOGRAD_ATTRS = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "device", "data",
+                "strides", "flags", "is_leaf", "requires_grad", "grad_fn"}
+NOGRAD_METHODS = {"item", "tolist", "detach", "numpy", "argmax", "argmin", "argsort",
+                  "nonzero", "keys", "size", "dim", "numel", "__len__", "any", "all",
+                  "get_device", "cpu", "is_contiguous", "count", "index", "startswith",
+                  "format", "split", "join", "upper", "lower"}
+
+
+class Op:
+    """How one assignment is differentiated."""
+
+    def __init__(self, kind, rule=None, args=None, func=None, callee_args=None):
+        self.kind = kind            # rule | copy | literal | call | nograd | const | unknown
+        self.rule = rule
+        self.args = args or {}      # rule parameter -> gast expression (atom / literal)
+        self.func = func            # the callee (kind == "call") or the unknown object
+        self.callee_args = callee_args  # (positional atoms, keyword atoms) for calls
+
+    def diff_names(self):
+        """Names whose gradient this op may contribute to: [(param, name)]."""
+        if self.kind == "rule":
+            out = []
+            for p in self.rule.diff_params:
+                a = self.args.get(p)
+                if isinstance(a, gast.Name):
+                    out.append((p, a.id))
+                elif isinstance(a, (gast.Tuple, gast.List)):
+                    for e in a.elts:
+                        if isinstance(e, gast.Name):
+                            out.append((p, e.id))
+            return out
+        if self.kind in ("copy", "literal", "unknown"):
+            return [(None, n) for n in self.names]
+        if self.kind == "call":
+            pos, kws = self.callee_args
+            return [(None, a.id) for a in list(pos) + [v for _, v in kws]
+                    if isinstance(a, gast.Name)]
+        return []
+
+    names = ()
+
+
+class Analysis:
+    def __init__(self, body, params, wrt, info, local_defs=()):
+        self.body = body
+        self.params = params
+        self.wrt = set(wrt)
+        self.info = info
+        self.func = info.func
+        self.locals = A.names_stored(body) | set(params)
+        self.local_defs = set(local_defs)
+        self.assigns = []          # every (stmt) that stores a name, in program order
+        self.varied = set()
+        self.useful = set()
+        self.classify(body)
+        self.activity()
+
+    # -- classification ------------------------------------------------------
+    def classify(self, body):
+        for s in body:
+            if isinstance(s, gast.Assign):
+                t = s.targets[0]
+                if isinstance(t, gast.Name):
+                    s.srcgrad_op = self.op_for(s.value, s)
+                else:
+                    s.srcgrad_op = Op("setitem")
+                self.assigns.append(s)
+            elif isinstance(s, gast.Expr):
+                s.srcgrad_op = self.expr_op(s)
+                if s.srcgrad_op.kind == "append":
+                    self.assigns.append(s)
+            elif isinstance(s, gast.If):
+                self.classify(s.body)
+                self.classify(s.orelse)
+            elif isinstance(s, (gast.For, gast.While)):
+                self.classify(s.body)
+
+    def expr_op(self, s):
+        v = s.value
+        if isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
+                isinstance(v.func.value, gast.Name) and v.func.value.id in self.locals:
+            if v.func.attr == "append" and len(v.args) == 1 and not v.keywords:
+                op = Op("append")
+                op.target = v.func.value.id
+                op.names = [v.args[0].id] if isinstance(v.args[0], gast.Name) else []
+                return op
+            if v.func.attr in ("extend", "insert", "pop", "remove", "update", "setdefault",
+                               "clear", "sort", "reverse", "fill", "resize", "put",
+                               "__setitem__", "add_", "mul_", "sub_", "zero_"):
+                op = Op("mutate")
+                op.target = v.func.value.id
+                op.names = [a.id for a in v.args if isinstance(a, gast.Name)]
+                return op
+        return Op("nograd")
+
+    def static(self, func_node):
+        """Resolve a call target that is not a local variable."""
+        e = func_node
+        while isinstance(e, gast.Attribute):
+            e = e.value
+        if isinstance(e, gast.Name) and e.id in self.locals:
+            return MISSING
+        return resolve(func_node, self.func)
+
+    def op_for(self, v, s):
+        nograd = getattr(s, "srcgrad_nograd", False)
+        if nograd:
+            return Op("nograd")
+        if isinstance(v, gast.Name):
+            op = Op("copy")
+            op.names = [v.id]
+            return op
+        if isinstance(v, gast.Constant):
+            return Op("const")
+        if isinstance(v, gast.BinOp):
+            uf = BINOPS.get(type(v.op).__name__)
+            if uf is None:
+                return Op("nograd")
+            return Op("rule", rules.lookup(uf), {"x": v.left, "y": v.right})
+        if isinstance(v, gast.UnaryOp):
+            uf = UNARYOPS.get(type(v.op).__name__)
+            if uf is None:
+                return Op("nograd")
+            return Op("rule", rules.lookup(uf), {"x": v.operand})
+        if isinstance(v, gast.Subscript):
+            return Op("rule", rules.lookup(operator.getitem), {"x": v.value, "index": v.slice})
+        if isinstance(v, (gast.Tuple, gast.List, gast.Dict)):
+            op = Op("literal")
+            elts = v.values if isinstance(v, gast.Dict) else v.elts
+            op.names = [e.id for e in elts if isinstance(e, gast.Name)]
+            return op
+        if isinstance(v, gast.Attribute):
+            if v.attr in NOGRAD_ATTRS:
+                return Op("nograd")
+            obj = self.static(v)
+            if obj is not MISSING:
+                return Op("const")
+            m = rules.METHODS.get(v.attr)
+            if m and m[1]:
+                rule = rules.lookup(m[0])
+                return Op("rule", rule, rule.bind([v.value], {}))
+            return self.unknown(v, f".{v.attr}", s)
+        if isinstance(v, gast.Call):
+            return self.call_op(v, s)
+        return Op("nograd")  # comparisons, boolean operators, f-strings, lambdas...
+
+    def call_op(self, v, s):
+        f = v.func
+        args = list(v.args)
+        kws = {k.arg: k.value for k in v.keywords}
+        obj = self.static(f) if isinstance(f, (gast.Name, gast.Attribute)) else MISSING
+        if obj is MISSING and isinstance(f, gast.Attribute):
+            # a method call on a local value: x.sum(axis=0)
+            if f.attr in NOGRAD_METHODS:
+                return Op("nograd")
+            m = rules.METHODS.get(f.attr)
+            if m and not m[1]:
+                rule = rules.lookup(m[0])
+                return Op("rule", rule, self.bind(rule, [f.value] + args, kws, s))
+            return self.unknown(v, f".{f.attr}()", s)
+        if obj is MISSING:
+            if isinstance(f, gast.Name) and f.id in self.local_defs:
+                op = Op("unknown", func=f.id)
+                op.names = [a.id for a in args + list(kws.values()) if isinstance(a, gast.Name)]
+                op.label = f"{f.id}() (a function defined inside the differentiated function)"
+                return op
+            return self.unknown(v, A.unparse_short(f) + "()", s)
+        if _is_srcgrad_stop(obj):
+            return Op("nograd")
+        if "out" in kws and not (isinstance(kws["out"], gast.Constant) and kws["out"].value is None):
+            raise self.info.error(v, "srcgrad does not support out= arguments: the result "
+                                     "would alias an array; assign the result instead")
+        rule = rules.lookup(obj)
+        if rule is not None:
+            return Op("rule", rule, self.bind(rule, args, kws, s))
+        if rules.is_nograd(obj):
+            return Op("nograd")
+        if obj in (list, tuple) and len(args) == 1 and not kws:
+            op = Op("copy")
+            op.names = [args[0].id] if isinstance(args[0], gast.Name) else []
+            return op
+        if obj is dict or obj is list or obj is tuple:
+            op = Op("literal")
+            op.names = [a.id for a in args + list(kws.values()) if isinstance(a, gast.Name)]
+            return op
+        if isinstance(obj, types.FunctionType) and not _is_srcgrad_internal(obj):
+            return Op("call", func=obj, callee_args=(args, list(kws.items())))
+        if isinstance(obj, type) and not issubclass(obj, np.ndarray):
+            return Op("nograd") if obj in (int, bool, str, range, slice, type) else \
+                self.unknown(v, getattr(obj, "__name__", "?") + "()", s, obj)
+        return self.unknown(v, _display(obj) + "()", s, obj)
+
+    def bind(self, rule, args, kws, s):
+        try:
+            return rule.bind(args, kws)
+        except TypeError as e:
+            raise self.info.error(s, f"cannot match the call to {rule.name} with its "
+                                     f"derivative rule's parameters ({rule.params}): {e}")
+
+    def unknown(self, v, label, s, obj=None):
+        op = Op("unknown", func=obj)
+        op.label = label
+        op.node = s
+        names = []
+        for sub in gast.walk(v):
+            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
+                names.append(sub.id)
+        op.names = names
+        return op
+
+    # -- activity ------------------------------------------------------------
+    def activity(self):
+        varied = set(self.wrt)
+        changed = True
+        while changed:
+            changed = False
+            for s in self.assigns:
+                op = s.srcgrad_op
+                tgt, srcs = _flow(s)
+                if tgt is None or tgt in varied:
+                    continue
+                if op.kind in ("nograd", "const"):
+                    continue
+                if any(n in varied for n in srcs):
+                    varied.add(tgt)
+                    changed = True
+        useful = set()
+        ret = self.body[-1]
+        if isinstance(ret, gast.Return):
+            useful |= A.names_read(ret.value)
+        changed = True
+        while changed:
+            changed = False
+            for s in self.assigns:
+                op = s.srcgrad_op
+                tgt, srcs = _flow(s)
+                if tgt is None or tgt not in useful or op.kind in ("nograd", "const"):
+                    continue
+                for n in srcs:
+                    if n not in useful:
+                        useful.add(n)
+                        changed = True
+        self.varied = varied
+        self.useful = useful
+        # a call we cannot differentiate is an error only where it matters
+        for s in self.assigns:
+            op = s.srcgrad_op
+            if op.kind == "unknown":
+                tgt, srcs = _flow(s)
+                if tgt in useful and any(n in varied for n in srcs):
+                    raise self.nondiff(s, op)
+            if op.kind == "mutate":
+                if op.target in varied and op.target in useful:
+                    raise self.info.error(s, f"srcgrad cannot differentiate the in-place method "
+                                             f".{s.value.func.attr}() on {op.target}; build a new "
+                                             f"value instead (e.g. with + or np.concatenate)")
+
+    def nondiff(self, s, op):
+        label = getattr(op, "label", "this call")
+        msg = (f"{label} has no derivative rule and no Python source to transform "
+               f"(at {self.info.filename}, line {s.lineno}: {self.info.line(s.lineno).strip()!s}). "
+               f"Register its derivative with @sg.adjoint(...), or wrap the call in "
+               f"sg.detach(...) if no gradient should flow through it.")
+        if op.func is not None and isinstance(op.func, str):
+            msg = (f"{label} cannot be differentiated: srcgrad transforms module-level "
+                   f"functions, not functions defined inside the one being differentiated "
+                   f"(at {self.info.filename}, line {s.lineno}). Move it to module level.")
+        return NonDifferentiableError(msg)
+
+    def active(self, n):
+        return n in self.varied and n in self.useful
+
+
+def _flow(s):
+    """(target name, names whose value flows into it) for an assignment-like statement."""
+    op = s.srcgrad_op
+    if isinstance(s, gast.Expr):
+        if op.kind == "append":
+            return op.target, op.names
+        if op.kind == "mutate":
+            return op.target, op.names
+        return None, ()
+    t = s.targets[0]
+    if isinstance(t, gast.Subscript):
+        base = t.value.id if isinstance(t.value, gast.Name) else None
+        return base, list(A.names_read(s.value)) + ([base] if base else [])
+    if op.kind == "rule":
+        return t.id, [n for _, n in op.diff_names()]
+    if op.kind == "call":
+        return t.id, [n for _, n in op.diff_names()]
+    return t.id, list(getattr(op, "names", ()))
+
+
+def _is_srcgrad_stop(obj):
+    return getattr(obj, "__srcgrad_stop_gradient__", False)
+
+
+def _is_srcgrad_internal(obj):
+    return getattr(obj, "__module__", "").startswith("srcgrad.") and not getattr(
+        obj, "__srcgrad_transformable__", False)
+
+
+def _display(obj):
+    return rules.table._display_name(obj)

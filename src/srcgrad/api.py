@@ -1,0 +1,297 @@
+"""The public transformations: thin wrappers over the compiler driver.
+
+Each one resolves ``wrt`` against the call's arguments (DESIGN.md §1), picks
+the cached generated function for that case, and calls it.
+"""
+import functools
+import inspect
+
+import numpy as np
+
+from . import rules, runtime
+from .parsing import unwrap
+from .transform import reverse_function
+
+
+# -- wrt ---------------------------------------------------------------------
+
+def _is_tensor(x):
+    return type(x).__name__ == "Tensor" and hasattr(x, "requires_grad") and hasattr(x, "grad_fn")
+
+
+def _is_float(x):
+    if isinstance(x, bool):
+        return False
+    if isinstance(x, float):
+        return True
+    dt = getattr(x, "dtype", None)
+    if dt is not None and getattr(x, "shape", None) is not None:
+        return getattr(dt, "kind", "") in "fc"
+    if isinstance(x, (dict,)):
+        return bool(x) and all(_is_float(v) for v in x.values())
+    if isinstance(x, (list, tuple)):
+        return bool(x) and all(_is_float(v) for v in x)
+    return False
+
+
+def _kind(x):
+    if isinstance(x, (dict, list, tuple)):
+        return "container"
+    if isinstance(x, (float, int)) or hasattr(x, "shape"):
+        return "num"
+    return "other"
+
+
+class _Signature:
+    """The parameter names of a function and how a call binds to them."""
+
+    def __init__(self, func):
+        self.sig = inspect.signature(func)
+        self.names = list(self.sig.parameters)
+        self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                          for p in self.sig.parameters.values())
+
+    def bind(self, args, kwargs):
+        if self.simple and not kwargs and len(args) == len(self.names):
+            return dict(zip(self.names, args))
+        b = self.sig.bind(*args, **kwargs)
+        b.apply_defaults()
+        return dict(b.arguments)
+
+
+def _resolve_wrt(wrt, sig, func):
+    """wrt as given by the user -> (tuple of parameter names, single?) or None for 'leaves'."""
+    if wrt is None:
+        return None, None
+    items = wrt if isinstance(wrt, (tuple, list)) else (wrt,)
+    out = []
+    for w in items:
+        if isinstance(w, int) and not isinstance(w, bool):
+            if not -len(sig.names) <= w < len(sig.names):
+                raise ValueError(f"wrt={w} is out of range: {func.__qualname__} has "
+                                 f"{len(sig.names)} parameters {sig.names}")
+            out.append(sig.names[w])
+        elif isinstance(w, str):
+            if w not in sig.names:
+                raise ValueError(f"wrt={w!r} is not a parameter of {func.__qualname__} "
+                                 f"(parameters: {sig.names})")
+            out.append(w)
+        else:
+            raise TypeError(f"wrt must be an int position, a parameter name, or a tuple of "
+                            f"them; got {w!r}")
+    return tuple(out), not isinstance(wrt, (tuple, list))
+
+
+def _leaves(bound):
+    tensors = [n for n, v in bound.items() if _is_tensor(v)]
+    if tensors:
+        return tuple(n for n in tensors if bound[n].requires_grad)
+    return tuple(n for n, v in bound.items() if _is_float(v))
+
+
+def _unwrap_tensors(bound):
+    """Tensor arguments become arrays; returns (bound, tensor_names)."""
+    tnames = [n for n, v in bound.items() if _is_tensor(v)]
+    if not tnames:
+        return bound, ()
+    bound = dict(bound)
+    for n in tnames:
+        bound[n] = bound[n].detach().numpy() if hasattr(bound[n], "numpy") else bound[n].data
+    return bound, tnames
+
+
+def _rewrap(value, like):
+    from .tensor import tensor as _t  # noqa: F401
+    from . import tensor as T
+    if isinstance(value, tuple):
+        return tuple(_rewrap(v, like) for v in value)
+    return T.Tensor._from_array(np.asarray(value)) if hasattr(T.Tensor, "_from_array") else \
+        T.tensor(np.asarray(value))
+
+
+class Transformed:
+    """A transformed function: call it, or read its generated ``.source``."""
+
+    def __init__(self, func, wrt, mode):
+        self.__srcgrad_wrapped__ = func
+        self.func = unwrap(func)
+        self.sig = _Signature(self.func)
+        self.wrt_names, self.single = _resolve_wrt(wrt, self.sig, self.func)
+        self.mode = mode
+        self._last = None
+        functools.update_wrapper(self, self.func)
+        self.__wrapped__ = None  # keep inspect from unwrapping to the primal
+        del self.__wrapped__
+
+    def _select(self, bound):
+        if self.wrt_names is None:
+            wrt = _leaves(bound)
+            single = len(wrt) == 1
+        else:
+            wrt, single = self.wrt_names, self.single
+        return wrt, single
+
+    def compiled(self, bound):
+        wrt, single = self._select(bound)
+        kinds = {n: _kind(bound[n]) for n in wrt}
+        fn = reverse_function(self.func, wrt, self.mode, kinds)
+        self._last = fn
+        return fn, wrt, single
+
+    @property
+    def source(self):
+        if self._last is None:
+            wrt = self.wrt_names if self.wrt_names is not None else tuple(self.sig.names)
+            fn = reverse_function(self.func, wrt, self.mode, {})
+            self._last = fn
+        fn = self._last
+        if isinstance(fn, tuple):
+            return "".join(f.source + "\n" for f in fn)
+        return fn.source
+
+    def __repr__(self):
+        return f"<srcgrad {self.mode} of {self.func.__qualname__}>"
+
+
+class GradFunction(Transformed):
+    def __call__(self, *args, **kwargs):
+        bound = self.sig.bind(args, kwargs)
+        bound, tnames = _unwrap_tensors(bound)
+        fn, wrt, single = self.compiled(bound)
+        out = fn(**bound) if kwargs or not self.sig.simple else fn(*bound.values())
+        if self.mode == "grad":
+            grads = out
+        else:
+            value, grads = out
+        if len(wrt) != 1 and not single:
+            grads = tuple(grads) if len(wrt) > 1 else (grads,)
+        elif len(wrt) == 1 and not single and self.wrt_names is not None:
+            grads = (grads,)
+        if tnames:
+            grads = _to_tensors(grads)
+        if self.mode == "grad":
+            return grads
+        if tnames:
+            value = _to_tensors(value)
+        return value, grads
+
+
+def _to_tensors(x):
+    from .tensor import tensor as make
+    if isinstance(x, tuple):
+        return tuple(_to_tensors(v) for v in x)
+    if isinstance(x, list):
+        return [_to_tensors(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _to_tensors(v) for k, v in x.items()}
+    arr = np.asarray(x)
+    return make(arr, dtype=None)
+
+
+def _decorator(mode):
+    def transform(f=None, wrt=None):
+        if f is None:
+            return lambda g: GradFunction(g, wrt, mode)
+        if isinstance(f, (int, str, tuple)) and not callable(f):
+            return lambda g: GradFunction(g, f, mode)
+        return GradFunction(f, wrt, mode)
+    return transform
+
+
+grad = _decorator("grad")
+grad.__doc__ = """Gradient of f's scalar output with respect to ``wrt`` (DESIGN.md §1)."""
+value_and_grad = _decorator("value_and_grad")
+value_and_grad.__doc__ = """Like grad, returning ``(value, grads)``."""
+
+
+def make_vjp(f, wrt):
+    """(fwd, bwd) for f and a tuple of parameter positions or names (split form).
+
+    ``fwd(*args) -> (value, saved)``; ``bwd(saved, cotangent) -> tuple of grads``.
+    """
+    func = unwrap(f)
+    sig = _Signature(func)
+    names = tuple(sig.names[w] if isinstance(w, int) else w for w in wrt)
+    return reverse_function(func, names, "split", {})
+
+
+def vjp(f, *args, wrt=None, **kwargs):
+    """``(out, vjp_fn)``: ``vjp_fn(cotangent)`` returns the gradients for ``wrt``."""
+    func = unwrap(f)
+    sig = _Signature(func)
+    bound = sig.bind(args, kwargs)
+    bound, tnames = _unwrap_tensors(bound)
+    wrt_names, single = _resolve_wrt(wrt, sig, func)
+    if wrt_names is None:
+        wrt_names = _leaves(bound)
+        single = len(wrt_names) == 1
+    kinds = {n: _kind(bound[n]) for n in wrt_names}
+    fwd, bwd = reverse_function(func, wrt_names, "split", kinds)
+    out, saved = fwd(**bound)
+
+    def vjp_fn(cotangent):
+        if hasattr(cotangent, "numpy") and _is_tensor(cotangent):
+            cotangent = cotangent.detach().numpy()
+        grads = bwd(saved, cotangent)
+        res = grads[0] if single else tuple(grads)
+        return _to_tensors(res) if tnames else res
+    vjp_fn.source = bwd.source
+    return (_to_tensors(out) if tnames else out), vjp_fn
+
+
+def source(f, wrt=None, mode="reverse"):
+    """The generated Python source of f's derivative, as a string."""
+    if mode == "reverse":
+        return GradFunction(f, wrt, "grad").source
+    if mode in ("vjp", "split"):
+        return GradFunction(f, wrt, "split").source
+    if mode == "forward":
+        from .forward import forward_source
+        return forward_source(f, wrt)
+    raise ValueError(f"mode must be 'reverse', 'split' or 'forward', not {mode!r}")
+
+
+def adjoint(func):
+    """Register the user's own reverse derivative of ``func``; it is inlined in generated code.
+
+        @sg.adjoint(my_op)
+        def my_op_adjoint(g, ans, x, y):
+            return g * y, g * x          # one cotangent per parameter of my_op
+
+    The adjoint's parameters are ``g``, ``ans`` and the parameters of ``func``;
+    it returns one gradient per parameter (a tuple if there are several).
+    """
+    def register(adj):
+        params = list(inspect.signature(func).parameters.values())
+        pnames = [p.name for p in params]
+        params_src = ", ".join(str(p) for p in params)
+        key = f"_adjoint_{len(_USER_ADJOINTS)}"
+        _USER_ADJOINTS[key] = adj
+        runtime.__all__.append(key)
+        setattr(runtime, key, adj)
+        call = f"{key}(g, ans, {', '.join(pnames)})"
+        vjp = {p: (call if len(pnames) == 1 else f"{call}[{i}]") for i, p in enumerate(pnames)}
+        existing = rules.lookup(func)
+        jvp = existing.jvp if existing else {}
+        rules.defrule(func, params_src, vjp=vjp, jvp=jvp,
+                      name=getattr(func, "__name__", None))
+        return adj
+    return register
+
+
+_USER_ADJOINTS = {}
+
+
+def _stop(x):
+    """The value of x with no gradient flowing through it."""
+    if _is_tensor(x):
+        return x.detach()
+    return x
+
+
+def detach(x):
+    """``x`` with no gradient flowing through it (also inside transformed code)."""
+    return _stop(x)
+
+
+detach.__srcgrad_stop_gradient__ = True

@@ -1,0 +1,90 @@
+"""Turn generated gast function definitions into live Python functions.
+
+Guarantees: the returned function's ``__globals__`` is the user's module (so
+globals are read live, as in the original), helpers (``ad``, ``np``, callees)
+are closure variables that never leak into the user's namespace, the source is
+registered with linecache (tracebacks and pdb show it), and ``fn.source`` is
+the text a user sees.
+"""
+import ast
+import itertools
+import linecache
+import textwrap
+
+import gast
+
+from .reverse import Comment
+
+_MARK = "__srcgrad_comment__:"
+_counter = itertools.count()
+
+
+class _Comments(gast.NodeTransformer):
+    def visit_Comment(self, node):
+        return gast.Expr(value=gast.Constant(value=_MARK + node.text, kind=None))
+
+    def generic_visit(self, node):
+        for field, old in gast.iter_fields(node):
+            if isinstance(old, list):
+                new = []
+                for v in old:
+                    if isinstance(v, Comment):
+                        new.append(self.visit_Comment(v))
+                    elif isinstance(v, gast.AST):
+                        r = self.visit(v)
+                        if r is not None:
+                            new.append(r)
+                    else:
+                        new.append(v)
+                old[:] = new
+            elif isinstance(old, gast.AST):
+                setattr(node, field, self.visit(old))
+        return node
+
+
+def to_source(fdef):
+    """Readable source of a gast FunctionDef (comments rendered as comments)."""
+    fdef = _Comments().visit(fdef)
+    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
+    ast.fix_missing_locations(tree)
+    text = ast.unparse(tree)
+    out = []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith(("'" + _MARK, '"' + _MARK)):
+            indent = line[:len(line) - len(line.lstrip())]
+            out.append(indent + "# " + ast.literal_eval(s)[len(_MARK):])
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def build(sources, closure, func, label):
+    """Compile generated function sources; return {name: function}.
+
+    ``sources`` maps each function name to its source; ``closure`` maps the
+    free names they use (helper modules, callees, the user's closure cells) to
+    objects.
+    """
+    names = sorted(closure)
+    body = "".join(textwrap.indent(src, "    ") + "\n" for src in sources.values())
+    ret = ", ".join(sources)
+    factory = (f"def __srcgrad_factory__({', '.join(names)}):\n{body}"
+               f"    return ({ret},)\n")
+    filename = f"<srcgrad {label} #{next(_counter)}>"
+    linecache.cache[filename] = (len(factory), None, factory.splitlines(True), filename)
+    user_globals = getattr(func, "__globals__", {})
+    ns = dict(user_globals)
+    code = compile(factory, filename, "exec")
+    exec(code, ns)
+    made = ns["__srcgrad_factory__"](*[closure[n] for n in names])
+    out = {}
+    import types
+    for (fname, src), fn in zip(sources.items(), made):
+        live = types.FunctionType(fn.__code__, user_globals, fn.__name__, fn.__defaults__,
+                                  fn.__closure__)
+        live.__kwdefaults__ = fn.__kwdefaults__
+        live.__doc__ = fn.__doc__
+        live.source = src
+        out[fname] = live
+    return out

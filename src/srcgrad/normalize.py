@@ -1,0 +1,703 @@
+"""Normalize a function body into the simple form the transformations expect.
+
+Guarantees about the output (a list of gast statements):
+
+* Every assignment has ONE target: a name, or a subscript ``name[index] = atom``.
+  Tuple unpacking becomes ``a = t[0]``; augmented assignment ``x += y`` becomes
+  ``x = x + y``; ``x[i] += v`` becomes a read, an add and a store.
+* Right-hand sides are "primitive": one operator, call, attribute, subscript or
+  literal whose operands are atoms (names or constants).  Conditions, indices and
+  comparisons are kept whole: they never carry a gradient.
+* ``a if c else b`` inside an expression becomes an ``if`` statement.
+* Loops: ``for x in seq`` / ``enumerate`` / ``zip`` become ``for i in range(...)``
+  with explicit indexing, so that the reverse sweep can run ``reversed(range)``.
+* ``break``/``continue``/``return`` inside loops become flags; the only ``break``
+  left is ``if flag: break`` as the last statement of a loop body, and the only
+  ``return`` is the last statement of the function.
+* ``with sg.no_grad():`` blocks are flattened; their statements are marked
+  ``stmt.srcgrad_nograd = True``.
+* Anything else raises :class:`UnsupportedSyntaxError` at the user's line.
+"""
+import builtins
+
+import gast
+
+from . import astutil as A
+from .parsing import MISSING, resolve
+
+UNSUPPORTED = {
+    gast.Try: "try/except", gast.Raise: None, gast.ClassDef: "a class definition",
+    gast.AsyncFunctionDef: "async def", gast.AsyncFor: "async for", gast.AsyncWith: "async with",
+    gast.Global: "a global declaration", gast.Nonlocal: "a nonlocal declaration",
+    gast.Delete: "del", gast.Import: "an import", gast.ImportFrom: "an import",
+    gast.Yield: "yield", gast.YieldFrom: "yield from", gast.Await: "await",
+    gast.ListComp: "a list comprehension", gast.SetComp: "a set comprehension",
+    gast.DictComp: "a dict comprehension", gast.GeneratorExp: "a generator expression",
+    gast.Lambda: "a lambda", gast.NamedExpr: "an assignment expression (:=)",
+    gast.Starred: "a starred expression",
+}
+if hasattr(gast, "Match"):
+    UNSUPPORTED[gast.Match] = "a match statement"
+if hasattr(gast, "TryStar"):
+    UNSUPPORTED[gast.TryStar] = "try/except*"
+
+ADVICE = {
+    "try/except": "move the try/except outside the differentiated function",
+    "a list comprehension": "write a for loop that appends to a list",
+    "a generator expression": "write a for loop",
+    "a lambda": "define a named function with def",
+    "a global declaration": "return the value instead of writing a global",
+    "yield": "return a list of values instead",
+}
+
+OP_NAMES = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "div", "Pow": "pow",
+            "MatMult": "matmul", "Mod": "mod", "FloorDiv": "floordiv", "USub": "neg",
+            "UAdd": "pos", "Not": "not_", "Invert": "inv", "BitAnd": "and_", "BitOr": "or_",
+            "BitXor": "xor", "LShift": "lshift", "RShift": "rshift"}
+
+
+class Normalizer:
+    def __init__(self, fdef, info, names):
+        self.fdef = fdef
+        self.info = info
+        self.func = info.func
+        self.names = names           # NameGen
+        self.locals = set(A.names_stored(fdef.body)) | {a.id for a in self._params(fdef)}
+        self.loop_depth = 0
+        self.ret_flag = None
+        self.ret_name = None
+
+    @staticmethod
+    def _params(fdef):
+        a = fdef.args
+        out = list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
+        if a.vararg:
+            out.append(a.vararg)
+        if a.kwarg:
+            out.append(a.kwarg)
+        return out
+
+    # -- entry ---------------------------------------------------------------
+    def run(self):
+        self.check(self.fdef.body)
+        body = self.strip_docstring(self.fdef.body)
+        body = self.lift_else(body)
+        if self.needs_return_flag(body):
+            self.ret_flag = self.names.fresh("returned")
+            self.ret_name = self.names.fresh("result")
+        out = self.block(body)
+        if self.ret_flag:
+            init = [A.assign(self.ret_flag, A.const(False)), A.assign(self.ret_name, A.const(None))]
+            out = init + self.guard_after_jumps(out) + [gast.Return(value=A.name(self.ret_name))]
+        elif not out or not isinstance(out[-1], gast.Return):
+            out.append(gast.Return(value=A.const(None)))
+        return out
+
+    def strip_docstring(self, body):
+        if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) \
+                and isinstance(body[0].value.value, str):
+            return body[1:]
+        return body
+
+    # -- what we refuse ------------------------------------------------------
+    def check(self, body):
+        for stmt in body:
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.FunctionDef) and node is not stmt:
+                    continue
+                kind = UNSUPPORTED.get(type(node), False)
+                if kind is False:
+                    continue
+                if isinstance(node, gast.Raise):
+                    continue  # raise is kept in the forward pass
+                advice = ADVICE.get(kind, "rewrite it with the supported statements (see DESIGN.md)")
+                raise self.info.error(node, f"srcgrad does not support {kind} in a "
+                                            f"differentiated function; {advice}")
+
+    # -- early returns -------------------------------------------------------
+    @staticmethod
+    def always_returns(stmts):
+        if not stmts:
+            return False
+        last = stmts[-1]
+        if isinstance(last, (gast.Return, gast.Raise)):
+            return True
+        if isinstance(last, gast.If):
+            return Normalizer.always_returns(last.body) and Normalizer.always_returns(last.orelse)
+        return False
+
+    def lift_else(self, stmts):
+        """``if c: ...; return a`` followed by more code: move that code into ``else``."""
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, gast.If):
+                s.body = self.lift_else(s.body)
+                s.orelse = self.lift_else(s.orelse)
+                rest = stmts[i + 1:]
+                if rest and self.always_returns(s.body) and not s.orelse:
+                    s.orelse = self.lift_else(rest)
+                    out.append(s)
+                    return out
+                if rest and self.always_returns(s.orelse) and not self.always_returns(s.body):
+                    s.body = self.lift_else(s.body + rest)
+                    out.append(s)
+                    return out
+            elif isinstance(s, (gast.For, gast.While)):
+                s.body = self.lift_else(s.body)
+            out.append(s)
+            if isinstance(s, gast.Return):
+                return out  # the rest is unreachable
+        return out
+
+    def needs_return_flag(self, body):
+        """Is any return not in tail position (so that a flag is needed)?"""
+        def tail_ok(stmts):
+            for i, s in enumerate(stmts):
+                last = i == len(stmts) - 1
+                if isinstance(s, gast.Return) and not last:
+                    return False
+                if isinstance(s, gast.If):
+                    if not last and (has_return(s.body) or has_return(s.orelse)):
+                        return False
+                    if not (tail_ok(s.body) and tail_ok(s.orelse)):
+                        return False
+                elif isinstance(s, (gast.For, gast.While, gast.With)) and has_return(s.body):
+                    return False
+            return True
+
+        def has_return(stmts):
+            return any(isinstance(n, gast.Return) for s in stmts for n in gast.walk(s))
+        return not tail_ok(body)
+
+    # -- statements ----------------------------------------------------------
+    def block(self, stmts, nograd=False):
+        out = []
+        for s in stmts:
+            new = self.stmt(s)
+            if nograd:
+                for n in new:
+                    mark_nograd(n)
+            out.extend(new)
+        return out
+
+    def stmt(self, s):
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            raise self.info.error(s, f"srcgrad does not support the statement "
+                                     f"{type(s).__name__} in a differentiated function")
+        return method(s)
+
+    def stmt_Pass(self, s):
+        return []
+
+    def stmt_Expr(self, s):
+        if isinstance(s.value, gast.Constant):
+            return []  # a stray string
+        pre = []
+        value = self.expr(s.value, pre, top=True)
+        return pre + [A.expr_stmt(value, like=s)]
+
+    def stmt_Assert(self, s):
+        return [s]
+
+    def stmt_Raise(self, s):
+        return [s]
+
+    def stmt_FunctionDef(self, s):
+        return [s]  # a nested def runs in the forward pass as written
+
+    def stmt_Return(self, s):
+        pre = []
+        value = self.atom(s.value, pre, "result") if s.value is not None else A.const(None)
+        if self.ret_flag:
+            return pre + [A.assign(self.ret_name, value, like=s),
+                          A.assign(self.ret_flag, A.const(True), like=s),
+                          _Jump("return", s)]
+        ret = gast.Return(value=value)
+        A.copy_loc(ret, s)
+        return pre + [ret]
+
+    def stmt_Assign(self, s):
+        out = []
+        if len(s.targets) > 1:  # a = b = expr
+            pre = []
+            value = self.atom(s.value, pre, _target_base(s.targets[0]))
+            out.extend(pre)
+            for t in s.targets:
+                out.extend(self.assign_target(t, value, s))
+            return out
+        target = s.targets[0]
+        pre = []
+        if isinstance(target, gast.Name):
+            value = self.expr(s.value, pre, top=True, base=target.id)
+            if isinstance(value, gast.IfExp):
+                return pre + self.ifexp_assign(target.id, value, s)
+            return pre + [A.assign(A.store(target.id), value, like=s)]
+        value = self.atom(s.value, pre, _target_base(target))
+        return pre + self.assign_target(target, value, s)
+
+    def assign_target(self, target, value, s):
+        if isinstance(target, gast.Name):
+            return [A.assign(A.store(target.id), value, like=s)]
+        if isinstance(target, (gast.Tuple, gast.List)):
+            out = []
+            src = value
+            if not isinstance(value, gast.Name):
+                tmp = self.names.fresh("seq")
+                out.append(A.assign(tmp, value, like=s))
+                src = A.name(tmp)
+            for i, elt in enumerate(target.elts):
+                if isinstance(elt, gast.Starred):
+                    raise self.info.error(elt, "srcgrad does not support starred unpacking; "
+                                               "index the sequence instead")
+                item = gast.Subscript(value=A.name(src.id), slice=A.const(i), ctx=gast.Load())
+                if isinstance(elt, gast.Name):
+                    out.append(A.assign(A.store(elt.id), item, like=s))
+                else:
+                    tmp = self.names.fresh("item")
+                    out.append(A.assign(tmp, item, like=s))
+                    out.extend(self.assign_target(elt, A.name(tmp), s))
+            return out
+        if isinstance(target, gast.Subscript):
+            pre = []
+            base = target.value
+            if not isinstance(base, gast.Name):
+                base = self.atom(base, pre, "view")
+            index = self.index(target.slice, pre)
+            sub = gast.Subscript(value=A.name(base.id), slice=index, ctx=gast.Store())
+            node = gast.Assign(targets=[sub], value=value, type_comment=None)
+            A.copy_loc(node, s)
+            return pre + [node]
+        if isinstance(target, gast.Attribute):
+            raise self.info.error(target, "srcgrad does not support assigning to an attribute "
+                                          f"(.{target.attr}) in a differentiated function; "
+                                          "use a local variable or a dict")
+        raise self.info.error(target, f"srcgrad does not support this assignment target "
+                                      f"({type(target).__name__})")
+
+    def stmt_AnnAssign(self, s):
+        if s.value is None:
+            return []
+        return self.stmt_Assign(gast.Assign(targets=[s.target], value=s.value, type_comment=None,
+                                            lineno=s.lineno, col_offset=s.col_offset))
+
+    def stmt_AugAssign(self, s):
+        t = s.target
+        if isinstance(t, gast.Name):
+            value = gast.BinOp(left=A.name(t.id), op=s.op, right=s.value)
+            new = gast.Assign(targets=[A.store(t.id)], value=value, type_comment=None)
+            A.copy_loc(new, s)
+            return self.stmt_Assign(new)
+        if isinstance(t, gast.Subscript):
+            pre = []
+            base = t.value if isinstance(t.value, gast.Name) else self.atom(t.value, pre, "view")
+            index = self.index(t.slice, pre)
+            if not _is_static_index(index):
+                tmp = self.names.fresh("index")
+                pre.append(A.assign(tmp, index, like=s))
+                index = A.name(tmp)
+            read = gast.Subscript(value=A.name(base.id), slice=index, ctx=gast.Load())
+            value = gast.BinOp(left=read, op=s.op, right=s.value)
+            target = gast.Subscript(value=A.name(base.id), slice=_copy(index), ctx=gast.Store())
+            new = gast.Assign(targets=[target], value=value, type_comment=None)
+            A.copy_loc(new, s)
+            return pre + self.stmt_Assign(new)
+        raise self.info.error(t, "srcgrad does not support this augmented assignment target")
+
+    def ifexp_assign(self, target, node, s):
+        pre_b, pre_o = [], []
+        body_v = self.expr(node.body, pre_b, top=True, base=target)
+        else_v = self.expr(node.orelse, pre_o, top=True, base=target)
+        body = pre_b + [A.assign(target, body_v, like=s)]
+        orelse = pre_o + [A.assign(target, else_v, like=s)]
+        # nested conditional expressions
+        body = [x for st in body for x in (self.ifexp_assign(target, st.value, s)
+                if isinstance(st, gast.Assign) and isinstance(st.value, gast.IfExp) else [st])]
+        orelse = [x for st in orelse for x in (self.ifexp_assign(target, st.value, s)
+                  if isinstance(st, gast.Assign) and isinstance(st.value, gast.IfExp) else [st])]
+        new = gast.If(test=node.test, body=body, orelse=orelse)
+        A.copy_loc(new, s)
+        return [new]
+
+    def stmt_If(self, s):
+        new = gast.If(test=s.test, body=self.block(s.body) or [gast.Pass()],
+                      orelse=self.block(s.orelse))
+        A.copy_loc(new, s)
+        return [new]
+
+    def stmt_With(self, s):
+        if len(s.items) == 1 and self.is_nograd_ctx(s.items[0].context_expr) \
+                and s.items[0].optional_vars is None:
+            kind = self.is_nograd_ctx(s.items[0].context_expr)
+            return self.block(s.body, nograd=(kind == "no_grad"))
+        raise self.info.error(s, "srcgrad supports only 'with sg.no_grad():' (and enable_grad) "
+                                 "inside a differentiated function; move other context "
+                                 "managers outside it")
+
+    def is_nograd_ctx(self, e):
+        if isinstance(e, gast.Call) and not e.args:
+            obj = resolve(e.func, self.func) if not self._is_local(e.func) else MISSING
+            name = getattr(obj, "__name__", "")
+            if name in ("no_grad", "enable_grad") and "srcgrad" in getattr(obj, "__module__", ""):
+                return name
+        return None
+
+    def _is_local(self, e):
+        while isinstance(e, gast.Attribute):
+            e = e.value
+        return isinstance(e, gast.Name) and e.id in self.locals
+
+    # -- loops ---------------------------------------------------------------
+    def stmt_While(self, s):
+        if s.orelse:
+            raise self.info.error(s, "srcgrad does not support 'while ... else'; use a flag")
+        self.loop_depth += 1
+        body, has_break = self.loop_body(s.body)
+        self.loop_depth -= 1
+        new = gast.While(test=s.test, body=body, orelse=[])
+        A.copy_loc(new, s)
+        return self.wrap_loop(new, has_break)
+
+    def stmt_For(self, s):
+        if s.orelse:
+            raise self.info.error(s, "srcgrad does not support 'for ... else'; use a flag")
+        pre, target, iter_, per_item = self.loop_header(s)
+        self.loop_depth += 1
+        body, has_break = self.loop_body(per_item + s.body)
+        self.loop_depth -= 1
+        new = gast.For(target=A.store(target), iter=iter_, body=body, orelse=[],
+                       type_comment=None)
+        A.copy_loc(new, s)
+        return pre + self.wrap_loop(new, has_break)
+
+    def wrap_loop(self, loop, has_break):
+        out = []
+        if has_break:
+            out.append(A.assign(has_break, A.const(False), like=loop))
+        out.append(loop)
+        return out
+
+    def loop_header(self, s):
+        """(pre-statements, index name, range expression, per-iteration statements)."""
+        it = s.iter
+        pre = []
+        if isinstance(it, gast.Call) and not self._is_local(it.func):
+            fn = resolve(it.func, self.func)
+            if fn is builtins.range:
+                if isinstance(s.target, gast.Name):
+                    return [], s.target.id, it, []
+            if fn is builtins.enumerate and len(it.args) >= 1:
+                seq = self.atom(it.args[0], pre, "seq")
+                start = it.args[1] if len(it.args) > 1 else None
+                for k in it.keywords:
+                    if k.arg == "start":
+                        start = k.value
+                tgt = s.target
+                if not (isinstance(tgt, gast.Tuple) and len(tgt.elts) == 2):
+                    idx = self.names.fresh("i")
+                    item = _tuple_item(idx, seq, start)
+                    return pre, idx, _range_len(seq), self.assign_target(tgt, item, s)
+                idx_t, val_t = tgt.elts
+                if isinstance(idx_t, gast.Name) and start is None:
+                    idx = idx_t.id
+                    per = []
+                else:
+                    idx = self.names.fresh("i")
+                    per = self.assign_target(idx_t, _offset(idx, start), s)
+                per += self.assign_target(val_t, _item(seq, idx), s)
+                return pre, idx, _range_len(seq), per
+            if fn is builtins.zip and it.args and not it.keywords:
+                seqs = [self.atom(a, pre, "seq") for a in it.args]
+                idx = self.names.fresh("i")
+                n = A.call(A.name("min"), [A.call(A.name("len"), [q]) for q in seqs]) \
+                    if len(seqs) > 1 else A.call(A.name("len"), [seqs[0]])
+                if "min" in self.locals or "len" in self.locals:
+                    raise self.info.error(s, "zip() in a loop needs the builtins min and len")
+                tgt = s.target
+                if isinstance(tgt, gast.Tuple) and len(tgt.elts) == len(seqs):
+                    per = []
+                    for t, q in zip(tgt.elts, seqs):
+                        per += self.assign_target(t, _item(q, idx), s)
+                else:
+                    tup = A.tuple_([_item(q, idx) for q in seqs])
+                    per = self.assign_target(tgt, tup, s)
+                return pre, idx, A.call(A.name("range"), [n]), per
+        # a general iterable: index it
+        if isinstance(it, gast.Call) and not self._is_local(it.func) and \
+                resolve(it.func, self.func) is builtins.reversed and len(it.args) == 1:
+            seq = self.atom(it.args[0], pre, "seq")
+            idx = self.names.fresh("i")
+            rng = gast.Subscript(value=_range_len(seq), slice=gast.Slice(
+                lower=None, upper=None, step=A.const(-1)), ctx=gast.Load())
+            return pre, idx, rng, self.assign_target(s.target, _item(seq, idx), s)
+        seq = self.atom(it, pre, "seq")
+        if isinstance(it, gast.Call) or isinstance(it, gast.Attribute):
+            # dict views and other iterables: materialize once so they can be indexed
+            tmp = self.names.fresh("items")
+            pre.append(A.assign(tmp, A.call(A.name("list"), [seq]), like=s))
+            seq = A.name(tmp)
+        elif isinstance(it, gast.Name) and not (it.id in self.locals):
+            pass
+        idx = self.names.fresh("i")
+        per = self.assign_target(s.target, _item(seq, idx), s)
+        return pre, idx, _range_len(seq), per
+
+    def loop_body(self, body):
+        """Lower break/continue/return in a loop body; returns (body, break flag name)."""
+        flags = {"break": None, "continue": None}
+        lowered = self.lower_jumps(self.block(body), flags)
+        out = []
+        if flags["continue"]:
+            out.append(A.assign(flags["continue"], A.const(False)))
+        out.extend(lowered)
+        brk = flags["break"]
+        conds = [n for n in (brk, self.ret_flag if self._returns_in(lowered) else None) if n]
+        if conds:
+            test = A.name(conds[0]) if len(conds) == 1 else gast.BoolOp(
+                op=gast.Or(), values=[A.name(c) for c in conds])
+            out.append(gast.If(test=test, body=[gast.Break()], orelse=[]))
+        return out or [gast.Pass()], brk
+
+    def _returns_in(self, stmts):
+        return self.ret_flag is not None and self.ret_flag in A.names_stored(stmts)
+
+    def lower_jumps(self, stmts, flags):
+        """Replace _Jump markers by flag assignments and guard what follows them."""
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, _Jump):
+                if s.kind == "return":
+                    return out  # flag already set by the return lowering
+                if flags[s.kind] is None:
+                    flags[s.kind] = self.names.fresh("stop" if s.kind == "break" else "skip")
+                out.append(A.assign(flags[s.kind], A.const(True), like=s.node))
+                return out
+            if isinstance(s, gast.If):
+                s.body = self.lower_jumps(s.body, flags) or [gast.Pass()]
+                s.orelse = self.lower_jumps(s.orelse, flags)
+            out.append(s)
+            jumped = [f for f in (flags["break"], flags["continue"], self.ret_flag)
+                      if f and f in A.names_stored([s])]
+            if jumped and i + 1 < len(stmts):
+                rest = self.lower_jumps(stmts[i + 1:], flags)
+                if rest:
+                    test = gast.UnaryOp(op=gast.Not(), operand=(
+                        A.name(jumped[0]) if len(jumped) == 1 else
+                        gast.BoolOp(op=gast.Or(), values=[A.name(f) for f in jumped])))
+                    out.append(gast.If(test=test, body=rest, orelse=[]))
+                return out
+        return out
+
+    def guard_after_jumps(self, stmts):
+        """At function level: guard what follows a statement that may have returned."""
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, _Jump):
+                return out
+            if isinstance(s, gast.If):
+                s.body = self.guard_after_jumps(s.body) or [gast.Pass()]
+                s.orelse = self.guard_after_jumps(s.orelse)
+            out.append(s)
+            if self.ret_flag in A.names_stored([s]) and i + 1 < len(stmts):
+                rest = self.guard_after_jumps(stmts[i + 1:])
+                if rest:
+                    test = gast.UnaryOp(op=gast.Not(), operand=A.name(self.ret_flag))
+                    out.append(gast.If(test=test, body=rest, orelse=[]))
+                return out
+        return out
+
+    def stmt_Break(self, s):
+        return [_Jump("break", s)]
+
+    def stmt_Continue(self, s):
+        return [_Jump("continue", s)]
+
+    # -- expressions ---------------------------------------------------------
+    def atom(self, e, pre, base="t"):
+        """Normalize ``e`` and make it a name or constant (hoisting into ``pre``)."""
+        if e is None:
+            return A.const(None)
+        if isinstance(e, gast.Constant):
+            return e
+        if isinstance(e, gast.Name):
+            return A.name(e.id)
+        if self.is_static(e):
+            return e
+        value = self.expr(e, pre, top=True, base=base)
+        if isinstance(value, (gast.Name, gast.Constant)):
+            return value
+        tmp = self.names.fresh(base)
+        if isinstance(value, gast.IfExp):
+            pre.extend(self.ifexp_assign(tmp, value, e))
+        else:
+            pre.append(A.assign(tmp, value, like=e))
+        return A.name(tmp)
+
+    def is_static(self, e):
+        """A reference to a module-level object (np.pi, a global constant)."""
+        if isinstance(e, gast.Attribute) and not self._is_local(e):
+            return resolve(e, self.func) is not MISSING
+        return False
+
+    def expr(self, e, pre, top=False, base="t"):
+        """Normalize an expression: its operands become atoms."""
+        if isinstance(e, (gast.Constant, gast.Name)):
+            return e
+        if isinstance(e, gast.BinOp):
+            op = type(e.op).__name__
+            left = self.atom(e.left, pre, OP_NAMES.get(type(e.left.op).__name__, "t")
+                             if isinstance(e.left, gast.BinOp) else _base_of(e.left))
+            right = self.atom(e.right, pre, OP_NAMES.get(type(e.right.op).__name__, "t")
+                              if isinstance(e.right, gast.BinOp) else _base_of(e.right))
+            del op
+            return A.copy_loc(gast.BinOp(left=left, op=e.op, right=right), e)
+        if isinstance(e, gast.UnaryOp):
+            if isinstance(e.op, gast.Not):
+                return e
+            return A.copy_loc(gast.UnaryOp(op=e.op, operand=self.atom(e.operand, pre,
+                                                                        _base_of(e.operand))), e)
+        if isinstance(e, gast.Call):
+            func = e.func
+            if isinstance(func, gast.Attribute) and (self._is_local(func) or not self.is_static(func)):
+                obj = self.atom(func.value, pre, _base_of(func.value))
+                func = gast.Attribute(value=obj, attr=func.attr, ctx=gast.Load())
+            elif not isinstance(func, (gast.Name, gast.Attribute)):
+                func = self.atom(func, pre, "fn")
+            args = []
+            for a in e.args:
+                if isinstance(a, gast.Starred):
+                    raise self.info.error(a, "srcgrad does not support *args in a call; "
+                                             "pass the arguments one by one")
+                args.append(self.arg(a, pre))
+            kws = []
+            for k in e.keywords:
+                if k.arg is None:
+                    raise self.info.error(e, "srcgrad does not support **kwargs in a call; "
+                                             "pass the keywords one by one")
+                kws.append(gast.keyword(arg=k.arg, value=self.arg(k.value, pre)))
+            return A.copy_loc(gast.Call(func=func, args=args, keywords=kws), e)
+        if isinstance(e, gast.Attribute):
+            if self.is_static(e):
+                return e
+            return A.copy_loc(gast.Attribute(value=self.atom(e.value, pre, _base_of(e.value)),
+                                             attr=e.attr, ctx=gast.Load()), e)
+        if isinstance(e, gast.Subscript):
+            value = self.atom(e.value, pre, _base_of(e.value))
+            return A.copy_loc(gast.Subscript(value=value, slice=self.index(e.slice, pre),
+                                             ctx=gast.Load()), e)
+        if isinstance(e, (gast.Tuple, gast.List)):
+            elts = [self.arg(x, pre) for x in e.elts]
+            return A.copy_loc(type(e)(elts=elts, ctx=gast.Load()), e)
+        if isinstance(e, gast.Dict):
+            if any(k is None for k in e.keys):
+                raise self.info.error(e, "srcgrad does not support ** in a dict literal")
+            keys = [self.arg(k, pre) for k in e.keys]
+            values = [self.arg(v, pre) for v in e.values]
+            return A.copy_loc(gast.Dict(keys=keys, values=values), e)
+        if isinstance(e, gast.IfExp):
+            if top:
+                return e
+            return self.atom(e, pre, base)
+        # comparisons, boolean operators, f-strings...: never differentiated, kept whole
+        return e
+
+    def arg(self, a, pre):
+        if isinstance(a, gast.Constant) or isinstance(a, gast.Name):
+            return a
+        if _is_literal(a):
+            return a
+        return self.atom(a, pre, _base_of(a))
+
+    def index(self, s, pre):
+        """Indices never carry gradient; only hoist parts that are arrays we might need."""
+        return s
+
+
+class _Jump(gast.stmt):
+    """A placeholder for break/continue/return inside a loop, removed by lower_jumps."""
+    _fields = ()
+
+    def __init__(self, kind, node):
+        super().__init__()
+        self.kind = kind
+        self.node = node
+        A.copy_loc(self, node)
+
+
+def mark_nograd(node):
+    for n in gast.walk(node):
+        if isinstance(n, gast.stmt):
+            n.srcgrad_nograd = True
+
+
+def _is_literal(e):
+    if isinstance(e, gast.Constant):
+        return True
+    if isinstance(e, (gast.Tuple, gast.List)):
+        return all(_is_literal(x) for x in e.elts)
+    if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.USub, gast.UAdd)):
+        return _is_literal(e.operand)
+    return False
+
+
+def _is_static_index(index):
+    return all(isinstance(n, (gast.Constant, gast.Slice, gast.Tuple, gast.expr_context,
+                              gast.UnaryOp, gast.unaryop))
+               for n in gast.walk(index))
+
+
+def _copy(node):
+    import copy
+    return copy.deepcopy(node)
+
+
+def _base_of(e):
+    """A readable base name for a temporary holding ``e``."""
+    if isinstance(e, gast.Call):
+        f = e.func
+        if isinstance(f, gast.Attribute):
+            return f.attr
+        if isinstance(f, gast.Name):
+            return f.id
+    if isinstance(e, gast.BinOp):
+        return OP_NAMES.get(type(e.op).__name__, "t")
+    if isinstance(e, gast.UnaryOp):
+        return OP_NAMES.get(type(e.op).__name__, "t")
+    if isinstance(e, gast.Attribute):
+        return e.attr
+    if isinstance(e, gast.Subscript):
+        return (e.value.id + "_i") if isinstance(e.value, gast.Name) else "item"
+    if isinstance(e, (gast.Tuple, gast.List)):
+        return "seq"
+    if isinstance(e, gast.IfExp):
+        return "choice"
+    return "t"
+
+
+def _target_base(t):
+    if isinstance(t, gast.Name):
+        return t.id
+    return "value"
+
+
+def _item(seq, idx):
+    return gast.Subscript(value=A.name(seq.id) if isinstance(seq, gast.Name) else seq,
+                          slice=A.name(idx), ctx=gast.Load())
+
+
+def _range_len(seq):
+    return A.call(A.name("range"), [A.call(A.name("len"), [A.name(seq.id) if isinstance(
+        seq, gast.Name) else seq])])
+
+
+def _offset(idx, start):
+    return gast.BinOp(left=A.name(idx), op=gast.Add(), right=start)
+
+
+def _tuple_item(idx, seq, start):
+    first = A.name(idx) if start is None else _offset(idx, start)
+    return A.tuple_([first, _item(seq, idx)])
+
+
+def normalize(fdef, info, names):
+    return Normalizer(fdef, info, names).run()

@@ -1,0 +1,136 @@
+"""Read a user's function: its source, its AST (gast), and where it lives.
+
+Guarantees: the returned FunctionDef has line numbers of the user's real file
+and column offsets of the real (indented) source, decorators removed; every
+error raised later can name the user's file, line, column and source line.
+"""
+import builtins
+import inspect
+import linecache
+import textwrap
+import types
+
+import gast
+
+from .errors import UnsupportedSyntaxError
+
+
+class SourceInfo:
+    """Where a function's source lives, for located errors and comments."""
+
+    def __init__(self, func, filename, first_line, lines, indent):
+        self.func = func
+        self.filename = filename
+        self.first_line = first_line
+        self.lines = lines          # the whole file's lines (for error messages)
+        self.indent = indent
+
+    def line(self, lineno):
+        if lineno and 0 < lineno <= len(self.lines):
+            return self.lines[lineno - 1].rstrip("\n")
+        return None
+
+    def error(self, node, message):
+        lineno = getattr(node, "lineno", None)
+        col = getattr(node, "col_offset", None)
+        return UnsupportedSyntaxError(message, self.filename, lineno, col, self.line(lineno))
+
+    def where(self, node):
+        lineno = getattr(node, "lineno", None)
+        return f"{self.filename}, line {lineno}"
+
+
+def unwrap(func):
+    """The plain Python function behind methods, functools.wraps and srcgrad wrappers."""
+    seen = set()
+    while id(func) not in seen:
+        seen.add(id(func))
+        if isinstance(func, (types.MethodType,)):
+            func = func.__func__
+        elif hasattr(func, "__srcgrad_wrapped__"):
+            func = func.__srcgrad_wrapped__
+        else:
+            break
+    return func
+
+
+def get_function_ast(func):
+    """(gast.FunctionDef, SourceInfo) for a Python function."""
+    func = unwrap(func)
+    if isinstance(func, (types.BuiltinFunctionType, types.BuiltinMethodType)) or not isinstance(
+            func, types.FunctionType):
+        raise TypeError(
+            f"srcgrad can only transform Python functions defined with 'def'; "
+            f"got {func!r} ({type(func).__name__}). Wrap it in a def, or register a rule "
+            f"for it with @sg.adjoint.")
+    if func.__name__ == "<lambda>":
+        raise TypeError(
+            f"srcgrad cannot transform a lambda ({func.__code__.co_filename}, line "
+            f"{func.__code__.co_firstlineno}): its source is not a statement. "
+            f"Write it as a def.")
+    filename = func.__code__.co_filename
+    try:
+        lines, first = inspect.findsource(func)
+        src_lines, first_line = inspect.getsourcelines(func)
+    except (OSError, TypeError) as e:
+        raise TypeError(
+            f"srcgrad cannot read the source of {func.__qualname__} (from {filename}): {e}. "
+            f"Functions typed at an interactive prompt or created by exec() have no source "
+            f"file; define it in a .py file (or a notebook cell).") from None
+    src = "".join(src_lines)
+    dedented = textwrap.dedent(src)
+    indent = len(src_lines[0]) - len(src_lines[0].lstrip())
+    try:
+        module = gast.parse(dedented)
+    except SyntaxError as e:  # pragma: no cover - Python already compiled it
+        raise UnsupportedSyntaxError(f"cannot parse {func.__qualname__}: {e.msg}",
+                                     filename, e.lineno, e.offset, None) from None
+    fdef = module.body[0]
+    if not isinstance(fdef, gast.FunctionDef):
+        raise TypeError(f"srcgrad expected a 'def' for {func.__qualname__}, found "
+                        f"{type(fdef).__name__} at {filename}:{first_line}")
+    # map line numbers and columns to the real file
+    for node in gast.walk(module):
+        if hasattr(node, "lineno") and node.lineno is not None:
+            node.lineno += first_line - 1
+            if getattr(node, "end_lineno", None) is not None:
+                node.end_lineno += first_line - 1
+        if hasattr(node, "col_offset") and node.col_offset is not None:
+            node.col_offset += indent
+    fdef.decorator_list = []
+    all_lines = lines if lines else linecache.getlines(filename)
+    return fdef, SourceInfo(func, filename, first_line, all_lines, indent)
+
+
+_MISSING = object()
+
+
+def resolve(node, func):
+    """The object a Name/Attribute chain refers to in ``func``'s globals/closure/builtins.
+
+    Returns ``_MISSING`` for anything that is not a static reference (locals,
+    calls, subscripts).  ``local_names`` must be excluded by the caller.
+    """
+    if isinstance(node, gast.Name):
+        n = node.id
+        code = func.__code__
+        if func.__closure__ and n in code.co_freevars:
+            cell = func.__closure__[code.co_freevars.index(n)]
+            try:
+                return cell.cell_contents
+            except ValueError:
+                return _MISSING
+        if n in func.__globals__:
+            return func.__globals__[n]
+        if hasattr(builtins, n):
+            return getattr(builtins, n)
+        return _MISSING
+    if isinstance(node, gast.Attribute):
+        base = resolve(node.value, func)
+        if base is _MISSING:
+            return _MISSING
+        return getattr(base, node.attr, _MISSING)
+    return _MISSING
+
+
+MISSING = _MISSING

@@ -1,0 +1,673 @@
+"""Reverse mode: turn a normalized function body into a forward sweep and an adjoint sweep.
+
+Guarantees:
+
+* The forward sweep is the user's (normalized) code, plus — only where needed —
+  a push of a value that is about to be overwritten and that the adjoint sweep
+  reads (Tapenade's "to be recorded"), branch decisions and loop trip counts.
+* The adjoint sweep visits statements in reverse, inlines each derivative
+  template from the rule table with the user's names (``dx`` is the adjoint of
+  ``x``), restores overwritten values from the stack, and accumulates adjoints.
+* Adjoints are tracked symbolically: an adjoint nobody has contributed to is
+  "zero" and costs nothing; zeros are materialized only where control flow
+  merges paths on which an adjoint is defined on one side only.
+* Only active statements (activity.py) get adjoint code.
+"""
+import copy
+
+import gast
+
+from . import astutil as A
+from .activity import Analysis
+from .errors import NonDifferentiableError
+
+_TEMPLATE_CACHE = {}
+
+
+def _template(expr):
+    t = _TEMPLATE_CACHE.get(expr)
+    if t is None:
+        t = _TEMPLATE_CACHE[expr] = A.parse_expr(expr)
+    return t
+
+
+class Names:
+    """Names used by generated code: adjoints, the stack, helper modules."""
+
+    def __init__(self, gen, np_name, ad_name, math_name):
+        self.gen = gen
+        self.np = np_name
+        self.ad = ad_name
+        self.math = math_name
+        self.adjoints = {}
+
+    def d(self, n):
+        if n not in self.adjoints:
+            self.adjoints[n] = self.gen.fresh("d" + n)
+        return self.adjoints[n]
+
+
+class Comment(gast.stmt):
+    """A line of comment in generated code (rendered by codegen)."""
+    _fields = ()
+
+    def __init__(self, text):
+        super().__init__()
+        self.text = text
+
+
+class Reverse:
+    def __init__(self, body, params, wrt, info, names, kinds, callee_factory,
+                 needed=None):
+        self.info = info
+        self.names = names
+        self.params = params
+        self.wrt = list(wrt)
+        self.kinds = kinds                 # name -> "num" | "container" | ...
+        self.callee_factory = callee_factory
+        self.body = body
+        local_defs = [s.name for s in body if isinstance(s, gast.FunctionDef)]
+        self.an = Analysis(body, params, wrt, info, local_defs)
+        self.needed = needed               # None: first pass, treat everything as needed
+        self.assign_counts = _assign_counts(body, params)
+        self.stack = None
+        self.saved_vars = set()            # names saved before an overwrite
+        self.callees = {}                  # generated name -> function object
+        self.first_pass_reads = set()
+        self.copy_params = [p for p in params if p in _setitem_targets(body)]
+        _check_aliases(body, info)
+
+    # -- the stack -----------------------------------------------------------
+    def stack_name(self):
+        if self.stack is None:
+            self.stack = self.names.gen.fresh("stack")
+        return self.stack
+
+    def push(self, value, like=None):
+        return A.expr_stmt(A.call(A.attr(self.stack_name(), "append"), [value]), like=like)
+
+    def pop(self):
+        return A.call(A.attr(self.stack_name(), "pop"))
+
+    def needs_save(self, n, depth):
+        """Must the old value of ``n`` be pushed before this assignment overwrites it?"""
+        if self.needed is not None and n not in self.needed:
+            return False
+        if depth > 0:
+            return True
+        return self.assign_counts.get(n, 0) > 1 and n in self.maybe_defined
+
+    # -- entry ---------------------------------------------------------------
+    def run(self):
+        ret = self.body[-1]
+        assert isinstance(ret, gast.Return)
+        main = self.body[:-1]
+        self.maybe_defined = set(self.params)
+        self.last_comment = None
+        fwd = self.fwd_block(main, 0)
+        state = {}
+        result = ret.value
+        seed = []
+        if isinstance(result, gast.Name) and self.an.active(result.id):
+            state[result.id] = "shared"
+        bwd = self.bwd_block(main, state, 0)
+        self.final_state = state
+        self.result = result
+        return fwd, bwd
+
+    # -- forward sweep -------------------------------------------------------
+    def fwd_block(self, stmts, depth):
+        out = []
+        for s in stmts:
+            out.extend(self.fwd_stmt(s, depth))
+            self.maybe_defined |= A.names_stored([s])
+        return out
+
+    def fwd_stmt(self, s, depth):
+        if isinstance(s, gast.Assign):
+            t = s.targets[0]
+            out = []
+            if isinstance(t, gast.Name):
+                op = s.srcgrad_op
+                if self.needs_save(t.id, depth):
+                    self.saved_vars.add(t.id)
+                    s.srcgrad_saved = True
+                    out.append(self.push(A.name(t.id), like=s))
+                if op.kind == "call" and self.call_active(s):
+                    return out + self.fwd_call(s, depth)
+                out.append(s)
+                return out
+            base = t.value.id
+            if self.needed is None or base in self.needed:
+                s.srcgrad_saved = True
+                read = gast.Subscript(value=A.name(base), slice=copy.deepcopy(t.slice),
+                                      ctx=gast.Load())
+                out.append(self.push(A.call(A.attr(self.names.ad, "copy"), [read]), like=s))
+            out.append(s)
+            return out
+        if isinstance(s, gast.Expr):
+            op = getattr(s, "srcgrad_op", None)
+            out = [s]
+            return out
+        if isinstance(s, gast.If):
+            body = self.fwd_block(s.body, depth)
+            orelse = self.fwd_block(s.orelse, depth)
+            if not self.has_reverse(s.body + s.orelse):
+                new = gast.If(test=s.test, body=body or [gast.Pass()], orelse=orelse)
+                return [A.copy_loc(new, s)]
+            cond = self.names.gen.fresh("cond")
+            s.srcgrad_cond = cond
+            out = [A.assign(cond, s.test, like=s)]
+            if depth > 0:
+                out.append(self.push(A.name(cond), like=s))
+            new = gast.If(test=A.name(cond), body=body or [gast.Pass()], orelse=orelse)
+            out.append(A.copy_loc(new, s))
+            return out
+        if isinstance(s, gast.For):
+            return self.fwd_for(s, depth)
+        if isinstance(s, gast.While):
+            body = self.fwd_block(s.body, depth + 1)
+            if not self.has_reverse(s.body):
+                return [A.copy_loc(gast.While(test=s.test, body=body, orelse=[]), s)]
+            count = self.names.gen.fresh("trips")
+            s.srcgrad_count = count
+            inc = A.assign(count, gast.BinOp(left=A.name(count), op=gast.Add(), right=A.const(1)))
+            out = [A.assign(count, A.const(0), like=s),
+                   A.copy_loc(gast.While(test=s.test, body=[inc] + body, orelse=[]), s)]
+            if depth > 0:
+                out.append(self.push(A.name(count), like=s))
+            return out
+        return [s]
+
+    def fwd_for(self, s, depth):
+        body = self.fwd_block(s.body, depth + 1)
+        if not self.has_reverse(s.body):
+            new = gast.For(target=s.target, iter=s.iter, body=body, orelse=[], type_comment=None)
+            return [A.copy_loc(new, s)]
+        out = []
+        iter_ = s.iter
+        stable = not (A.names_read(iter_) & set(self.assign_counts)) and depth == 0
+        stable = stable or (not A.names_read(iter_) and _is_range_call(iter_))
+        if not stable:
+            rng = self.names.gen.fresh("steps")
+            out.append(A.assign(rng, iter_, like=s))
+            iter_ = A.name(rng)
+            s.srcgrad_range = rng
+        else:
+            s.srcgrad_range = None
+        has_break = _ends_with_break(s.body)
+        if has_break:
+            count = self.names.gen.fresh("trips")
+            s.srcgrad_count = count
+            out.append(A.assign(count, A.const(0), like=s))
+            inc = A.assign(count, gast.BinOp(left=A.name(count), op=gast.Add(), right=A.const(1)))
+            body = [inc] + body
+        else:
+            s.srcgrad_count = None
+        new = gast.For(target=s.target, iter=iter_, body=body, orelse=[], type_comment=None)
+        out.append(A.copy_loc(new, s))
+        if depth > 0:
+            if s.srcgrad_range:
+                out.append(self.push(A.name(s.srcgrad_range), like=s))
+            if has_break:
+                out.append(self.push(A.name(s.srcgrad_count), like=s))
+        return out
+
+    def call_active(self, s):
+        t = s.targets[0].id
+        return self.an.active(t) and any(n in self.an.varied for _, n in s.srcgrad_op.diff_names())
+
+    def fwd_call(self, s, depth):
+        """``y = f(a, b)`` with f the user's function: call its generated forward."""
+        op = s.srcgrad_op
+        target = s.targets[0].id
+        pos, kws = op.callee_args
+        import inspect
+        try:
+            bound = inspect.signature(op.func).bind(*pos, **dict(kws))
+        except TypeError as e:
+            raise self.info.error(s, f"cannot bind the call to {op.func.__name__}: {e}")
+        wrt = tuple(p for p, a in bound.arguments.items()
+                    if isinstance(a, gast.Name) and a.id in self.an.varied)
+        fwd_fn, bwd_fn = self.callee_factory(op.func, wrt, s)
+        fname = self.names.gen.fresh(op.func.__name__ + "_fwd")
+        bname = self.names.gen.fresh(op.func.__name__ + "_bwd")
+        self.callees[fname] = fwd_fn
+        self.callees[bname] = bwd_fn
+        saved = self.names.gen.fresh(op.func.__name__ + "_saved")
+        s.srcgrad_callee = (bname, saved, [bound.arguments[p].id for p in wrt])
+        value = gast.Call(func=A.name(fname), args=list(pos),
+                          keywords=[gast.keyword(arg=k, value=v) for k, v in kws])
+        out = [A.assign(A.tuple_([A.store(target), A.store(saved)], gast.Store()), value, like=s)]
+        if depth > 0:
+            out.append(self.push(A.name(saved), like=s))
+        return out
+
+    def has_reverse(self, stmts):
+        """Does this code need anything in the adjoint sweep (adjoints or restores)?"""
+        for s in stmts:
+            for n in gast.walk(s):
+                if isinstance(n, gast.Assign):
+                    t = n.targets[0]
+                    tid = t.id if isinstance(t, gast.Name) else t.value.id
+                    if self.an.active(tid) or self.needed is None or tid in (self.needed or ()):
+                        return True
+                elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
+                        and n.srcgrad_op.kind == "append":
+                    if self.an.active(n.srcgrad_op.target) or self.needed is None or \
+                            n.srcgrad_op.target in self.needed:
+                        return True
+        return False
+
+    # -- adjoint sweep -------------------------------------------------------
+    def bwd_block(self, stmts, state, depth):
+        self.last_comment = None
+        out = []
+        for s in reversed(stmts):
+            out.extend(self.bwd_stmt(s, state, depth))
+        return out
+
+    def comment(self, s):
+        line = self.info.line(getattr(s, "lineno", None))
+        if not line or s.lineno == self.last_comment:
+            return []
+        self.last_comment = s.lineno
+        return [Comment(f"line {s.lineno}: {line.strip()}")]
+
+    def bwd_stmt(self, s, state, depth):
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            self.last_comment = None
+        if isinstance(s, gast.Assign):
+            if isinstance(s.targets[0], gast.Name):
+                return self.bwd_assign(s, state, depth)
+            return self.bwd_setitem(s, state, depth)
+        if isinstance(s, gast.Expr):
+            op = getattr(s, "srcgrad_op", None)
+            if op is not None and op.kind == "append":
+                return self.bwd_append(s, state)
+            return []
+        if isinstance(s, gast.If):
+            return self.bwd_if(s, state, depth)
+        if isinstance(s, gast.For):
+            return self.bwd_loop(s, state, depth)
+        if isinstance(s, gast.While):
+            return self.bwd_loop(s, state, depth)
+        return []
+
+    def accumulate(self, state, var, expr, out, container=False):
+        d = self.names.d(var)
+        if var not in state:
+            out.append(A.assign(d, expr))
+            state[var] = "shared"
+            return
+        if container or self.kinds.get(var) == "container":
+            value = A.call(A.attr(self.names.ad, "add_grads"), [A.name(d), expr])
+        else:
+            value = gast.BinOp(left=A.name(d), op=gast.Add(), right=expr)
+        out.append(A.assign(d, value))
+        state[var] = "owned"
+
+    def instantiate(self, expr_src, op, ans, g, overrides=None):
+        """A rule template with the user's names substituted."""
+        mapping = {"g": A.name(g), "ans": A.name(ans) if isinstance(ans, str) else ans}
+        for p, v in op.args.items():
+            mapping[p] = _as_node(v)
+        if overrides:
+            mapping.update(overrides)
+        tree = _template(expr_src)
+        helpers = self.names.helper_names
+        tree = _Qualify(mapping, helpers, self.names).visit(copy.deepcopy(tree))
+        return tree
+
+    def bwd_assign(self, s, state, depth):
+        y = s.targets[0].id
+        op = s.srcgrad_op
+        saved = getattr(s, "srcgrad_saved", False)
+        out = []
+        contributes = self.an.active(y) and y in state and op.kind not in ("nograd", "const")
+        if contributes:
+            out.extend(self.comment(s))
+            self_terms = []
+            dy = self.names.d(y)
+            restore_first = False
+            temp_post = None
+            arg_names = {n for _, n in op.diff_names()}
+            if saved and y in arg_names:
+                reads_ans = op.kind == "rule" and any(
+                    "ans" in A.names_read(_template(op.rule.vjp[p])) for p, n in op.diff_names()
+                    if n in self.an.varied and p in op.rule.vjp)
+                if reads_ans:
+                    temp_post = self.names.gen.fresh(y + "_out")
+                    out.append(A.assign(temp_post, A.name(y)))
+                out.append(A.assign(y, self.pop()))
+                restore_first = True
+            ans = temp_post or y
+            if op.kind == "rule":
+                for p, n in op.diff_names():
+                    if n not in self.an.varied:
+                        continue
+                    expr_src = op.rule.vjp.get(p)
+                    if expr_src is None:
+                        raise NonDifferentiableError(
+                            f"{op.rule.name} has no reverse-mode derivative for its argument "
+                            f"{p!r} ({self.info.where(s)}); register one with @sg.adjoint")
+                    contrib = self.instantiate(expr_src, op, ans, dy)
+                    if n == y:
+                        self_terms.append(contrib)
+                    else:
+                        if n == dy:
+                            pass
+                        self.accumulate(state, n, contrib, out)
+            elif op.kind in ("copy",):
+                for n in op.names:
+                    if n in self.an.varied:
+                        if n == y:
+                            self_terms.append(A.name(dy))
+                        else:
+                            self.accumulate(state, n, A.name(dy), out,
+                                            container=self.kinds.get(n) != "num")
+            elif op.kind == "literal":
+                v = s.value
+                if isinstance(v, gast.Dict):
+                    pairs = list(zip(v.keys, v.values))
+                else:
+                    pairs = [(A.const(i), e) for i, e in enumerate(v.elts)]
+                if isinstance(v, gast.Call):  # dict(...) / list(...)
+                    pairs = [(A.const(k.arg), k.value) for k in v.keywords]
+                for key, e in pairs:
+                    if isinstance(e, gast.Name) and e.id in self.an.varied:
+                        part = gast.Subscript(value=A.name(dy), slice=copy.deepcopy(key),
+                                              ctx=gast.Load())
+                        if e.id == y:
+                            self_terms.append(part)
+                        else:
+                            self.accumulate(state, e.id, part, out,
+                                            container=self.kinds.get(e.id) != "num")
+            elif op.kind == "call":
+                bname, saved_name, args = getattr(s, "srcgrad_callee", (None, None, None))
+                if bname is not None:
+                    src = A.name(saved_name) if depth == 0 else self.pop()
+                    res = A.call(A.name(bname), [src, A.name(dy)])
+                    if len(args) == 1 and args[0] not in state and args[0] != y:
+                        self.accumulate(state, args[0], res, out)
+                    else:
+                        tmp = self.names.gen.fresh("grads")
+                        out.append(A.assign(tmp, res))
+                        for i, n in enumerate(args):
+                            part = gast.Subscript(value=A.name(tmp), slice=A.const(i),
+                                                  ctx=gast.Load())
+                            if n == y:
+                                self_terms.append(part)
+                            else:
+                                self.accumulate(state, n, part, out, container=True)
+            elif op.kind == "unknown":
+                raise self.an.nondiff(s, op)
+            # the adjoint of the overwritten value starts afresh
+            if self_terms:
+                total = self_terms[0]
+                for t in self_terms[1:]:
+                    total = gast.BinOp(left=total, op=gast.Add(), right=t)
+                out.append(A.assign(dy, total))
+                state[y] = "shared"
+            else:
+                state.pop(y, None)
+            if saved and not restore_first:
+                out.append(A.assign(y, self.pop()))
+            return out
+        if op.kind == "call" and getattr(s, "srcgrad_callee", None) and depth > 0:
+            out.append(A.expr_stmt(self.pop()))   # keep the stack balanced
+        state.pop(y, None)
+        if saved:
+            out.append(A.assign(y, self.pop()))
+        return out
+
+    def bwd_setitem(self, s, state, depth):
+        t = s.targets[0]
+        y = t.value.id
+        v = s.value
+        out = []
+        index = A.slice_to_expr(copy.deepcopy(t.slice))
+        if self.an.active(y) and y in state:
+            out.extend(self.comment(s))
+            dy = self.names.d(y)
+            if isinstance(v, gast.Name) and v.id in self.an.varied:
+                part = A.call(A.attr(self.names.ad, "take"), [A.name(dy), index])
+                contrib = A.call(A.attr(self.names.ad, "unbroadcast"), [part, A.name(v.id)])
+                self.accumulate(state, v.id, contrib, out)
+            if state.get(y) == "owned":
+                sub = gast.Subscript(value=A.name(dy), slice=copy.deepcopy(t.slice),
+                                     ctx=gast.Store())
+                out.append(A.assign(sub, A.const(0)))
+            else:
+                out.append(A.assign(dy, A.call(A.attr(self.names.ad, "zero_index"),
+                                               [A.name(dy), index])))
+                state[y] = "owned"
+        if getattr(s, "srcgrad_saved", False):
+            sub = gast.Subscript(value=A.name(y), slice=copy.deepcopy(t.slice), ctx=gast.Store())
+            out.append(A.assign(sub, self.pop()))
+        return out
+
+    def bwd_append(self, s, state):
+        op = s.srcgrad_op
+        lst = op.target
+        out = []
+        if self.an.active(lst) and lst in state:
+            out.extend(self.comment(s))
+            dl = self.names.d(lst)
+            if state[lst] != "owned":
+                out.append(A.assign(dl, A.call(A.name("list"), [A.name(dl)])))
+                state[lst] = "owned"
+            popped = A.call(A.attr(dl, "pop"))
+            if op.names and op.names[0] in self.an.varied:
+                self.accumulate(state, op.names[0], popped, out)
+            else:
+                out.append(A.expr_stmt(popped))
+        if self.needed is None or lst in self.needed:
+            out.append(A.expr_stmt(A.call(A.attr(lst, "pop"))))
+        return out
+
+    def materialize(self, names, out):
+        for n in sorted(names):
+            out.append(A.assign(self.names.d(n), A.call(A.attr(self.names.ad, "zeros_like"),
+                                                         [A.name(n)])))
+
+    def bwd_if(self, s, state, depth):
+        cond = getattr(s, "srcgrad_cond", None)
+        if cond is None:
+            return []
+        st_t, st_f = dict(state), dict(state)
+        body = self.bwd_block(s.body, st_t, depth)
+        orelse = self.bwd_block(s.orelse, st_f, depth)
+        merged = {}
+        for n in set(st_t) | set(st_f):
+            a, b = st_t.get(n, "owned"), st_f.get(n, "owned")
+            merged[n] = "owned" if a == b == "owned" else "shared"
+        self.materialize(set(merged) - set(st_t), body)
+        self.materialize(set(merged) - set(st_f), orelse)
+        state.clear()
+        state.update(merged)
+        if not body and not orelse:
+            return [A.expr_stmt(self.pop())] if depth > 0 else []
+        test = A.name(cond) if depth == 0 else self.pop()
+        new = gast.If(test=test, body=body or [gast.Pass()], orelse=orelse)
+        return [new]
+
+    def bwd_loop(self, s, state, depth):
+        if isinstance(s, gast.For):
+            if not self.has_reverse(s.body):
+                return []
+        elif getattr(s, "srcgrad_count", None) is None:
+            return []
+        head = dict(state)
+        for _ in range(20):
+            st = dict(head)
+            saved_gen = set(self.names.gen.taken)
+            body = self.bwd_block(s.body, st, depth + 1)
+            new_head = dict(head)
+            for n, status in st.items():
+                if n not in new_head:
+                    new_head[n] = "owned"
+                elif status != "owned":
+                    new_head[n] = "shared" if head.get(n) != "owned" or status != "owned" else "owned"
+            for n in head:
+                if n not in st:
+                    new_head[n] = head[n]
+            if new_head.keys() == head.keys():
+                break
+            self.names.gen.taken = saved_gen
+            head = new_head
+        out = []
+        pre = []
+        self.materialize(set(head) - set(state), pre)
+        for n in set(head) - set(state):
+            head[n] = "owned"
+        self.materialize(set(head) - set(st), body)
+        # a loop-carried adjoint that is accumulated in place must be ours to mutate
+        state.clear()
+        state.update(head)
+        if isinstance(s, gast.For):
+            rng = s.srcgrad_range
+            count = s.srcgrad_count
+            if depth > 0:
+                if count:
+                    pre_count = self.names.gen.fresh("trips")
+                    out.append(A.assign(pre_count, self.pop()))
+                    count = pre_count
+                if rng:
+                    pre_rng = self.names.gen.fresh("steps")
+                    out.append(A.assign(pre_rng, self.pop()))
+                    rng = pre_rng
+            it = A.name(rng) if rng else copy.deepcopy(s.iter)
+            if count:
+                it = gast.Subscript(value=it, slice=gast.Slice(lower=None, upper=A.name(count),
+                                                              step=None), ctx=gast.Load())
+            it = A.call(A.name("reversed"), [it])
+            loop = gast.For(target=copy.deepcopy(s.target), iter=it, body=body or [gast.Pass()],
+                            orelse=[], type_comment=None)
+        else:
+            count = A.name(s.srcgrad_count) if depth == 0 else self.pop()
+            loop = gast.For(target=A.store(self.names.gen.fresh("_")), iter=A.call(
+                A.name("range"), [count]), body=body or [gast.Pass()], orelse=[],
+                type_comment=None)
+        A.copy_loc(loop, s)
+        return pre + out + [loop]
+
+
+class _Qualify(gast.NodeTransformer):
+    """Substitute a template's names; qualify helpers (``ad.``), numpy and math."""
+
+    def __init__(self, mapping, helpers, names):
+        self.mapping = mapping
+        self.helpers = helpers
+        self.names = names
+
+    def visit_Name(self, node):
+        if not isinstance(node.ctx, gast.Load):
+            return node
+        if node.id in self.mapping:
+            return copy.deepcopy(self.mapping[node.id])
+        if node.id in self.helpers:
+            return A.attr(self.names.ad, node.id)
+        if node.id == "np":
+            return A.name(self.names.np)
+        if node.id == "math":
+            return A.name(self.names.math)
+        return node
+
+
+def _as_node(v):
+    if isinstance(v, gast.AST):
+        if isinstance(v, (gast.Slice, gast.Tuple)):
+            return A.slice_to_expr(v)
+        return v
+    if isinstance(v, tuple):
+        return A.tuple_([_as_node(x) for x in v])
+    if isinstance(v, list):
+        return gast.List(elts=[_as_node(x) for x in v], ctx=gast.Load())
+    return A.const(v)
+
+
+def _is_range_call(e):
+    return isinstance(e, gast.Call) and isinstance(e.func, gast.Name) and e.func.id == "range"
+
+
+def _ends_with_break(body):
+    return bool(body) and isinstance(body[-1], gast.If) and any(
+        isinstance(x, gast.Break) for x in body[-1].body)
+
+
+def _assign_counts(body, params):
+    counts = {p: 1 for p in params}
+
+    def visit(stmts, in_loop):
+        for s in stmts:
+            if isinstance(s, gast.Assign):
+                t = s.targets[0]
+                if isinstance(t, gast.Name):
+                    counts[t.id] = counts.get(t.id, 0) + (2 if in_loop else 1)
+                else:
+                    counts[t.value.id] = counts.get(t.value.id, 0) + 2
+            elif isinstance(s, gast.Expr) and getattr(s, "srcgrad_op", None) is not None \
+                    and s.srcgrad_op.kind in ("append", "mutate"):
+                counts[s.srcgrad_op.target] = counts.get(s.srcgrad_op.target, 0) + 2
+            elif isinstance(s, gast.If):
+                visit(s.body, in_loop)
+                visit(s.orelse, in_loop)
+            elif isinstance(s, (gast.For, gast.While)):
+                if isinstance(s, gast.For):
+                    counts[s.target.id] = counts.get(s.target.id, 0) + 2
+                visit(s.body, True)
+    visit(body, False)
+    return counts
+
+
+def _setitem_targets(body):
+    out = set()
+    for s in body:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
+                out.add(n.targets[0].value.id)
+            elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
+                    and n.srcgrad_op.kind in ("append",):
+                out.add(n.srcgrad_op.target)
+    return out
+
+
+VIEW_METHODS = {"reshape", "view", "ravel", "squeeze", "swapaxes", "transpose", "T", "mT",
+                "flatten_view", "real", "imag", "diagonal"}
+
+
+def _check_aliases(body, info):
+    """Reject in-place updates of a value that another name may share (aliasing)."""
+    targets = {n.targets[0].value.id for s in body for n in gast.walk(s)
+               if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript)}
+    if not targets:
+        return
+    aliases = {}
+    for s in body:
+        for n in gast.walk(s):
+            if not (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)):
+                continue
+            t = n.targets[0].id
+            v = n.value
+            src = None
+            if isinstance(v, gast.Name):
+                src = v.id
+            elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) and \
+                    any(isinstance(x, gast.Slice) for x in gast.walk(v.slice)):
+                src = v.value.id
+            elif isinstance(v, gast.Attribute) and isinstance(v.value, gast.Name) and \
+                    v.attr in VIEW_METHODS:
+                src = v.value.id
+            elif isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
+                    isinstance(v.func.value, gast.Name) and v.func.attr in VIEW_METHODS:
+                src = v.func.value.id
+            if src is None or src == t:
+                continue
+            for a, b in ((t, src), (src, t)):
+                if a in targets:
+                    raise info.error(n, f"'{t}' may share memory with '{src}' "
+                                        f"(line {n.lineno}), and '{a}' is changed in place "
+                                        f"later; srcgrad would compute gradients as if they "
+                                        f"were copies. Write '{t} = {src}.copy()' (or "
+                                        f"np.array(...)) to make the copy explicit.")

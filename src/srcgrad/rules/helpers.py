@@ -1,0 +1,891 @@
+"""Helpers that the derivative templates of the NumPy / math / builtins tables call.
+
+The runtime re-exports ``__all__``, so templates use these names bare
+(``einsum_grad(g, operands)``).  Each helper is small, works on numpy arrays
+(and on cupy arrays through numpy's ``__array_function__`` dispatch) and on
+Python scalars, and never mutates its arguments.  Only numpy is imported here:
+``srcgrad.runtime`` imports this module, so importing it back would be a cycle.
+
+Conventions shared by the helpers:
+
+* a gradient has its parameter's shape; a Python scalar parameter gets a scalar;
+* the cotangent (``g``) or tangent of a list / tuple is a list / tuple of the same
+  length, whose entries may be None (meaning zero);
+* rules assume real inputs (no complex conjugation).
+"""
+import numpy as np
+
+__all__ = [
+    # elementwise
+    "balanced_eq", "clip_mask", "sinc_deriv",
+    # reductions
+    "prod_partials", "minmax_jvp", "var_grad", "var_jvp", "norm_grad", "norm_jvp",
+    "ptp_grad", "ptp_jvp", "nanmean_grad", "cumsum_grad", "cumprod_grad", "cumprod_jvp",
+    "diff_grad",
+    # linear algebra
+    "mT", "einsum_grad", "einsum_jvp", "tensordot_grad", "dot_grad", "inner_grad",
+    "outer_grad", "kron_grad", "cross_grad", "solve_grad_a", "solve_grad_b", "solve_jvp",
+    "trace_grad", "diagonal_grad", "diag_grad",
+    # shape and selection
+    "transpose_grad", "ravel_grad", "roll_grad", "tile_grad", "repeat_grad", "take_grad",
+    "take_along_axis_grad", "pad_grad", "sort_jvp", "join_grad", "join_jvp",
+    "split_grad", "split_jvp", "atleast_grad", "atleast_jvp", "append_grad", "array_grad",
+    "array_jvp", "fill_tangents", "linspace_grad",
+    # builtins and math
+    "seq_sum_grad", "seq_sum_jvp", "seq_prod_grad", "seq_prod_jvp", "select_grad",
+    "select_jvp",
+]
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+# -- small private tools ---------------------------------------------------------------
+
+def _fit(grad, x):
+    """``grad`` shaped as the parameter ``x``: reshaped for arrays, a scalar otherwise."""
+    if hasattr(x, "shape"):
+        return np.reshape(grad, x.shape) if np.shape(grad) != x.shape else grad
+    if isinstance(x, (list, tuple)):
+        return np.reshape(grad, np.shape(x))
+    return np.sum(grad) if hasattr(grad, "shape") else grad
+
+
+def _sum_to(grad, x):
+    """Sum ``grad`` over the axes along which ``x`` was broadcast (``x`` an array or scalar)."""
+    xs = np.shape(x)
+    gs = np.shape(grad)
+    if gs == xs:
+        return _fit(grad, x)
+    lead = len(gs) - len(xs)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(xs)
+                                      if n == 1 and gs[lead + i] != 1)
+    if axes:
+        grad = np.sum(grad, axis=axes, keepdims=True)
+    return _fit(np.reshape(grad, xs), x)
+
+
+def _axes(axis, ndim):
+    """``axis`` (None, int or tuple; negatives allowed) as a sorted tuple of non-negative ints."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, np.integer)):
+        axis = (axis,)
+    return tuple(sorted(int(a) % ndim for a in axis)) if ndim else ()
+
+
+def _keep(g, ndim, axis, keepdims):
+    """Re-insert reduced axes (size 1) into ``g`` so that it broadcasts against the input."""
+    if keepdims or not hasattr(g, "shape") and axis is None:
+        return g
+    shape = list(np.shape(g))
+    for a in _axes(axis, ndim):
+        shape.insert(a, 1)
+    return np.reshape(g, shape)
+
+
+def _zeros(x):
+    """A floating zero of ``x``'s shape (``0.0`` for Python scalars)."""
+    if hasattr(x, "shape"):
+        return np.zeros_like(x, dtype=np.result_type(x.dtype, np.float32))
+    if isinstance(x, (list, tuple)):
+        return np.zeros(np.shape(x))
+    return 0.0
+
+
+def _like(values, ref):
+    """``values`` (a numpy array built here, e.g. indices) on ``ref``'s backend."""
+    if isinstance(ref, np.ndarray) or not hasattr(ref, "__array_function__"):
+        return np.asarray(values)
+    return np.asarray(values, like=ref)
+
+
+def _eye(n, m, k, ref):
+    dtype = np.result_type(getattr(ref, "dtype", np.float64), np.float32)
+    if isinstance(ref, np.ndarray) or not hasattr(ref, "__array_function__"):
+        return np.eye(n, m, k, dtype=dtype)
+    return np.eye(n, m, k, dtype=dtype, like=ref)
+
+
+def _ones(n, ref):
+    dtype = np.result_type(getattr(ref, "dtype", np.float64), np.float32)
+    if isinstance(ref, np.ndarray) or not hasattr(ref, "__array_function__"):
+        return np.ones(n, dtype=dtype)
+    return np.ones(n, dtype=dtype, like=ref)
+
+
+# -- elementwise -----------------------------------------------------------------------
+
+def balanced_eq(x, z, y):
+    """Weight of ``x`` in ``z = maximum(x, y)`` (or minimum): 1 if it won, 1/2 on a tie."""
+    return (x == z) / (1.0 + (x == y))
+
+
+def clip_mask(a, a_min, a_max):
+    """1.0 where ``clip(a, a_min, a_max)`` passes ``a`` through, else 0.0 (None: no bound)."""
+    mask = np.ones_like(a, dtype=float) if hasattr(a, "shape") else 1.0
+    if a_min is not None:
+        mask = mask * (a >= a_min)
+    if a_max is not None:
+        mask = mask * (a <= a_max)
+    return mask
+
+
+def sinc_deriv(x):
+    """d/dx of ``np.sinc(x) = sin(pi x) / (pi x)``: ``(cos(pi x) - sinc(x)) / x``, 0 at 0."""
+    safe = np.where(x == 0, 1.0, x)
+    return np.where(x == 0, 0.0, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)
+
+
+# -- reductions ------------------------------------------------------------------------
+
+def prod_partials(a, axis=None):
+    """``d prod(a, axis) / d a``: for each entry the product of the others in its group.
+
+    Exact with zeros in the input (no division): built from exclusive cumulative
+    products from the left and from the right.
+    """
+    a = a if hasattr(a, "shape") else np.asarray(a, dtype=float)
+    axes = _axes(axis, a.ndim)
+    if not axes:                                # a 0-d input: d a / d a = 1
+        return np.ones_like(a, dtype=np.result_type(a, np.float32))
+    rest = [i for i in range(a.ndim) if i not in axes]
+    moved = np.transpose(a, rest + list(axes))
+    flat = np.reshape(moved, moved.shape[:len(rest)] + (-1,))
+    ones = np.ones_like(flat[..., :1])
+    left = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = np.flip(np.cumprod(np.concatenate(
+        [ones, np.flip(flat[..., 1:], axis=-1)], axis=-1), axis=-1), axis=-1)
+    out = np.reshape(left * right, moved.shape)
+    return np.transpose(out, np.argsort(rest + list(axes)))
+
+
+def minmax_jvp(da, ans, a, axis=None, keepdims=False):
+    """Tangent of ``max(a, axis)`` / ``min``: ``da`` averaged over the extremal entries."""
+    a_ = _keep(ans, np.ndim(a), axis, keepdims)
+    mask = (a == a_)
+    w = mask / np.sum(mask, axis=axis, keepdims=True)
+    return np.sum(da * w, axis=axis, keepdims=keepdims)
+
+
+def var_grad(g, a, axis=None, ddof=0, keepdims=False):
+    """Adjoint of ``np.var(a, axis, ddof=ddof, keepdims=keepdims)``."""
+    n = np.size(a) // max(np.size(np.mean(a, axis=axis)), 1) if np.size(a) else 0
+    centred = a - np.mean(a, axis=axis, keepdims=True)
+    return _fit(2.0 * centred * _keep(g, np.ndim(a), axis, keepdims) / (n - ddof), a)
+
+
+def var_jvp(da, a, axis=None, ddof=0, keepdims=False):
+    """Tangent of ``np.var``: ``2 sum((a - mean) da) / (N - ddof)`` over ``axis``."""
+    n = np.size(a) // max(np.size(np.mean(a, axis=axis)), 1) if np.size(a) else 0
+    centred = a - np.mean(a, axis=axis, keepdims=True)
+    return 2.0 * np.sum(centred * da, axis=axis, keepdims=keepdims) / (n - ddof)
+
+
+def _norm_weights(x, ans, ord, axis, keepdims, vector=False):
+    """``W`` with ``d norm = sum(W * dx)`` over the reduced axes (``W`` has x's shape)."""
+    nd = np.ndim(x)
+    if axis is None and not vector and nd == 2 and ord is not None:
+        axis = (0, 1)                           # a matrix norm of a 2-D input
+    if axis is None:
+        axes = tuple(range(nd))
+        is_matrix = False
+        if ord is not None and ord != 2 and not vector:
+            raise ValueError("Improper number of dimensions to norm.")
+    else:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        is_matrix = len(axes) == 2 and not vector
+    n = _keep(ans, nd, axes, keepdims)
+    if not is_matrix:
+        if ord is None or ord == 2 or ord == "fro":
+            return x / np.where(n == 0, 1, n)
+        if ord == 1:
+            return np.sign(x)
+        if ord == 0:
+            return np.zeros_like(x, dtype=np.result_type(x, np.float32))
+        if ord in (np.inf, -np.inf):
+            ax = np.abs(x)
+            mask = (ax == n)
+            return np.sign(x) * mask / np.sum(mask, axis=axes, keepdims=True)
+        p = float(ord)
+        return np.sign(x) * np.abs(x) ** (p - 1) / np.where(n == 0, 1, n) ** (p - 1)
+    r, c = (a % nd for a in axes)
+    if ord is None or ord == "fro":
+        return x / np.where(n == 0, 1, n)
+    xm = np.moveaxis(x, (r, c), (-2, -1))
+    if ord == "nuc" or ord in (2, -2):
+        u, s, vt = np.linalg.svd(xm, full_matrices=False)
+        if ord == "nuc":
+            w = u @ vt
+        else:
+            i = 0 if ord == 2 else -1
+            w = u[..., :, i:i + 1 if i == 0 else None] @ vt[..., i:i + 1 if i == 0 else None, :]
+        return np.moveaxis(w, (-2, -1), (r, c))
+    if ord in (1, -1, np.inf, -np.inf):
+        along = -2 if ord in (1, -1) else -1      # 1: max column sum (sum over rows)
+        sums = np.sum(np.abs(xm), axis=along, keepdims=True)
+        best = np.max(sums, axis=-1 if along == -2 else -2, keepdims=True) if ord > 0 else \
+            np.min(sums, axis=-1 if along == -2 else -2, keepdims=True)
+        mask = (sums == best)
+        w = np.sign(xm) * mask / np.sum(mask, axis=(-2, -1), keepdims=True)
+        return np.moveaxis(w, (-2, -1), (r, c))
+    raise ValueError(f"norm: no derivative for ord={ord!r}")
+
+
+def _norm_axes(x, ord, axis, vector):
+    if axis is None and not vector and np.ndim(x) == 2 and ord is not None:
+        return (0, 1)
+    return axis
+
+
+def norm_grad(g, ans, x, ord=None, axis=None, keepdims=False, vector=False):
+    """Adjoint of ``np.linalg.norm`` (``vector=True``: ``np.linalg.vector_norm``)."""
+    w = _norm_weights(x, ans, ord, axis, keepdims, vector)
+    return _fit(_keep(g, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims) * w, x)
+
+
+def norm_jvp(dx, ans, x, ord=None, axis=None, keepdims=False, vector=False):
+    """Tangent of ``np.linalg.norm``: ``sum(W * dx)`` over the reduced axes."""
+    w = _norm_weights(x, ans, ord, axis, keepdims, vector)
+    return np.sum(dx * w, axis=_norm_axes(x, ord, axis, vector), keepdims=keepdims)
+
+
+def _ptp_weights(a, axis):
+    hi = np.max(a, axis=axis, keepdims=True)
+    lo = np.min(a, axis=axis, keepdims=True)
+    up, down = (a == hi), (a == lo)
+    return (up / np.sum(up, axis=axis, keepdims=True)
+            - down / np.sum(down, axis=axis, keepdims=True))
+
+
+def ptp_grad(g, a, axis=None, keepdims=False):
+    """Adjoint of ``np.ptp`` (max - min), ties shared equally."""
+    return _fit(_keep(g, np.ndim(a), axis, keepdims) * _ptp_weights(a, axis), a)
+
+
+def ptp_jvp(da, a, axis=None, keepdims=False):
+    return np.sum(da * _ptp_weights(a, axis), axis=axis, keepdims=keepdims)
+
+
+def nanmean_grad(g, a, axis=None, keepdims=False):
+    """Adjoint of ``np.nanmean``: ``g`` shared among the non-NaN entries of each group."""
+    ok = ~np.isnan(a)
+    return _keep(g, np.ndim(a), axis, keepdims) * ok / np.sum(ok, axis=axis, keepdims=True)
+
+
+def _along(a, axis):
+    """``a`` flattened if ``axis`` is None (NumPy's cumulative convention), and the axis."""
+    return (np.ravel(a), 0) if axis is None else (a, axis)
+
+
+def cumsum_grad(g, a, axis=None):
+    """Adjoint of ``np.cumsum``: a reversed cumulative sum."""
+    _, ax = _along(a, axis)
+    return _fit(np.flip(np.cumsum(np.flip(g, axis=ax), axis=ax), axis=ax), a)
+
+
+def cumprod_grad(g, ans, a, axis=None):
+    """Adjoint of ``np.cumprod``; exact with zeros (then O(n^2) along ``axis``)."""
+    x, ax = _along(a, axis)
+    if not np.any(x == 0):
+        return _fit(np.flip(np.cumsum(np.flip(g * ans, axis=ax), axis=ax), axis=ax) / x, a)
+    x = np.moveaxis(x, ax, -1)
+    gm = np.moveaxis(g, ax, -1)
+    n = x.shape[-1]
+    cols = []
+    for i in range(n):      # grad_i = sum_{j>=i} g_j prod_{k<=j, k!=i} x_k
+        xi = np.concatenate([x[..., :i], np.ones_like(x[..., i:i + 1]), x[..., i + 1:]], axis=-1)
+        cols.append(np.sum((gm * np.cumprod(xi, axis=-1))[..., i:], axis=-1))
+    return _fit(np.moveaxis(np.stack(cols, axis=-1), -1, ax), a)
+
+
+def cumprod_jvp(da, ans, a, axis=None):
+    """Tangent of ``np.cumprod``; exact with zeros."""
+    x, ax = _along(a, axis)
+    d, _ = _along(da, axis)
+    if not np.any(x == 0):
+        return ans * np.cumsum(d / x, axis=ax)
+    xm, dm = np.moveaxis(x, ax, -1), np.moveaxis(d, ax, -1)
+    n = xm.shape[-1]
+    out = 0
+    for i in range(n):      # t_j = sum_{i<=j} prod_{k<=j} (x with x_i -> dx_i)_k
+        xi = np.concatenate([xm[..., :i], dm[..., i:i + 1], xm[..., i + 1:]], axis=-1)
+        part = np.cumprod(xi, axis=-1)
+        out = out + np.concatenate([np.zeros_like(part[..., :i]), part[..., i:]], axis=-1)
+    return np.moveaxis(out, -1, ax)
+
+
+def diff_grad(g, a, n=1, axis=-1):
+    """Adjoint of ``np.diff(a, n, axis)``: ``n`` times the adjoint of one difference."""
+    for _ in range(n):
+        pad = [(0, 0)] * np.ndim(g)
+        pad[axis % np.ndim(g)] = (1, 1)
+        gp = np.pad(g, pad)
+        g = np.take(gp, np.arange(gp.shape[axis] - 1), axis=axis) - \
+            np.take(gp, np.arange(1, gp.shape[axis]), axis=axis)
+    return g
+
+
+# -- linear algebra --------------------------------------------------------------------
+
+def mT(x):
+    """The matrix transpose of a stack of matrices (``x.mT``)."""
+    return np.swapaxes(x, -1, -2)
+
+
+def _einsum_parse(operands):
+    """``(terms, out, arrays, positions)`` for any call of ``np.einsum``.
+
+    Ellipses are replaced by explicit labels, the implicit output is made explicit,
+    and a size-1 axis that broadcasts against a longer one gets a label of its own,
+    so that ``einsum(",".join(terms) + "->" + out, *arrays)`` equals the call.
+    ``positions`` are the indices of the array operands among ``operands``.
+    """
+    if isinstance(operands[0], str):
+        subs = operands[0].replace(" ", "")
+        positions = list(range(1, len(operands)))
+    else:                                       # interleaved: a0, sub0, a1, sub1, ..., [out]
+        positions = list(range(0, len(operands) - 1, 2))
+        def word(sub):
+            return "".join("..." if s is Ellipsis else _LETTERS[s] for s in sub)
+        subs = ",".join(word(operands[p + 1]) for p in positions)
+        if len(operands) % 2:
+            subs += "->" + word(operands[-1])
+    arrays = [operands[p] for p in positions]
+    lhs, arrow, rhs = subs.partition("->")
+    terms = lhs.split(",")
+    used = set(subs) - set(".,->")
+    fresh = (c for c in _LETTERS if c not in used)
+    nell = max([np.ndim(x) - len(t.replace("...", "")) for t, x in zip(terms, arrays)
+                if "..." in t] or [0])
+    ell = "".join(next(fresh) for _ in range(nell))
+    expanded = []
+    for t, x in zip(terms, arrays):
+        if "..." in t:
+            k = np.ndim(x) - len(t.replace("...", ""))
+            t = t.replace("...", ell[nell - k:] if k else "")
+        expanded.append(t)
+    if arrow:
+        out = rhs.replace("...", ell)
+    else:
+        counts = "".join(t.replace("...", "") for t in terms)
+        out = ell + "".join(sorted(c for c in set(counts) if counts.count(c) == 1))
+    sizes = {}
+    for t, x in zip(expanded, arrays):
+        for c, n in zip(t, np.shape(x)):
+            sizes[c] = max(sizes.get(c, 1), n)
+    terms = ["".join(next(fresh) if n == 1 and sizes[c] > 1 else c
+                     for c, n in zip(t, np.shape(x))) for t, x in zip(expanded, arrays)]
+    return terms, out, arrays, positions
+
+
+def _einsum_adjoint(g, terms, out, arrays, i):
+    """Gradient of ``einsum(terms -> out, *arrays)`` with respect to ``arrays[i]``."""
+    x = arrays[i]
+    used = set("".join(terms) + out)
+    fresh = (c for c in _LETTERS if c not in used)
+    others = [t for j, t in enumerate(terms) if j != i]
+    ops = [g] + [a for j, a in enumerate(arrays) if j != i]
+    subs = [out] + others
+    target, seen = "", set()
+    for c, n in zip(terms[i], np.shape(x)):
+        if c in seen:                           # a repeated label: the diagonal
+            f = next(fresh)
+            subs.append(c + f)
+            ops.append(_eye(n, n, 0, x))
+            c = f
+        elif c not in out and not any(c in t for t in others):
+            subs.append(c)                      # a label summed inside this operand only
+            ops.append(_ones(n, x))
+        seen.add(c)
+        target += c
+    grad = np.einsum(",".join(subs) + "->" + target, *ops)
+    return _fit(grad, x)
+
+
+def einsum_grad(g, operands):
+    """Adjoint of ``np.einsum(*operands)``: a tuple, one cotangent per operand.
+
+    The cotangent of an array operand is an einsum of ``g`` with the other operands;
+    the subscripts string (or the sublists) get None.
+    """
+    terms, out, arrays, positions = _einsum_parse(operands)
+    grads = [None] * len(operands)
+    for i, p in enumerate(positions):
+        grads[p] = _einsum_adjoint(g, terms, out, arrays, i)
+    return tuple(grads)
+
+
+def einsum_jvp(doperands, operands, optimize=False):
+    """Tangent of ``np.einsum(*operands)``: one einsum per operand that has a tangent."""
+    _, _, _, positions = _einsum_parse(operands)
+    out = None
+    for p in positions:
+        d = doperands[p] if p < len(doperands) else None
+        if d is None:
+            continue
+        ops = list(operands)
+        ops[p] = d
+        term = np.einsum(*ops, optimize=optimize)
+        out = term if out is None else out + term
+    return out
+
+
+def _tensordot_terms(na, nb, axes):
+    """Einsum terms for ``np.tensordot`` of an ``na``-D and an ``nb``-D array."""
+    if isinstance(axes, (int, np.integer)):
+        axa, axb = list(range(na - axes, na)), list(range(axes))
+    else:
+        axa, axb = axes
+        axa = [axa] if isinstance(axa, (int, np.integer)) else list(axa)
+        axb = [axb] if isinstance(axb, (int, np.integer)) else list(axb)
+    axa = [a % na for a in axa]
+    axb = [b % nb for b in axb]
+    ta = _LETTERS[:na]
+    tb = list(_LETTERS[na:na + nb])
+    for a, b in zip(axa, axb):
+        tb[b] = ta[a]
+    tb = "".join(tb)
+    out = "".join(c for k, c in enumerate(ta) if k not in axa) + \
+        "".join(c for k, c in enumerate(tb) if k not in axb)
+    return [ta, tb], out
+
+
+def tensordot_grad(g, a, b, axes=2, which=0):
+    """Adjoint of ``np.tensordot(a, b, axes)`` for ``a`` (which=0) or ``b`` (which=1)."""
+    terms, out = _tensordot_terms(np.ndim(a), np.ndim(b), axes)
+    return _einsum_adjoint(g, terms, out, [a, b], which)
+
+
+def dot_grad(g, a, b, which=0):
+    """Adjoint of ``np.dot(a, b)`` (scalars, vectors, matrices and N-D) for a or b."""
+    na, nb = np.ndim(a), np.ndim(b)
+    if na == 0 or nb == 0:
+        axes = 0
+    else:
+        axes = ([-1], [-2 if nb >= 2 else 0])
+    return tensordot_grad(g, a, b, axes, which)
+
+
+def inner_grad(g, a, b, which=0):
+    """Adjoint of ``np.inner(a, b)`` (a sum over both last axes)."""
+    axes = 0 if np.ndim(a) == 0 or np.ndim(b) == 0 else ([-1], [-1])
+    return tensordot_grad(g, a, b, axes, which)
+
+
+def outer_grad(g, a, b, which=0):
+    """Adjoint of ``np.outer(a, b)`` (inputs are flattened)."""
+    if which == 0:
+        return _fit(g @ np.ravel(b), a)
+    return _fit(np.ravel(a) @ g, b)
+
+
+def kron_grad(g, a, b, which=0):
+    """Adjoint of ``np.kron(a, b)``."""
+    nd = max(np.ndim(a), np.ndim(b))
+    sa = (1,) * (nd - np.ndim(a)) + np.shape(a)
+    sb = (1,) * (nd - np.ndim(b)) + np.shape(b)
+    g4 = np.reshape(g, [n for pair in zip(sa, sb) for n in pair])
+    ta, tb = _LETTERS[:nd], _LETTERS[nd:2 * nd]
+    tg = "".join(x + y for x, y in zip(ta, tb))
+    if which == 0:
+        return _fit(np.einsum(f"{tg},{tb}->{ta}", g4, np.reshape(b, sb)), a)
+    return _fit(np.einsum(f"{tg},{ta}->{tb}", g4, np.reshape(a, sa)), b)
+
+
+def cross_grad(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None, which=0):
+    """Adjoint of ``np.cross`` (2- and 3-vectors) for ``a`` (which=0) or ``b`` (which=1)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a_, b_ = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
+    def three(v):
+        return v if v.shape[-1] == 3 else np.concatenate([v, np.zeros_like(v[..., :1])], -1)
+    if a_.shape[-1] == 2 and b_.shape[-1] == 2:   # the result is the z component only
+        g3 = np.stack([np.zeros_like(g), np.zeros_like(g), g], axis=-1)
+    else:
+        g3 = np.moveaxis(g, axisc, -1)
+    if which == 0:
+        d = np.cross(three(b_), g3)[..., :a_.shape[-1]]
+        return np.moveaxis(_sum_to(d, a_), -1, axisa)
+    d = np.cross(g3, three(a_))[..., :b_.shape[-1]]
+    return np.moveaxis(_sum_to(d, b_), -1, axisb)
+
+
+def _solve(a, rhs, vector):
+    """``np.linalg.solve`` with ``rhs`` a (stack of) vector(s) when ``vector``."""
+    if vector:
+        return np.linalg.solve(a, rhs[..., None])[..., 0]
+    return np.linalg.solve(a, rhs)
+
+
+def solve_grad_b(g, a, b):
+    """Adjoint of ``x = np.linalg.solve(a, b)`` for ``b``: ``solve(a.T, g)``."""
+    return _sum_to(_solve(mT(a), g, np.ndim(b) == 1), b)
+
+
+def solve_grad_a(g, ans, a, b):
+    """Adjoint of ``x = np.linalg.solve(a, b)`` for ``a``: ``-solve(a.T, g) x.T``."""
+    gb = _solve(mT(a), g, np.ndim(b) == 1)
+    if np.ndim(b) == 1:
+        return _sum_to(-gb[..., :, None] * ans[..., None, :], a)
+    return _sum_to(-gb @ mT(ans), a)
+
+
+def solve_jvp(a, rhs, b):
+    """``solve(a, rhs)`` where ``rhs`` has the layout of ``b`` (a vector when b is 1-D)."""
+    return _solve(a, rhs, np.ndim(b) == 1)
+
+
+def _diag_block(g, m, n, k, ref):
+    """Stack of ``m x n`` matrices with ``g[..., i]`` on diagonal ``k`` (last two axes)."""
+    length = np.shape(g)[-1]
+    along = m if k >= 0 else n                  # pad g to the length of its broadcast axis
+    pad = [(0, 0)] * (np.ndim(g) - 1) + [(0, along - length)]
+    gp = np.pad(g, pad) if along != length else g
+    e = _eye(m, n, k, ref)
+    return e * gp[..., :, None] if k >= 0 else e * gp[..., None, :]
+
+
+def diagonal_grad(g, a, offset=0, axis1=0, axis2=1):
+    """Adjoint of ``np.diagonal(a, offset, axis1, axis2)``."""
+    nd = np.ndim(a)
+    axis1, axis2 = axis1 % nd, axis2 % nd
+    m, n = np.shape(a)[axis1], np.shape(a)[axis2]
+    block = _diag_block(g, m, n, offset, a)
+    return np.moveaxis(block, (-2, -1), (axis1, axis2))
+
+
+def trace_grad(g, a, offset=0, axis1=0, axis2=1):
+    """Adjoint of ``np.trace``: ``g`` on the ``offset`` diagonal of every matrix."""
+    nd = np.ndim(a)
+    axis1, axis2 = axis1 % nd, axis2 % nd
+    m, n = np.shape(a)[axis1], np.shape(a)[axis2]
+    block = np.expand_dims(g, (-2, -1)) * _eye(m, n, offset, a)
+    return np.moveaxis(block, (-2, -1), (axis1, axis2))
+
+
+def diag_grad(g, v, k=0):
+    """Adjoint of ``np.diag(v, k)``: extract a diagonal (1-D v) or build a matrix (2-D v)."""
+    if np.ndim(v) == 1:
+        return np.diagonal(g, k).copy()
+    return diagonal_grad(g, v, k, 0, 1)
+
+
+# -- shape and selection ---------------------------------------------------------------
+
+def _perm(axes, ndim):
+    """The permutation of a transpose: ``np.transpose(a, axes)`` or ``a.transpose(*axes)``."""
+    if isinstance(axes, tuple) and len(axes) == 1 and (axes[0] is None or
+                                                       isinstance(axes[0], (tuple, list))):
+        axes = axes[0]                          # a.transpose((1, 0)) / a.transpose(None)
+    if axes is None or (isinstance(axes, tuple) and len(axes) == 0):
+        return tuple(range(ndim))[::-1]
+    return tuple(int(a) % ndim for a in axes)
+
+
+def transpose_grad(g, axes=None):
+    """Adjoint of a transpose: the inverse permutation (``axes`` in any accepted form)."""
+    perm = _perm(axes, np.ndim(g))
+    return np.transpose(g, tuple(int(i) for i in np.argsort(perm)))
+
+
+def _gather_index(a, order):
+    """Positions (in ``a``'s C order) read by ``np.ravel(a, order)``."""
+    index = np.empty_like(a, dtype=np.intp, order="K" if order in ("K", "A") else "C")
+    index[...] = np.arange(np.size(a)).reshape(np.shape(a))
+    return np.ravel(index, order="K" if order == "K" else
+                    ("F" if order == "A" and a.flags.f_contiguous and not a.flags.c_contiguous
+                     else order if order != "A" else "C"))
+
+
+def ravel_grad(g, a, order="C"):
+    """Adjoint of ``np.ravel(a, order)`` / ``a.flatten(order)`` for every order."""
+    if order in ("C", "F", None):
+        return np.reshape(g, np.shape(a), order=order or "C")
+    index = _like(_gather_index(a, order), g)
+    out = np.zeros_like(np.ravel(g))
+    out[index] = g                              # a permutation: each entry once
+    return np.reshape(out, np.shape(a))
+
+
+def roll_grad(g, shift, axis=None):
+    """Adjoint of ``np.roll``: roll back."""
+    back = -shift if isinstance(shift, (int, np.integer)) else tuple(-s for s in shift)
+    return np.roll(g, back, axis)
+
+
+def tile_grad(g, A, reps):
+    """Adjoint of ``np.tile(A, reps)``: sum the tiles."""
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    nd = max(np.ndim(A), len(reps))
+    shape = (1,) * (nd - np.ndim(A)) + np.shape(A)
+    reps = (1,) * (nd - len(reps)) + reps
+    g = np.reshape(g, [n for pair in zip(reps, shape) for n in pair])
+    return _fit(np.sum(g, axis=tuple(range(0, 2 * nd, 2))), A)
+
+
+def repeat_grad(g, a, repeats, axis=None):
+    """Adjoint of ``np.repeat``: sum each run of copies."""
+    x, ax = _along(a, axis)
+    if np.ndim(repeats) == 0 or np.size(repeats) == 1:
+        r = int(np.ravel(repeats)[0]) if np.ndim(repeats) else int(repeats)
+        gm = np.moveaxis(g, ax, -1)
+        gm = np.reshape(gm, gm.shape[:-1] + (x.shape[ax], r))
+        return _fit(np.moveaxis(np.sum(gm, axis=-1), -1, ax), a)
+    ends = np.cumsum(repeats)
+    csum = np.cumsum(g, axis=ax)
+    pad = [(0, 0)] * np.ndim(g)
+    pad[ax] = (1, 0)
+    csum = np.pad(csum, pad)
+    return _fit(np.take(csum, _like(ends, g), axis=ax) -
+                np.take(csum, _like(ends - np.asarray(repeats), g), axis=ax), a)
+
+
+def _wrap_index(indices, n, mode):
+    if mode == "clip":
+        return np.clip(indices, 0, n - 1)
+    if mode == "wrap":
+        return np.mod(indices, n)
+    return np.where(np.asarray(indices) < 0, np.asarray(indices) + n, indices)
+
+
+def take_grad(g, a, indices, axis=None, mode="raise"):
+    """Adjoint of ``np.take``: scatter-add (repeated indices accumulate)."""
+    x, ax = _along(a, axis)
+    out = np.zeros_like(x, dtype=np.result_type(x, g, np.float32))
+    idx = _wrap_index(indices, x.shape[ax], mode)
+    np.add.at(out, (slice(None),) * ax + (idx,), g)
+    return _fit(out, a)
+
+
+def take_along_axis_grad(g, arr, indices, axis=-1):
+    """Adjoint of ``np.take_along_axis``: scatter-add along ``axis``."""
+    x, ax = _along(arr, axis)
+    ax = ax % x.ndim
+    out = np.zeros_like(x, dtype=np.result_type(x, g, np.float32))
+    grid = list(np.ogrid[tuple(slice(n) for n in np.shape(g))])
+    grid[ax] = indices
+    np.add.at(out, tuple(grid), g)
+    return _fit(out, arr)
+
+
+def pad_grad(g, array, pad_width, mode="constant"):
+    """Adjoint of ``np.pad`` for the modes that copy entries (constant, edge, reflect,
+    symmetric, wrap): each input entry collects the cotangent of all its copies."""
+    size = np.size(array)
+    index = np.arange(size).reshape(np.shape(array))
+    if mode == "constant":
+        padded = np.pad(index, pad_width, mode, constant_values=-1)
+    elif mode in ("edge", "reflect", "symmetric", "wrap"):
+        padded = np.pad(index, pad_width, mode)
+    else:
+        raise NotImplementedError(f"np.pad: no derivative for mode={mode!r}")
+    flat = np.ravel(padded)
+    keep = flat >= 0
+    gf = np.ravel(g)[_like(keep, g)]
+    out = np.bincount(_like(flat[keep], g), weights=gf, minlength=size)
+    return _fit(out.astype(np.result_type(g, np.float32), copy=False), array)
+
+
+def sort_jvp(da, a, axis=-1):
+    """Tangent of ``np.sort``: ``da`` permuted as ``a`` was sorted."""
+    if axis is None:
+        return np.ravel(da)[np.argsort(a, axis=None)]
+    return np.take_along_axis(da, np.argsort(a, axis=axis), axis=axis)
+
+
+def fill_tangents(dxs, xs):
+    """A list of the tangents of ``xs`` with None replaced by zeros."""
+    if dxs is None:
+        dxs = [None] * len(xs)
+    return [_zeros(x) if d is None else d for d, x in zip(dxs, xs)]
+
+
+_PROMOTE = {0: lambda x: x, 1: np.atleast_1d, 2: np.atleast_2d, 3: np.atleast_3d,
+            "column": lambda x: np.reshape(x, (-1, 1)) if np.ndim(x) < 2 else x}
+
+
+def _join_axis(arrays, how):
+    if how == "hstack":
+        return 0 if all(np.ndim(x) <= 1 for x in arrays) else 1
+    return {"vstack": 0, "dstack": 2, "column_stack": 1}[how]
+
+
+def join_grad(g, arrays, axis=0, how="concatenate"):
+    """Adjoint of joining ``arrays``: concatenate (axis None: flattened), stack, hstack,
+    vstack, dstack, column_stack.  A list (or tuple) of cotangents, one per array."""
+    if how == "stack":
+        parts = [np.take(g, i, axis=axis) for i in range(len(arrays))]
+    else:
+        if how == "concatenate":
+            promoted = [np.ravel(x) if axis is None else x for x in arrays]
+            ax = 0 if axis is None else axis
+        else:
+            fn = _PROMOTE[{"hstack": 1, "vstack": 2, "dstack": 3, "column_stack": "column"}[how]]
+            promoted = [fn(x) for x in arrays]
+            ax = _join_axis(arrays, how)
+        bounds = np.cumsum([np.shape(x)[ax] for x in promoted])[:-1]
+        parts = np.split(g, [int(b) for b in bounds], axis=ax)
+    grads = [_fit(p, x) for p, x in zip(parts, arrays)]
+    return tuple(grads) if isinstance(arrays, tuple) else grads
+
+
+def join_jvp(darrays, arrays, axis=0, how="concatenate"):
+    """Tangent of a join: the same join of the tangents (zeros where None)."""
+    ts = fill_tangents(darrays, arrays)
+    if how == "concatenate":
+        return np.concatenate(ts, axis=axis)
+    if how == "stack":
+        return np.stack(ts, axis=axis)
+    return getattr(np, how)(ts)
+
+
+def split_grad(g, ary, indices_or_sections, axis=0):
+    """Adjoint of ``np.split`` / ``array_split``: concatenate the pieces' cotangents."""
+    pieces = np.array_split(ary, indices_or_sections, axis=axis)
+    return np.concatenate(fill_tangents(g, pieces), axis=axis)
+
+
+def split_jvp(dary, ary, indices_or_sections, axis=0):
+    return np.array_split(dary, indices_or_sections, axis=axis)
+
+
+def atleast_grad(g, arys):
+    """Adjoint of ``np.atleast_1d/2d/3d(*arys)`` (one array out, or a list for several)."""
+    if len(arys) == 1:
+        return (_fit(g, arys[0]),)
+    return tuple(None if gi is None else _fit(gi, x) for gi, x in zip(g, arys))
+
+
+def atleast_jvp(darys, arys, fn):
+    return fn(*fill_tangents(darys, arys))
+
+
+def append_grad(g, arr, values, axis=None):
+    """Adjoint of ``np.append(arr, values, axis)``: a pair of cotangents."""
+    if axis is None:
+        n = np.size(arr)
+        gf = np.ravel(g)
+        return _fit(gf[:n], arr), _fit(gf[n:], values)
+    n = np.shape(arr)[axis]
+    first, second = np.split(g, [n], axis=axis)
+    return _fit(first, arr), _fit(second, values)
+
+
+def array_grad(g, obj):
+    """Adjoint of ``np.array(obj)`` / ``np.asarray``: the cotangent in ``obj``'s structure
+    (an array for an array, a list of cotangents for a list of arrays or floats)."""
+    if hasattr(obj, "shape"):
+        grad = np.reshape(g, obj.shape)
+        return grad.astype(obj.dtype) if obj.dtype.kind == "f" and grad.dtype != obj.dtype \
+            else grad
+    if isinstance(obj, (list, tuple)):
+        g = np.reshape(g, np.shape(obj))
+        grads = [array_grad(g[i], x) for i, x in enumerate(obj)]
+        return tuple(grads) if isinstance(obj, tuple) else grads
+    return g[()] if hasattr(g, "shape") else g
+
+
+def array_jvp(dobj, obj, dtype=None, ndmin=0):
+    """Tangent of ``np.array(obj)``: the array of the tangents (zeros where None)."""
+    def fill(d, x):
+        if isinstance(x, (list, tuple)):
+            ds = d if d is not None else [None] * len(x)
+            return [fill(di, xi) for di, xi in zip(ds, x)]
+        return _zeros(x) if d is None else d
+    t = fill(dobj, obj)
+    if isinstance(t, list) and t and all(hasattr(v, "shape") for v in t):
+        t = np.stack(t)                         # works for cupy tangents too
+    return np.array(t, dtype=dtype, ndmin=ndmin)
+
+
+def linspace_grad(g, start, stop, num=50, endpoint=True, axis=0, which=0):
+    """Adjoint of ``np.linspace(start, stop, num, endpoint, axis=axis)`` for start
+    (which=0) or stop (which=1); sample i is ``start + (stop - start) * i / div``."""
+    div = (num - 1 if endpoint else num) or 1
+    w = _like(np.arange(num) / div, g)
+    w = 1.0 - w if which == 0 else w
+    total = np.sum(np.moveaxis(g, axis, -1) * w, axis=-1)
+    return _sum_to(total, start if which == 0 else stop)
+
+
+# -- builtins and math -----------------------------------------------------------------
+
+def seq_sum_grad(g, iterable):
+    """Adjoint of ``sum(iterable)`` / ``math.fsum``: ``g`` for every item (un-broadcast);
+    for an ndarray (summed over axis 0), ``g`` broadcast back."""
+    if hasattr(iterable, "shape"):
+        return np.broadcast_to(g, iterable.shape)
+    grads = [_sum_to(g, x) for x in iterable]
+    return tuple(grads) if isinstance(iterable, tuple) else grads
+
+
+def seq_sum_jvp(diterable, iterable):
+    if hasattr(iterable, "shape"):
+        return np.sum(diterable, axis=0)
+    out = 0.0
+    for t in fill_tangents(diterable, iterable):
+        out = out + t
+    return out
+
+
+def seq_prod_grad(g, iterable, start=1):
+    """Adjoint of ``math.prod(iterable, start=start)``: the product of the other factors."""
+    items = list(iterable)
+    grads = []
+    for i in range(len(items)):
+        other = start
+        for j, x in enumerate(items):
+            if j != i:
+                other = other * x
+        grads.append(g * other)
+    return tuple(grads) if isinstance(iterable, tuple) else grads
+
+
+def seq_prod_jvp(diterable, iterable, start=1):
+    out = 0.0
+    for d, grad in zip(fill_tangents(diterable, iterable), seq_prod_grad(1.0, iterable, start)):
+        out = out + d * grad
+    return out
+
+
+def _selected(args, ans):
+    """``(items, index)``: the argument(s) of ``max``/``min`` and which one was returned."""
+    items = args[0] if len(args) == 1 else args
+    if hasattr(items, "shape"):
+        for i in range(len(items)):
+            if np.all(items[i] == ans):
+                return items, i
+    for i, x in enumerate(items):
+        if x is ans:
+            return items, i
+    for i, x in enumerate(items):
+        if np.all(x == ans):
+            return items, i
+    raise ValueError("max/min: the result is none of the arguments")
+
+
+def select_grad(g, ans, args):
+    """Adjoint of builtin ``max(*args)`` / ``min(*args)``: ``g`` to the returned item.
+
+    ``args`` is the bound ``*args`` tuple: several items, or one iterable of items.
+    """
+    items, k = _selected(args, ans)
+    if hasattr(items, "shape"):
+        grad = np.zeros_like(items, dtype=np.result_type(items, np.float32))
+        grad[k] = g
+        inner = grad
+    else:
+        inner = [g if i == k else _zeros(x) for i, x in enumerate(items)]
+        inner = tuple(inner) if isinstance(items, tuple) else inner
+    return (inner,) if len(args) == 1 else tuple(inner)
+
+
+def select_jvp(dargs, args, ans):
+    items, k = _selected(args, ans)
+    if len(args) == 1:
+        d = dargs[0] if dargs else None
+        if d is None:
+            return _zeros(ans)
+        return d[k]
+    d = dargs[k] if dargs else None
+    return _zeros(ans) if d is None else d

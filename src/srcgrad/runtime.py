@@ -1,0 +1,280 @@
+"""Helpers that generated code and derivative templates call.
+
+Generated code reaches these as ``sg.<name>``; templates in the rule table use
+them by bare name.  Each one is small, works on numpy and cupy arrays and on
+Python scalars, and never mutates its arguments.
+"""
+import numpy as np
+
+__all__ = [
+    "unbroadcast", "expand", "zeros_like", "ones_like_grad", "reduced_grad",
+    "index_grad", "setitem", "zero_index", "add_grads", "shape_of",
+    "keep_axis", "moveaxis_back", "minmax_grad", "sort_grad", "cast_like",
+    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed",
+]
+
+
+def array_ns(*xs):
+    """The array module of the first cupy array among xs, else numpy."""
+    for x in xs:
+        mod = type(x).__module__
+        if mod.startswith("cupy"):
+            import cupy
+            return cupy
+    return np
+
+
+def copy(x):
+    """A copy that the generated code may mutate (arrays, lists, dicts; scalars as is)."""
+    if isinstance(x, list):
+        return list(x)
+    if isinstance(x, dict):
+        return dict(x)
+    if hasattr(x, "copy") and not isinstance(x, tuple):
+        return x.copy()
+    return x
+
+
+def take(g, index):
+    """``g[index]`` as a new value (never a view into ``g``)."""
+    part = g[index]
+    return part.copy() if hasattr(part, "copy") and not isinstance(part, (dict, tuple)) else part
+
+
+def seed(y):
+    """The cotangent 1 of a scalar output; PyTorch's error for anything else."""
+    size = getattr(y, "size", 1)
+    if size != 1 or isinstance(y, (list, tuple, dict)):
+        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+    if hasattr(y, "shape"):
+        return np.ones_like(y)
+    return 1.0
+
+
+def shape_of(x):
+    return getattr(x, "shape", ())
+
+
+def unbroadcast(g, x):
+    """Sum ``g`` down to ``x``'s shape: the adjoint of NumPy broadcasting.
+
+    Also casts back to a Python float where ``x`` is one, so a float argument
+    gets a float gradient.
+    """
+    xs = getattr(x, "shape", None)
+    gs = getattr(g, "shape", ())
+    if xs is None:                      # Python scalar (or list): sum everything
+        if gs == ():
+            return g
+        return g.sum()
+    if gs == xs:
+        return g
+    nlead = len(gs) - len(xs)
+    if nlead < 0:                       # g smaller than x (a scalar cotangent): broadcast up
+        return np.broadcast_to(g, xs).copy() if hasattr(g, "shape") else np.full(xs, g)
+    axes = tuple(range(nlead)) + tuple(
+        nlead + i for i, n in enumerate(xs) if n == 1 and gs[nlead + i] != 1)
+    if axes:
+        g = g.sum(axis=axes, keepdims=True)
+    if nlead:
+        g = g.reshape(xs)
+    return g
+
+
+def expand(t, ans):
+    """Broadcast a tangent ``t`` to the shape of ``ans`` (forward-mode unbroadcast)."""
+    s = getattr(ans, "shape", ())
+    if getattr(t, "shape", ()) == s:
+        return t
+    if s == ():
+        return t
+    return np.broadcast_to(t, s)
+
+
+def zeros_like(x):
+    """A zero gradient for ``x``: same shape, floating dtype; 0.0 for Python scalars."""
+    if isinstance(x, (dict,)):
+        return {k: zeros_like(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(zeros_like(v) for v in x)
+    if hasattr(x, "shape"):
+        if x.dtype.kind in "fc":
+            return np.zeros_like(x)
+        return np.zeros_like(x, dtype=float)
+    return 0.0
+
+
+def ones_like_grad(x):
+    return np.ones_like(x) if hasattr(x, "shape") else 1.0
+
+
+def keep_axis(g, x, axis, keepdims):
+    """Re-insert the reduced axes of a reduction so that ``g`` broadcasts against ``x``."""
+    if keepdims or axis is None or not hasattr(g, "shape"):
+        return g
+    nd = np.ndim(x)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = sorted(a % nd for a in axes)
+    shape = list(np.shape(g))
+    for a in axes:
+        shape.insert(a, 1)
+    return g.reshape(shape)
+
+
+def reduced_grad(g, x, axis=None, keepdims=False):
+    """Adjoint of a sum over ``axis``: ``g`` broadcast back to ``x``'s shape."""
+    g = keep_axis(g, x, axis, keepdims)
+    xs = np.shape(x)
+    if xs == ():
+        return g if not hasattr(g, "shape") else g.reshape(())
+    return np.broadcast_to(g, xs)
+
+
+def minmax_grad(g, ans, x, axis=None, keepdims=False):
+    """Adjoint of max/min: ``g`` goes to the extremal entries, shared among ties."""
+    a = keep_axis(ans, x, axis, keepdims)
+    g = keep_axis(g, x, axis, keepdims)
+    mask = (x == a)
+    count = mask.sum(axis=axis, keepdims=True) if axis is not None else mask.sum()
+    return g * mask / count
+
+
+def moveaxis_back(g, source, destination):
+    return np.moveaxis(g, destination, source)
+
+
+def sort_grad(g, x, axis=-1):
+    idx = np.argsort(x, axis=axis)
+    out = np.zeros_like(g)
+    np.put_along_axis(out, idx, g, axis=axis)
+    return out
+
+
+def index_grad(g, x, index):
+    """Adjoint of ``x[index]``: zeros of x's shape with ``g`` added at ``index``.
+
+    Repeated fancy indices accumulate (``np.add.at``), they never overwrite.
+    """
+    if isinstance(x, (list, tuple)):
+        out = [zeros_like(v) for v in x]
+        if isinstance(index, slice):
+            for i, gi in zip(range(*index.indices(len(x))), g):
+                out[i] = gi
+        else:
+            out[index] = g
+        return type(x)(out) if isinstance(x, tuple) else out
+    if isinstance(x, dict):
+        out = {k: zeros_like(v) for k, v in x.items()}
+        out[index] = g
+        return out
+    out = np.zeros(np.shape(x), dtype=np.result_type(x, g, np.float64) if _is_int(x) else x.dtype)
+    if _basic_index(index):
+        out[index] = g
+    else:
+        np.add.at(out, index, g)
+    return out
+
+
+def _is_int(x):
+    return getattr(x, "dtype", np.dtype(float)).kind not in "fc"
+
+
+def _basic_index(index):
+    """True when ``index`` selects each element at most once (no fancy indices)."""
+    items = index if isinstance(index, tuple) else (index,)
+    for i in items:
+        if i is None or i is Ellipsis or isinstance(i, (int, np.integer, slice)):
+            continue
+        return False
+    return True
+
+
+def setitem(x, index, v):
+    """``x[index] = v`` on a copy of ``x`` (the generated code never mutates inputs)."""
+    x = x.copy()
+    x[index] = v
+    return x
+
+
+def zero_index(g, index):
+    """``g`` with ``g[index]`` set to zero, without mutating ``g``."""
+    g = g.copy()
+    g[index] = 0
+    return g
+
+
+def add_grads(a, b):
+    """Sum two gradients, either of which may be None, or a dict/list/tuple of gradients."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if isinstance(a, dict):
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = add_grads(out.get(k), v)
+        return out
+    if isinstance(a, (list, tuple)):
+        return type(a)(add_grads(x, y) for x, y in zip(a, b))
+    return a + b
+
+
+def cast_like(g, x):
+    """Cast a gradient to ``x``'s floating dtype (float32 stays float32)."""
+    dt = getattr(x, "dtype", None)
+    if dt is not None and dt.kind in "fc" and getattr(g, "dtype", dt) != dt:
+        return g.astype(dt)
+    return g
+
+
+def as_float(g):
+    return float(g)
+
+
+def _promote_matmul(g, x, y):
+    xd, yd = np.ndim(x), np.ndim(y)
+    x1 = x[None, :] if xd == 1 else x
+    y1 = y[:, None] if yd == 1 else y
+    if xd == 1 and yd == 1:
+        g1 = np.reshape(g, (1, 1))
+    elif xd == 1:
+        g1 = np.expand_dims(g, -2)
+    elif yd == 1:
+        g1 = np.expand_dims(g, -1)
+    else:
+        g1 = g
+    return g1, x1, y1
+
+
+def matmul_grad_x(g, x, y):
+    """Adjoint of ``x @ y`` for x: 1-D, 2-D and batched (broadcast) operands."""
+    if np.ndim(x) == 2 and np.ndim(y) == 2:
+        return g @ y.T
+    g1, x1, y1 = _promote_matmul(g, x, y)
+    dx = g1 @ np.swapaxes(y1, -1, -2)
+    if np.ndim(x) == 1:
+        dx = dx[..., 0, :]
+    return unbroadcast(dx, x)
+
+
+def matmul_grad_y(g, x, y):
+    """Adjoint of ``x @ y`` for y."""
+    if np.ndim(x) == 2 and np.ndim(y) == 2:
+        return x.T @ g
+    g1, x1, y1 = _promote_matmul(g, x, y)
+    dy = np.swapaxes(x1, -1, -2) @ g1
+    if np.ndim(y) == 1:
+        dy = dy[..., :, 0]
+    return unbroadcast(dy, y)
+
+
+# Helpers written beside the rules they serve (rules/helpers.py) are runtime
+# helpers too: generated code and templates reach them the same way.
+try:
+    from .rules import helpers as _rule_helpers
+except ImportError:  # pragma: no cover - before rules/helpers.py exists
+    _rule_helpers = None
+if _rule_helpers is not None:
+    for _name in getattr(_rule_helpers, "__all__", ()):
+        globals()[_name] = getattr(_rule_helpers, _name)
+        __all__.append(_name)

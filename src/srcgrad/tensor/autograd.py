@@ -1,0 +1,561 @@
+"""The eager autograd graph: ``grad_fn`` nodes and the backward engine.
+
+Every recorded operation becomes one node.  A node knows the derivative rule of
+its primitive (from :mod:`srcgrad.rules`, compiled once per rule: see
+``Rule.vjp_function``), the values the rule needs, and an edge to the node of
+each input.  ``backward`` visits the nodes reachable from the output in
+topological order, calls each node's rule on the sum of the gradients that
+reached it, and hands the results to its inputs.  Leaves collect their
+gradient in an ``AccumulateGrad`` node, as in PyTorch.
+
+Nothing here knows a derivative: a node only *calls* a rule.
+
+Version counters: every tensor has one (views and ``detach()`` share their
+base's).  A node remembers the version of each tensor whose *value* its rule
+reads; if the tensor changed in place before backward, backward raises
+PyTorch's error instead of computing a wrong gradient.  Values a rule only
+reads the shape of (``unbroadcast(g, x)``) are not checked: an in-place change
+cannot alter them.
+"""
+import ast
+import re
+import warnings
+import weakref
+
+import numpy as np
+
+from .. import runtime
+from . import grad_mode
+
+__all__ = ["Node", "AccumulateGrad", "backward", "grad", "Function", "FunctionCtx",
+           "set_detect_anomaly", "detect_anomaly"]
+
+
+class VersionCounter:
+    """How many times a tensor's data has been changed in place (shared by views)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self):
+        self.value = 0
+
+
+# -- nodes ----------------------------------------------------------------------------
+
+class Node:
+    """A ``grad_fn``: computes the gradients of an operation's inputs from its output's.
+
+    ``next_functions`` is a tuple of ``(node, 0)`` pairs, one per input, with
+    ``(None, 0)`` for inputs that need no gradient; ``source`` is the derivative
+    code the node runs.
+    """
+
+    source = None
+    _freed = False
+    _has_saved = False
+
+    def __init__(self):
+        self._edges = ()           # ((node or None, InputMeta or None), ...)
+        self._retained = []        # weakrefs of tensors whose .grad is this node's output grad
+        self._tensor_hooks = []    # hooks registered on the output tensor (register_hook)
+        self.metadata = {}
+
+    def name(self):
+        return type(self).__name__
+
+    @property
+    def next_functions(self):
+        return tuple((node, 0) for node, _ in self._edges)
+
+    def apply(self, g):            # pragma: no cover - every node overrides
+        raise NotImplementedError
+
+    def release(self):
+        """Drop the values saved for backward (after a backward without retain_graph)."""
+        self._freed = True
+
+    def register_hook(self, fn):
+        raise NotImplementedError("srcgrad: hooks on grad_fn nodes are not supported; "
+                                  "use Tensor.register_hook")
+
+    def __call__(self, *grads):
+        return self.apply(*grads)
+
+    def __repr__(self):
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf tensor: adds the incoming gradient into ``variable.grad``."""
+
+    source = ("def accumulate_grad(g, variable):\n"
+              "    variable.grad = g if variable.grad is None else variable.grad + g\n")
+
+    def __init__(self, variable):
+        super().__init__()
+        self.variable = variable
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, g):
+        var = self.variable
+        for hook in var._hooks_list():
+            out = hook(_wrap(g))
+            if out is not None:
+                g = out._data
+        if var._grad is None:
+            var._grad = _wrap(_owned(g, var._data.dtype))
+        else:
+            acc = var._grad
+            acc._data += g           # in place: the .grad tensor object stays the same
+            acc._vc.value += 1
+        return ()
+
+
+class InputMeta:
+    """Shape, dtype and device of an input, to check and cast the gradient sent to it."""
+
+    __slots__ = ("shape", "dtype")
+
+    def __init__(self, array):
+        self.shape = array.shape
+        self.dtype = array.dtype
+
+
+def _node_class(name, _cache={}):
+    """A ``Node`` subclass named as PyTorch names the operation's node (``MulBackward0``)."""
+    cls = _cache.get(name)
+    if cls is None:
+        cls = _cache[name] = type(name, (RuleNode,), {"__module__": "srcgrad.tensor"})
+    return cls
+
+
+class RuleNode(Node):
+    """A node that runs a derivative rule: ``rule.vjp_function()(g, ans, **args, needs)``.
+
+    ``args`` are the operation's arguments as arrays, bound to the rule's
+    parameter names; ``layout`` says which entry of the rule's result goes to
+    which edge (a list argument, as in ``concatenate``, gives one edge per item).
+    """
+
+    def __init__(self, rule, args, ans, needs, edges, layout, saved):
+        super().__init__()
+        self._vjp = rule.vjp_function()
+        self._args = args
+        self._ans = ans
+        self._needs = needs
+        self._edges = edges
+        self._layout = layout
+        self._saved = saved          # ((tensor or weakref, VersionCounter, version), ...)
+        self._has_saved = bool(saved)
+
+    @property
+    def source(self):
+        return self._vjp.source
+
+    def apply(self, g):
+        if self._freed and self._has_saved:
+            raise RuntimeError(_SECOND_TIME)
+        for ref, counter, version in self._saved:
+            if counter.value != version:
+                raise RuntimeError(_modified_message(ref, counter.value, version))
+        grads = self._vjp(g, self._ans, needs=self._needs, **self._args)
+        out = []
+        for i, j in self._layout:
+            gi = grads[i]
+            out.append(gi if j is None or gi is None else gi[j])
+        return out
+
+    def release(self):
+        self._freed = True
+        if self._has_saved:           # free the memory; shape-only nodes can run again
+            self._args = self._ans = None
+            self._saved = ()
+
+
+_SECOND_TIME = (
+    "Trying to backward through the graph a second time (or directly access saved tensors "
+    "after they have already been freed). Saved intermediate values of the graph are freed "
+    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
+    "backward through the graph a second time or if you need to access saved tensors after "
+    "calling backward.")
+
+
+def _modified_message(ref, now, expected):
+    t = ref() if isinstance(ref, weakref.ref) else ref
+    desc = ""
+    if t is not None:
+        desc = f"[torch.{t.dtype.legacy} [{', '.join(str(n) for n in t.shape)}]]"
+        fn = t._grad_fn
+        if fn is not None:
+            op = re.sub(r"Backward\d*$", "", fn.name())
+            desc += f", which is output 0 of {op},"
+    return ("one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: {desc} is at version {now}; expected version {expected} "
+            "instead. Hint: enable anomaly detection to find the operation that failed to "
+            "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+# -- which arguments a rule reads the value of ------------------------------------------
+
+# helper(arg positions) that only read a shape / dtype: an in-place change cannot alter them
+_SHAPE_ONLY = {"unbroadcast": {1}, "reduced_grad": {1}, "keep_axis": {1}, "index_grad": {1},
+               "expand": {1}, "zeros_like": {0}, "ones_like_grad": {0}, "shape_of": {0},
+               "cast_like": {1}, "_fit": {1}, "_sum_to": {1},
+               "np.shape": {0}, "np.ndim": {0}, "np.size": {0}, "np.zeros_like": {0},
+               "np.ones_like": {0}, "len": {0}}
+_SHAPE_ATTRS = {"shape", "ndim", "size", "dtype"}
+
+
+def _dotted(node):
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return base and f"{base}.{node.attr}"
+    return None
+
+
+def value_reads(expr):
+    """Names whose values (not just shapes) the template expression ``expr`` reads."""
+    names = set()
+
+    def visit(node):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+            return
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.attr in _SHAPE_ATTRS:
+            return
+        if isinstance(node, ast.Call):
+            skip = _SHAPE_ONLY.get(_dotted(node.func), ())
+            visit(node.func)
+            for i, a in enumerate(node.args):
+                if not (i in skip and isinstance(a, ast.Name)):
+                    visit(a)
+            for kw in node.keywords:
+                visit(kw.value)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(ast.parse(expr, mode="eval"))
+    return names
+
+
+_READS = {}
+
+
+def rule_reads(rule, needs):
+    """Parameter names (and ``ans``) whose values the rule reads for the needed inputs."""
+    key = (id(rule), needs)
+    out = _READS.get(key)
+    if out is None:
+        out = set()
+        for p, need in zip(rule.diff_params, needs):
+            if need and p in rule.vjp:
+                out |= value_reads(rule.vjp[p])
+        out = _READS[key] = frozenset(out)
+    return out
+
+
+# -- the engine -----------------------------------------------------------------------
+
+def _wrap(array):
+    from .tensor import Tensor
+    return Tensor._make(array)
+
+
+def _owned(g, dtype):
+    """A writable array of ``dtype`` that no one else holds (``.grad`` is updated in place)."""
+    xp = runtime.array_ns(g)
+    return xp.array(g, dtype=dtype, copy=True)
+
+
+def _fit_grad(g, meta, node, index):
+    """``g`` as the gradient of an input described by ``meta``: cast, and summed down if
+    broadcast (as PyTorch's engine does); an incompatible shape is a rule's bug."""
+    xp = runtime.array_ns(g)
+    if not hasattr(g, "shape"):
+        g = xp.asarray(g)
+    if g.shape != meta.shape:
+        try:
+            np.broadcast_shapes(g.shape, meta.shape)
+            ok = len(meta.shape) <= len(g.shape) and np.broadcast_shapes(g.shape, meta.shape) == g.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"[{', '.join(map(str, g.shape))}] but expected shape compatible with "
+                f"[{', '.join(map(str, meta.shape))}]")
+        g = runtime.unbroadcast(g, xp.empty(meta.shape, dtype=bool))
+    if g.dtype != meta.dtype:
+        g = g.astype(meta.dtype)
+    return g
+
+
+def _graph_order(roots):
+    """Nodes reachable from ``roots`` and, for each, how many edges point at it."""
+    deps = {}
+    stack = list(roots)
+    seen = set(id(r) for r in roots)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node._edges:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if id(nxt) not in seen:
+                seen.add(id(nxt))
+                stack.append(nxt)
+    return deps
+
+
+def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate=True):
+    """Propagate ``root_grads`` (arrays) from the nodes ``roots`` to the leaves.
+
+    ``capture``: a dict ``{node: None}`` whose entries receive the total gradient that
+    reached each node (``autograd.grad``); with ``accumulate=False`` leaves' ``.grad``
+    is left alone.
+    """
+    deps = _graph_order(roots)
+    buffers = {}
+    for node, g in zip(roots, root_grads):
+        buffers[node] = g if node not in buffers else buffers[node] + g
+    ready = [r for r in dict.fromkeys(roots) if deps.get(r, 0) == 0]
+    with grad_mode.no_grad():
+        while ready:
+            node = ready.pop()
+            g = buffers.pop(node, None)
+            if g is not None:
+                g = _pre_hooks(node, g)
+                if capture is not None and node in capture:
+                    capture[node] = g
+                if isinstance(node, AccumulateGrad):
+                    grads = node.apply(g) if accumulate else ()
+                else:
+                    grads = node.apply(g)
+                    if not retain_graph:
+                        node.release()
+                for i, ((nxt, meta), gi) in enumerate(zip(node._edges, grads)):
+                    if nxt is None or gi is None:
+                        continue
+                    gi = _fit_grad(gi, meta, node, i)
+                    old = buffers.get(nxt)
+                    buffers[nxt] = gi if old is None else old + gi
+            for nxt, _ in node._edges:
+                if nxt is None:
+                    continue
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    ready.append(nxt)
+
+
+def _pre_hooks(node, g):
+    """Tensor hooks and ``retain_grad`` of the (non-leaf) tensor this node produced."""
+    for hook in node._tensor_hooks:
+        out = hook(_wrap(g))
+        if out is not None:
+            g = out._data
+    for ref in node._retained:
+        t = ref()
+        if t is None or t._grad_fn is not node:
+            continue
+        if t._grad is None:
+            t._grad = _wrap(_owned(g, t._data.dtype))
+        else:
+            t._grad._data += g
+    return g
+
+
+def _root_grads(tensors, grads):
+    from .tensor import Tensor
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
+    tensors = tuple(tensors)
+    if grads is None or isinstance(grads, Tensor):
+        grads = (grads,) * (1 if grads is not None else len(tensors))
+    roots, arrays = [], []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        if g is None:
+            if t.numel() != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            garr = runtime.array_ns(t._data).ones_like(t._data)
+        else:
+            if not isinstance(g, Tensor):
+                g = _wrap(runtime.array_ns(t._data).asarray(g, dtype=t._data.dtype))
+            if tuple(g.shape) != tuple(t.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {t.shape}.")
+            garr = g._data.astype(t._data.dtype, copy=False)
+        roots.append(t._grad_node())
+        arrays.append(garr)
+    return tensors, roots, arrays
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None):
+    """``torch.autograd.backward``: accumulate the gradients of ``tensors`` into leaves."""
+    if create_graph:
+        raise NotImplementedError("srcgrad: create_graph=True (higher-order gradients of "
+                                  "eager tensors) is not supported; use sg.grad on a function")
+    if inputs is not None:
+        raise NotImplementedError("srcgrad: backward(inputs=...) is not supported")
+    _, roots, arrays = _root_grads(tensors, grad_tensors)
+    run_backward(roots, arrays, retain_graph=bool(retain_graph))
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         allow_unused=None, materialize_grads=False):
+    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, returned
+    as a tuple; no ``.grad`` is changed."""
+    from .tensor import Tensor
+    if create_graph:
+        raise NotImplementedError("srcgrad: create_graph=True is not supported")
+    single = isinstance(inputs, Tensor)
+    inputs = (inputs,) if single else tuple(inputs)
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    _, roots, arrays = _root_grads(outputs, grad_outputs)
+    capture = {t._grad_node(): None for t in inputs}
+    run_backward(roots, arrays, retain_graph=bool(retain_graph), capture=capture,
+                 accumulate=False)
+    out = []
+    for t in inputs:
+        g = capture[t._grad_node()]
+        if g is None:
+            if not (allow_unused or materialize_grads):
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior.")
+            out.append(_wrap(np.zeros_like(t._data)) if materialize_grads else None)
+        else:
+            out.append(_wrap(_owned(g, t._data.dtype)))
+    return tuple(out)
+
+
+class set_detect_anomaly:
+    """Accepted for compatibility; srcgrad's errors already name the failing node."""
+
+    def __init__(self, mode=True, check_nan=True):
+        self.mode = mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+detect_anomaly = set_detect_anomaly
+
+
+# -- user-defined functions (torch.autograd.Function) ---------------------------------------
+
+class FunctionCtx:
+    """The ``ctx`` of a custom ``Function``: ``save_for_backward`` and free attributes."""
+
+    def __init__(self):
+        self._to_save = ()
+        self.needs_input_grad = ()
+        self._node = None
+
+    def save_for_backward(self, *tensors):
+        self._to_save = tensors
+        self._versions = tuple(t._vc.value if t is not None else None for t in tensors)
+
+    @property
+    def saved_tensors(self):
+        node = self._node
+        if node is not None and node._freed:
+            raise RuntimeError(_SECOND_TIME)
+        for t, v in zip(self._to_save, getattr(self, "_versions", ())):
+            if t is not None and t._vc.value != v:
+                raise RuntimeError(_modified_message(t, t._vc.value, v))
+        return self._to_save
+
+    def mark_non_differentiable(self, *tensors):
+        pass
+
+    def set_materialize_grads(self, value):
+        pass
+
+
+class _FunctionNode(Node):
+    """The node of a custom Function: runs the user's ``backward(ctx, grad)``."""
+
+    def __init__(self, fn_cls, ctx, edges):
+        super().__init__()
+        self._cls = fn_cls
+        self._ctx = ctx
+        self._edges = edges
+        self._has_saved = True
+
+    def apply(self, g):
+        with grad_mode.no_grad():
+            grads = self._cls.backward(self._ctx, _wrap(g))
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        return [None if gi is None else gi._data for gi in grads]
+
+    def release(self):
+        self._freed = True
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name, bases, ns):
+        super().__init__(name, bases, ns)
+        cls._node_cls = type(f"{name}Backward", (_FunctionNode,), {"__module__": "srcgrad.tensor"})
+
+
+class Function(metaclass=_FunctionMeta):
+    """``torch.autograd.Function``: a user's own forward and backward on tensors.
+
+    ``forward(ctx, *args)`` runs without recording; the result's ``grad_fn`` is one
+    ``<Name>Backward`` node that calls ``backward(ctx, grad_output)``.
+    """
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):   # pragma: no cover - user overrides
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):    # pragma: no cover - user overrides
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        from .tensor import Tensor
+        ctx = FunctionCtx()
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        with grad_mode.no_grad():
+            out = cls.forward(ctx, *args, **kwargs)
+        if grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors):
+            edges = tuple((a._grad_node() if isinstance(a, Tensor) and a.requires_grad else None,
+                           InputMeta(a._data) if isinstance(a, Tensor) else None)
+                          for a in args)
+            node = cls._node_cls(cls, ctx, edges)
+            ctx._node = node
+            outs = out if isinstance(out, tuple) else (out,)
+            for o in outs:
+                if isinstance(o, Tensor) and o.dtype.is_floating_point:
+                    o._grad_fn = node
+                    o._requires_grad = True
+        return out
+
+
+def _warn_nonleaf_grad(stacklevel=3):
+    warnings.warn(
+        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
+        "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
+        "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
+        "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
+        "instead. See github.com/pytorch/pytorch/pull/30531 for more information.",
+        UserWarning, stacklevel=stacklevel)

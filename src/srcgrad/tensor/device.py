@@ -1,0 +1,134 @@
+"""Devices: ``"cpu"`` arrays are NumPy arrays, ``"cuda"`` arrays are CuPy arrays.
+
+CuPy is optional.  Without it (or without a GPU) asking for ``"cuda"`` raises
+PyTorch's own error for a CPU-only build, so that scripts written for PyTorch
+fail the way a PyTorch user expects.
+"""
+import numpy as np
+
+__all__ = ["device", "cuda"]
+
+
+class device:
+    """``device("cpu")``, ``device("cuda")``, ``device("cuda:1")``, ``device("cuda", 1)``."""
+
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif ":" in type:
+            type, _, idx = type.partition(":")
+            index = int(idx)
+        if type not in ("cpu", "cuda"):
+            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device "
+                               f"string: {type}")
+        self.type = type
+        self.index = index
+
+    def __eq__(self, other):
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+
+CPU = device("cpu")
+
+
+def to_device(d):
+    """Normalise a device argument; ``"cuda"`` means the current GPU, ``cuda:0``."""
+    if d is None:
+        return None
+    if isinstance(d, int):
+        d = device("cuda", d)
+    d = device(d)
+    if d.type == "cuda":
+        cuda._require()
+        if d.index is None:
+            d = device("cuda", cuda.current_device())
+    return d
+
+
+def array_module(dev):
+    """numpy for the CPU, cupy for a GPU."""
+    if dev.type == "cpu":
+        return np
+    return cuda._cupy()
+
+
+def device_of(array):
+    """The device an array lives on."""
+    if isinstance(array, np.ndarray) or np.isscalar(array):
+        return CPU
+    if type(array).__module__.startswith("cupy"):
+        return device("cuda", array.device.id)
+    return CPU
+
+
+def move(array, dev):
+    """``array`` on ``dev`` (itself when already there)."""
+    if device_of(array) == dev:
+        return array
+    if dev.type == "cpu":
+        return array.get()
+    cp = cuda._cupy()
+    with cp.cuda.Device(dev.index or 0):
+        return cp.asarray(array)
+
+
+class _Cuda:
+    """The ``torch.cuda`` corner that tutorials touch: ``is_available()`` and friends."""
+
+    def _cupy(self):
+        try:
+            import cupy
+        except ImportError:
+            # PyTorch's wording on a CPU-only build: scripts that catch it keep working.
+            raise AssertionError("Torch not compiled with CUDA enabled") from None
+        return cupy
+
+    def _require(self):
+        cp = self._cupy()
+        if self.device_count() == 0:
+            raise RuntimeError("Found no NVIDIA driver on your system (cupy is installed but "
+                               "sees no GPU). Use device='cpu'.")
+        return cp
+
+    def is_available(self):
+        try:
+            return self.device_count() > 0
+        except AssertionError:
+            return False
+
+    def device_count(self):
+        cp = self._cupy()
+        try:
+            return cp.cuda.runtime.getDeviceCount()
+        except Exception:
+            return 0
+
+    def current_device(self):
+        return self._require().cuda.runtime.getDevice()
+
+    def synchronize(self, device=None):
+        self._require().cuda.Stream.null.synchronize()
+
+    def manual_seed(self, seed):
+        try:
+            self._cupy().random.seed(seed)
+        except AssertionError:
+            pass
+
+    manual_seed_all = manual_seed
+
+
+cuda = _Cuda()

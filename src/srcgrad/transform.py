@@ -1,0 +1,286 @@
+"""The compiler driver: parse, normalize, analyse, transform, generate, cache.
+
+``reverse_function(f, wrt, mode, kinds)`` returns generated Python functions:
+
+* mode "grad":  ``g(*args) -> grads``
+* mode "value_and_grad": ``g(*args) -> (value, grads)``
+* mode "split": ``(fwd, bwd)`` with ``fwd(*args) -> (value, saved)`` and
+  ``bwd(saved, cotangent) -> tuple of grads`` (used by vjp, compile, and by
+  callers that call this function from their own generated code).
+"""
+import copy
+import math
+import threading
+
+import gast
+import numpy as np
+
+from . import astutil as A
+from . import codegen, runtime
+from .normalize import normalize
+from .parsing import get_function_ast, resolve, MISSING, unwrap
+from .reverse import Reverse, Names, Comment
+from .rules.table import helper_names
+
+_CACHE = {}
+_LOCK = threading.RLock()
+_IN_PROGRESS = []
+
+
+def param_names(fdef):
+    a = fdef.args
+    return [x.id for x in list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)] + \
+        ([a.vararg.id] if a.vararg else []) + ([a.kwarg.id] if a.kwarg else [])
+
+
+def _code_key(func):
+    func = unwrap(func)
+    code = func.__code__
+    return (code.co_filename, code.co_firstlineno, code.co_code, code.co_consts, func.__qualname__)
+
+
+def reverse_function(func, wrt, mode, kinds=None):
+    func = unwrap(func)
+    kinds = kinds or {}
+    key = (id(func), _code_key(func), tuple(wrt), mode, tuple(sorted(kinds.items())))
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0] is func:
+            return hit[1]
+        if func in _IN_PROGRESS:
+            fdef, info = get_function_ast(func)
+            raise info.error(fdef, f"srcgrad cannot differentiate the recursive function "
+                                   f"{func.__qualname__}: it calls itself. Rewrite the "
+                                   f"recursion as a loop.")
+        _IN_PROGRESS.append(func)
+        try:
+            result = _build(func, tuple(wrt), mode, kinds)
+        finally:
+            _IN_PROGRESS.remove(func)
+        _CACHE[key] = (func, result)
+        return result
+
+
+def _helper_name(preferred, fdef_names, func, obj, gen):
+    """``np`` for numpy if the user's code does not use ``np`` for something else."""
+    if preferred not in fdef_names:
+        gen.reserve(preferred)
+        return preferred
+    if preferred in fdef_names and resolve(A.name(preferred), func) is obj:
+        return preferred
+    return gen.fresh("_" + preferred)
+
+
+def _build(func, wrt, mode, kinds):
+    fdef, info = get_function_ast(func)
+    params = param_names(fdef)
+    for w in wrt:
+        if w not in params:
+            raise ValueError(f"wrt={w!r} is not a parameter of {func.__qualname__}{params}")
+    user_names = A.all_names(fdef)
+    gen = A.NameGen(user_names | set(params))
+    np_name = _helper_name("np", user_names, func, np, gen)
+    ad_name = _helper_name("ad", user_names, func, runtime, gen)
+    math_name = _helper_name("math", user_names, func, math, gen)
+    names = Names(gen, np_name, ad_name, math_name)
+    names.helper_names = helper_names()
+    body = normalize(fdef, info, gen)
+
+    gen_state = set(gen.taken)
+
+    def run(needed):
+        gen.taken = set(gen_state)
+        names.adjoints = {}
+        rev = Reverse(copy.deepcopy(body), params, wrt, info, names,
+                      _infer_kinds(body, kinds), _callee_factory, needed=needed)
+        fwd, bwd = rev.run()
+        return rev, fwd, bwd
+
+    rev, fwd, bwd = run(None)
+    primal = A.names_stored(fwd) | set(params)
+    needed = A.names_read(bwd) & primal
+    rev, fwd, bwd = run(needed)
+    return _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names)
+
+
+def _callee_factory(func, wrt, stmt):
+    fns = reverse_function(func, wrt, "split")
+    return fns
+
+
+def _infer_kinds(body, arg_kinds):
+    kinds = dict(arg_kinds)
+    for s in body:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name):
+                v = n.value
+                if isinstance(v, (gast.List, gast.Tuple, gast.Dict)):
+                    kinds[n.targets[0].id] = "container"
+                elif isinstance(v, (gast.BinOp, gast.UnaryOp)) and \
+                        kinds.get(n.targets[0].id) != "container":
+                    kinds.setdefault(n.targets[0].id, "num")
+    return kinds
+
+
+def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
+    ad = names.ad
+    result = rev.result
+    prologue = []
+    for p in rev.copy_params:
+        prologue.append(A.assign(p, A.call(A.attr(ad, "copy"), [A.name(p)])))
+    # names pushed (or read by the adjoint sweep) that may be unbound on some path
+    init = sorted(n for n in rev.saved_vars if n not in params and not _always_bound(n, fwd))
+    for n in init:
+        prologue.append(A.assign(n, A.const(None)))
+    if rev.stack:
+        prologue.append(A.assign(rev.stack, gast.List(elts=[], ctx=gast.Load())))
+    fwd = prologue + fwd
+
+    grads = []
+    for w in wrt:
+        if w in rev.final_state:
+            grads.append(A.name(names.d(w)))
+        else:
+            grads.append(A.call(A.attr(ad, "zeros_like"), [A.name(w)]))
+
+    closure = {ad: runtime, names.np: np, names.math: math}
+    closure.update(rev.callees)
+    code = func.__code__
+    if func.__closure__:
+        for n, cell in zip(code.co_freevars, func.__closure__):
+            try:
+                closure[n] = cell.cell_contents
+            except ValueError:
+                pass
+    where = f"{info.filename.rsplit('/', 1)[-1]}:{info.first_line}"
+    wrt_text = ", ".join(wrt) if wrt else "nothing"
+
+    def seed_stmt(dr):
+        return A.assign(dr, A.call(A.attr(ad, "seed"), [copy.deepcopy(result)]))
+
+    if mode in ("grad", "value_and_grad"):
+        body = list(fwd)
+        dres = None
+        if isinstance(result, gast.Name):
+            dres = names.d(result.id)
+        body.append(Comment("reverse sweep"))
+        if dres:
+            body.append(seed_stmt(dres))
+        else:
+            body.append(A.expr_stmt(A.call(A.attr(ad, "seed"), [copy.deepcopy(result)])))
+        body.extend(bwd)
+        ret = grads[0] if len(grads) == 1 else A.tuple_(grads)
+        if mode == "value_and_grad":
+            ret = A.tuple_([copy.deepcopy(result), ret])
+        body.append(gast.Return(value=ret))
+        body = _dead_code(body)
+        kind = "Gradient" if mode == "grad" else "Value and gradient"
+        doc = f"{kind} of {func.__qualname__} ({where}) with respect to {wrt_text}."
+        name = f"{mode}_{fdef.name}"
+        newdef = _funcdef(fdef, name, [gast.Expr(value=A.const(doc))] + body)
+        src = codegen.to_source(newdef)
+        fns = codegen.build({name: src}, closure, func, f"{mode} of {func.__qualname__}")
+        fn = fns[name]
+        fn.__srcgrad_transformable__ = True
+        return fn
+
+    # split form: forward (primal + records) and backward (adjoint)
+    bwd_reads = A.names_read(bwd)
+    primal = A.names_stored(fwd) | set(params)
+    saved = sorted(bwd_reads & primal, key=lambda n: (n not in params, n))
+    if rev.stack and rev.stack not in saved:
+        saved.insert(0, rev.stack)
+    dres = names.d(result.id) if isinstance(result, gast.Name) else names.gen.fresh("dresult")
+    saved_name = names.gen.fresh("saved")
+    fwd_body = list(fwd) + [gast.Return(value=A.tuple_([copy.deepcopy(result),
+                                                       A.tuple_([A.name(n) for n in saved])]))]
+    fwd_body = _dead_code(fwd_body)
+    unpack = []
+    if saved:
+        unpack = [A.assign(A.tuple_([A.store(n) for n in saved], gast.Store()),
+                           A.name(saved_name))]
+    bwd_body = unpack + list(bwd) + [gast.Return(value=A.tuple_(grads))]
+    fname, bname = f"{fdef.name}_fwd", f"{fdef.name}_bwd"
+    fdoc = (f"Forward sweep of {func.__qualname__} ({where}): its value and what the "
+            f"backward sweep needs.")
+    bdoc = f"Backward sweep of {func.__qualname__} ({where}): gradients for {wrt_text}."
+    fdef_f = _funcdef(fdef, fname, [gast.Expr(value=A.const(fdoc))] + fwd_body)
+    args = gast.arguments(args=[A.name(saved_name, gast.Param()), A.name(dres, gast.Param())],
+                          posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                          kwarg=None, defaults=[])
+    fdef_b = gast.FunctionDef(name=bname, args=args,
+                              body=[gast.Expr(value=A.const(bdoc))] + bwd_body,
+                              decorator_list=[], returns=None, type_comment=None,
+                              **_type_params())
+    srcs = {fname: codegen.to_source(fdef_f), bname: codegen.to_source(fdef_b)}
+    fns = codegen.build(srcs, closure, func, f"vjp of {func.__qualname__}")
+    for f in fns.values():
+        f.__srcgrad_transformable__ = True
+    return fns[fname], fns[bname]
+
+
+def _type_params():
+    return {"type_params": []} if "type_params" in gast.FunctionDef._fields else {}
+
+
+def _funcdef(fdef, name, body):
+    args = copy.deepcopy(fdef.args)
+    return gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
+                            type_comment=None, **_type_params())
+
+
+def _always_bound(n, fwd):
+    """Is ``n`` assigned by a top-level statement of the forward sweep (before any push)?"""
+    for s in fwd:
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
+                s.targets[0].id == n:
+            return True
+        if n in A.names_read(s) and not isinstance(s, gast.Assign):
+            return False
+        if isinstance(s, gast.Assign) and n in A.names_read(s.value):
+            return False
+        if isinstance(s, gast.Expr) and n in A.names_read(s):
+            return False
+        if isinstance(s, (gast.If, gast.For, gast.While)) and n in A.names_stored([s]):
+            return False
+    return False
+
+
+def _dead_code(body):
+    """Drop pure assignments whose target nobody reads (flow-insensitive, to a fixed point)."""
+    while True:
+        reads = A.names_read(body)
+        removed = False
+
+        def prune(stmts):
+            nonlocal removed
+            out = []
+            for s in stmts:
+                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
+                        s.targets[0].id not in reads and _pure(s):
+                    removed = True
+                    continue
+                for field in ("body", "orelse"):
+                    if hasattr(s, field) and isinstance(getattr(s, field), list) and \
+                            not isinstance(s, gast.FunctionDef):
+                        new = prune(getattr(s, field))
+                        if field == "body" and not new:
+                            new = [gast.Pass()]
+                        setattr(s, field, new)
+                out.append(s)
+            return out
+        body = prune(body)
+        if not removed:
+            return body
+
+
+def _pure(s):
+    op = getattr(s, "srcgrad_op", None)
+    if op is None:
+        # generated statements (adjoint code) are pure unless they call pop()
+        for n in gast.walk(s.value):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                    n.func.attr == "pop":
+                return False
+        return True
+    return op.kind in ("rule", "copy", "literal", "const")
