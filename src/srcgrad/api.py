@@ -35,9 +35,12 @@ def _is_float(x):
 
 
 def _kind(x):
+    """How the compiler may specialize on an argument: Python scalar, array, container."""
     if isinstance(x, (dict, list, tuple)):
         return "container"
-    if isinstance(x, (float, int)) or hasattr(x, "shape"):
+    if isinstance(x, (float, int)) and not isinstance(x, bool):
+        return "float"
+    if hasattr(x, "shape"):
         return "num"
     return "other"
 

@@ -530,7 +530,9 @@ class Normalizer:
         if isinstance(value, gast.IfExp):
             pre.extend(self.ifexp_assign(tmp, value, e))
         else:
-            pre.append(A.assign(tmp, value, like=e))
+            node = A.assign(tmp, value, like=e)
+            node.srcgrad_temp = True  # a temporary used once, right away: never an alias
+            pre.append(node)
         return A.name(tmp)
 
     def is_static(self, e):

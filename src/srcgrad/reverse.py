@@ -158,10 +158,11 @@ class Reverse:
             cond = self.names.gen.fresh("cond")
             s.srcgrad_cond = cond
             out = [A.assign(cond, s.test, like=s)]
-            if depth > 0:
-                out.append(self.push(A.name(cond), like=s))
             new = gast.If(test=A.name(cond), body=body or [gast.Pass()], orelse=orelse)
             out.append(A.copy_loc(new, s))
+            if depth > 0:
+                # pushed after the branch's own records, so the reverse sweep pops it first
+                out.append(self.push(A.name(cond), like=s))
             return out
         if isinstance(s, gast.For):
             return self.fwd_for(s, depth)
@@ -319,6 +320,25 @@ class Reverse:
         tree = _Qualify(mapping, helpers, self.names).visit(copy.deepcopy(tree))
         return tree
 
+    def is_scalar(self, node):
+        if isinstance(node, gast.Constant):
+            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        return isinstance(node, gast.Name) and self.kinds.get(node.id) == "float"
+
+    def drop_unbroadcast(self, contrib, op, param):
+        """``unbroadcast(e, x)`` is ``e`` when every other operand is a scalar."""
+        if not (isinstance(contrib, gast.Call) and isinstance(contrib.func, gast.Attribute)
+                and contrib.func.attr in ("unbroadcast",) and
+                isinstance(contrib.func.value, gast.Name) and contrib.func.value.id == self.names.ad):
+            return contrib
+        if op.rule.func.__name__ not in ("add", "subtract", "multiply", "true_divide", "divide",
+                                         "power", "mod", "maximum", "minimum"):
+            return contrib
+        others = [v for p, v in op.args.items() if p != param and p in op.rule.diff_params]
+        if all(self.is_scalar(v) for v in others):
+            return contrib.args[0]
+        return contrib
+
     def bwd_assign(self, s, state, depth):
         y = s.targets[0].id
         op = s.srcgrad_op
@@ -352,6 +372,7 @@ class Reverse:
                             f"{op.rule.name} has no reverse-mode derivative for its argument "
                             f"{p!r} ({self.info.where(s)}); register one with @sg.adjoint")
                     contrib = self.instantiate(expr_src, op, ans, dy)
+                    contrib = self.drop_unbroadcast(contrib, op, p)
                     if n == y:
                         self_terms.append(contrib)
                     else:
@@ -646,7 +667,8 @@ def _check_aliases(body, info):
     aliases = {}
     for s in body:
         for n in gast.walk(s):
-            if not (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)):
+            if not (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)) or \
+                    getattr(n, "srcgrad_temp", False):
                 continue
             t = n.targets[0].id
             v = n.value

@@ -109,17 +109,53 @@ def _callee_factory(func, wrt, stmt):
 
 
 def _infer_kinds(body, arg_kinds):
+    """Kinds of local variables: "float" (a Python scalar on every path), "num"
+    (an array or scalar computed by an operator), "container" (a literal list,
+    tuple or dict).  Used to skip un-broadcasting between scalars and to add
+    container gradients with ``add_grads``."""
     kinds = dict(arg_kinds)
-    for s in body:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name):
-                v = n.value
-                if isinstance(v, (gast.List, gast.Tuple, gast.Dict)):
-                    kinds[n.targets[0].id] = "container"
-                elif isinstance(v, (gast.BinOp, gast.UnaryOp)) and \
-                        kinds.get(n.targets[0].id) != "container":
-                    kinds.setdefault(n.targets[0].id, "num")
+    assigns = [n for s in body for n in gast.walk(s)
+               if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    for n in assigns:
+        v = n.value
+        if isinstance(v, (gast.List, gast.Tuple, gast.Dict)):
+            kinds[n.targets[0].id] = "container"
+        elif isinstance(v, (gast.BinOp, gast.UnaryOp)) and \
+                kinds.get(n.targets[0].id) != "container":
+            kinds.setdefault(n.targets[0].id, "num")
+    # Python scalars: every assignment is scalar arithmetic on scalars
+    targets = {}
+    for n in assigns:
+        targets.setdefault(n.targets[0].id, []).append(n.value)
+    floats = {k for k, v in arg_kinds.items() if v == "float"}
+    for name_ in targets:
+        if name_ in arg_kinds and arg_kinds[name_] != "float":
+            continue
+        floats.add(name_)
+    changed = True
+    while changed:
+        changed = False
+        for name_ in list(floats):
+            if name_ in targets and not all(_scalar_expr(v, floats) for v in targets[name_]):
+                floats.discard(name_)
+                changed = True
+    for name_ in floats:
+        if name_ in targets or arg_kinds.get(name_) == "float":
+            kinds[name_] = "float"
     return kinds
+
+
+def _scalar_expr(v, floats):
+    if isinstance(v, gast.Constant):
+        return isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
+    if isinstance(v, gast.Name):
+        return v.id in floats
+    if isinstance(v, gast.BinOp):
+        return _scalar_expr(v.left, floats) and _scalar_expr(v.right, floats) and \
+            not isinstance(v.op, gast.MatMult)
+    if isinstance(v, gast.UnaryOp):
+        return _scalar_expr(v.operand, floats)
+    return False
 
 
 def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):

@@ -27,7 +27,7 @@ __all__ = [
     "outer_grad", "kron_grad", "cross_grad", "solve_grad_a", "solve_grad_b", "solve_jvp",
     "trace_grad", "diagonal_grad", "diag_grad",
     # shape and selection
-    "transpose_grad", "ravel_grad", "roll_grad", "tile_grad", "repeat_grad", "take_grad",
+    "transpose_grad", "ravel_grad", "ravel_jvp", "roll_grad", "tile_grad", "repeat_grad", "take_grad",
     "take_along_axis_grad", "pad_grad", "sort_jvp", "join_grad", "join_jvp",
     "split_grad", "split_jvp", "atleast_grad", "atleast_jvp", "append_grad", "array_grad",
     "array_jvp", "fill_tangents", "linspace_grad",
@@ -605,6 +605,13 @@ def ravel_grad(g, a, order="C"):
     out = np.zeros_like(np.ravel(g))
     out[index] = g                              # a permutation: each entry once
     return np.reshape(out, np.shape(a))
+
+
+def ravel_jvp(da, a, order="C"):
+    """Tangent of ``np.ravel(a, order)``: ``da`` read in the order ``a`` is read."""
+    if order in ("C", "F", None):
+        return np.ravel(da, order=order or "C")
+    return np.ravel(da)[_like(_gather_index(a, order), da)]
 
 
 def roll_grad(g, shift, axis=None):
