@@ -136,7 +136,7 @@ class Transformed:
 
     def compiled(self, bound):
         wrt, single = self._select(bound)
-        kinds = {n: _kind(bound[n]) for n in wrt}
+        kinds = {n: _kind(v) for n, v in bound.items()}
         fn = reverse_function(self.func, wrt, self.mode, kinds)
         self._last = fn
         return fn, wrt, single
@@ -228,7 +228,7 @@ def vjp(f, *args, wrt=None, **kwargs):
     if wrt_names is None:
         wrt_names = _leaves(bound)
         single = len(wrt_names) == 1
-    kinds = {n: _kind(bound[n]) for n in wrt_names}
+    kinds = {n: _kind(v) for n, v in bound.items()}
     fwd, bwd = reverse_function(func, wrt_names, "split", kinds)
     out, saved = fwd(**bound)
 

@@ -298,7 +298,8 @@ class Reverse:
     def accumulate(self, state, var, expr, out, container=False):
         d = self.names.d(var)
         if var not in state:
-            out.append(A.assign(d, expr))
+            if not (isinstance(expr, gast.Name) and expr.id == d):  # never "dx = dx"
+                out.append(A.assign(d, expr))
             state[var] = "shared"
             return
         if container or self.kinds.get(var) == "container":
@@ -428,7 +429,8 @@ class Reverse:
                 total = self_terms[0]
                 for t in self_terms[1:]:
                     total = gast.BinOp(left=total, op=gast.Add(), right=t)
-                out.append(A.assign(dy, total))
+                if not (isinstance(total, gast.Name) and total.id == dy):
+                    out.append(A.assign(dy, total))
                 state[y] = "shared"
             else:
                 state.pop(y, None)
