@@ -1,7 +1,11 @@
 """Small constructors and queries over gast trees, shared by every pass."""
+import builtins
 import copy
+import keyword
 
 import gast
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 
 def parse_expr(src):
@@ -137,6 +141,8 @@ class NameGen:
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "t"
         if base[0].isdigit():
             base = "t" + base
+        if base in _BUILTIN_NAMES or keyword.iskeyword(base):
+            base = base + "_"   # never shadow a builtin the user's code may call
         if base not in self.taken:
             self.taken.add(base)
             return base

@@ -58,7 +58,7 @@ class Comment(gast.stmt):
 
 class Reverse:
     def __init__(self, body, params, wrt, info, names, kinds, callee_factory,
-                 needed=None):
+                 needed=None, shape_only=()):
         self.info = info
         self.names = names
         self.params = params
@@ -69,6 +69,7 @@ class Reverse:
         local_defs = [s.name for s in body if isinstance(s, gast.FunctionDef)]
         self.an = Analysis(body, params, wrt, info, local_defs)
         self.needed = needed               # None: first pass, treat everything as needed
+        self.shape_only = set(shape_only)  # needed only for their shape
         self.assign_counts = _assign_counts(body, params)
         self.stack = None
         self.saved_vars = set()            # names saved before an overwrite
@@ -132,7 +133,11 @@ class Reverse:
                 if self.needs_save(t.id, depth):
                     self.saved_vars.add(t.id)
                     s.srcgrad_saved = True
-                    out.append(self.push(A.name(t.id), like=s))
+                    value = A.name(t.id)
+                    if t.id in self.shape_only:
+                        # the adjoint sweep reads only its shape (to un-broadcast)
+                        value = A.call(A.attr(self.names.np, "shape"), [value])
+                    out.append(self.push(value, like=s))
                 if op.kind == "call" and self.call_active(s):
                     return out + self.fwd_call(s, depth)
                 out.append(s)
@@ -265,7 +270,11 @@ class Reverse:
         self.last_comment = None
         out = []
         for s in reversed(stmts):
-            out.extend(self.bwd_stmt(s, state, depth))
+            piece = self.bwd_stmt(s, state, depth)
+            if piece and all(isinstance(x, Comment) for x in piece):
+                self.last_comment = None   # a comment over no code: drop it
+                continue
+            out.extend(piece)
         return out
 
     def comment(self, s):
@@ -695,3 +704,25 @@ def _check_aliases(body, info):
                                         f"later; srcgrad would compute gradients as if they "
                                         f"were copies. Write '{t} = {src}.copy()' (or "
                                         f"np.array(...)) to make the copy explicit.")
+
+
+def shape_only_reads(bwd, ad_name):
+    """Names that the adjoint sweep reads only as ``ad.unbroadcast(g, name)``'s shape."""
+    shape, value = set(), set()
+
+    def visit(node, shape_pos=False):
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            (shape if shape_pos else value).add(node.id)
+            return
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr == "unbroadcast" and isinstance(node.func.value, gast.Name) and \
+                node.func.value.id == ad_name and len(node.args) == 2:
+            visit(node.func)
+            visit(node.args[0])
+            visit(node.args[1], shape_pos=True)
+            return
+        for child in gast.iter_child_nodes(node):
+            visit(child)
+    for s in bwd:
+        visit(s)
+    return shape - value

@@ -10,7 +10,7 @@ __all__ = [
     "unbroadcast", "expand", "zeros_like", "ones_like_grad", "reduced_grad",
     "index_grad", "setitem", "zero_index", "add_grads", "shape_of",
     "keep_axis", "moveaxis_back", "minmax_grad", "sort_grad", "cast_like",
-    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed",
+    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like",
 ]
 
 
@@ -61,7 +61,8 @@ def unbroadcast(g, x):
     Also casts back to a Python float where ``x`` is one, so a float argument
     gets a float gradient.
     """
-    xs = getattr(x, "shape", None)
+    # x is the operand, or (when only its shape was recorded) its shape tuple
+    xs = x if type(x) is tuple else getattr(x, "shape", None)
     gs = getattr(g, "shape", ())
     if xs is None:                      # Python scalar (or list): sum everything
         if gs == ():
@@ -164,9 +165,7 @@ def index_grad(g, x, index):
             out[index] = g
         return type(x)(out) if isinstance(x, tuple) else out
     if isinstance(x, dict):
-        out = {k: zeros_like(v) for k, v in x.items()}
-        out[index] = g
-        return out
+        return {index: g}     # sparse: keys nobody read get zeros at the end (fill_like)
     out = np.zeros(np.shape(x), dtype=np.result_type(x, g, np.float64) if _is_int(x) else x.dtype)
     if _basic_index(index):
         out[index] = g
@@ -278,3 +277,17 @@ if _rule_helpers is not None:
     for _name in getattr(_rule_helpers, "__all__", ()):
         globals()[_name] = getattr(_rule_helpers, _name)
         __all__.append(_name)
+
+
+def fill_like(g, x):
+    """A gradient with exactly x's structure: zeros where nothing flowed (dict keys, None)."""
+    if isinstance(x, dict):
+        g = g or {}
+        return {k: fill_like(g.get(k), v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        if g is None:
+            g = [None] * len(x)
+        return type(x)(fill_like(gi, xi) for gi, xi in zip(g, x))
+    if g is None:
+        return zeros_like(x)
+    return g

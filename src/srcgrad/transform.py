@@ -19,7 +19,7 @@ from . import astutil as A
 from . import codegen, runtime
 from .normalize import normalize
 from .parsing import get_function_ast, resolve, MISSING, unwrap
-from .reverse import Reverse, Names, Comment
+from .reverse import Reverse, Names, Comment, shape_only_reads
 from .rules.table import helper_names
 
 _CACHE = {}
@@ -88,18 +88,20 @@ def _build(func, wrt, mode, kinds):
 
     gen_state = set(gen.taken)
 
-    def run(needed):
+    def run(needed, shape_only=()):
         gen.taken = set(gen_state)
         names.adjoints = {}
         rev = Reverse(copy.deepcopy(body), params, wrt, info, names,
-                      _infer_kinds(body, kinds), _callee_factory, needed=needed)
+                      _infer_kinds(body, kinds), _callee_factory, needed=needed,
+                      shape_only=shape_only)
         fwd, bwd = rev.run()
         return rev, fwd, bwd
 
+    # pass 1 finds what the adjoint sweep reads; pass 2 saves only that
     rev, fwd, bwd = run(None)
     primal = A.names_stored(fwd) | set(params)
     needed = A.names_read(bwd) & primal
-    rev, fwd, bwd = run(needed)
+    rev, fwd, bwd = run(needed, shape_only_reads(bwd, names.ad) & needed)
     return _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names)
 
 
@@ -174,7 +176,9 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
 
     grads = []
     for w in wrt:
-        if w in rev.final_state:
+        if w in rev.final_state and rev.kinds.get(w) == "container":
+            grads.append(A.call(A.attr(ad, "fill_like"), [A.name(names.d(w)), A.name(w)]))
+        elif w in rev.final_state:
             grads.append(A.name(names.d(w)))
         else:
             grads.append(A.call(A.attr(ad, "zeros_like"), [A.name(w)]))

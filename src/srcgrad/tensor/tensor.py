@@ -1504,3 +1504,58 @@ def where(condition, input=None, other=None):
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("where(): expected a tensor for input or other")
     return apply(np.where, (condition, input, other), name="WhereBackward0")
+
+
+# -- elementwise math, as a table: method -> (NumPy primitive, PyTorch's node name) -----------
+
+_UNARY_FLOAT = {
+    "exp": (np.exp, "ExpBackward0"), "exp2": (np.exp2, "Exp2Backward0"),
+    "expm1": (np.expm1, "Expm1Backward0"), "log": (np.log, "LogBackward0"),
+    "log2": (np.log2, "Log2Backward0"), "log10": (np.log10, "Log10Backward0"),
+    "log1p": (np.log1p, "Log1PBackward0"), "sqrt": (np.sqrt, "SqrtBackward0"),
+    "sin": (np.sin, "SinBackward0"), "cos": (np.cos, "CosBackward0"),
+    "tan": (np.tan, "TanBackward0"), "asin": (np.arcsin, "AsinBackward0"),
+    "acos": (np.arccos, "AcosBackward0"), "atan": (np.arctan, "AtanBackward0"),
+    "sinh": (np.sinh, "SinhBackward0"), "cosh": (np.cosh, "CoshBackward0"),
+    "tanh": (np.tanh, "TanhBackward0"), "reciprocal": (np.reciprocal, "ReciprocalBackward0"),
+}
+_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan"}
+
+
+def _unary_method(func, name):
+    def method(self):
+        return apply(func, (self,), name=name, floating=True)
+    return method
+
+
+for _m, (_f, _n) in _UNARY_FLOAT.items():
+    setattr(Tensor, _m, _unary_method(_f, _n))
+for _a, _m in _ALIASES.items():
+    setattr(Tensor, _a, getattr(Tensor, _m))
+
+
+def _abs(self):
+    return apply(np.absolute, (self,), name="AbsBackward0")
+
+
+def _neg(self):
+    return -self
+
+
+Tensor.abs = Tensor.absolute = _abs
+Tensor.neg = Tensor.negative = _neg
+
+
+def _inplace_method(method):
+    def method_(self, *args, **kwargs):
+        return self._inplace(lambda x: getattr(x, method)(*args, **kwargs), *args)
+    method_.__name__ = method + "_"
+    return method_
+
+
+for _m in list(_UNARY_FLOAT) + ["abs", "neg", "relu", "sigmoid", "square", "rsqrt", "sign",
+                                "floor", "ceil", "round", "trunc", "clamp_min", "clamp_max",
+                                "t", "squeeze", "unsqueeze", "transpose", "remainder",
+                                "floor_divide"]:
+    if not hasattr(Tensor, _m + "_"):
+        setattr(Tensor, _m + "_", _inplace_method(_m))

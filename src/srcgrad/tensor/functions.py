@@ -1,0 +1,104 @@
+"""``torch.exp(x)``, ``torch.sum(x, 1)``...: the free-function spellings of Tensor methods,
+and the operations that take several tensors (``cat``, ``stack``, ``where``...)."""
+import numbers
+
+import numpy as np
+
+from . import dtypes
+from .tensor import Tensor, apply, where, _wrap_dim
+
+# torch.<name>(input, *args, **kwargs) is input.<name>(*args, **kwargs)
+_METHODS = [
+    "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "sin", "cos",
+    "tan", "asin", "acos", "atan", "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh",
+    "sigmoid", "relu", "abs", "absolute", "neg", "negative", "reciprocal", "square", "sign",
+    "floor", "ceil", "round", "trunc", "clamp", "clip", "clamp_min", "clamp_max",
+    "sum", "mean", "prod", "std", "var", "max", "min", "amax", "amin", "argmax", "argmin",
+    "norm", "cumsum", "cumprod", "logsumexp", "softmax", "log_softmax", "all", "any",
+    "count_nonzero", "matmul", "mm", "mv", "dot", "bmm", "outer", "ger",
+    "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "pow",
+    "remainder", "floor_divide", "rsub", "maximum", "minimum", "eq", "ne", "lt", "le", "gt",
+    "ge", "greater", "less", "greater_equal", "less_equal", "not_equal", "logical_not",
+    "logical_and", "logical_or", "isnan", "isinf", "isfinite",
+    "reshape", "flatten", "ravel", "t", "transpose", "swapaxes", "swapdims", "permute",
+    "squeeze", "unsqueeze", "flip", "roll", "clone", "chunk", "split", "unbind",
+    "masked_fill", "index_select", "numel",
+]
+
+__all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",
+                            "isclose", "equal", "sort", "argsort", "topk", "take_along_dim"]
+
+
+def _method_function(name):
+    def function(input, *args, **kwargs):
+        if not isinstance(input, Tensor):
+            from .factories import tensor
+            input = tensor(input)
+        return getattr(input, name)(*args, **kwargs)
+    function.__name__ = function.__qualname__ = name
+    function.__doc__ = f"``torch.{name}(input, ...)``: the same as ``input.{name}(...)``."
+    return function
+
+
+for _name in _METHODS:
+    globals()[_name] = _method_function(_name)
+
+
+def _common(tensors):
+    target = dtypes.result_type(*tensors)
+    return [t.to(target) if t.dtype is not target else t for t in tensors]
+
+
+def cat(tensors, dim=0):
+    tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors)
+    tensors = _common(tensors)
+    d = _wrap_dim(dim, tensors[0].ndim)
+    return apply(np.concatenate, (tensors,), {"axis": d}, name="CatBackward0")
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim=0):
+    tensors = _common(list(tensors))
+    d = _wrap_dim(dim, tensors[0].ndim + 1)
+    return apply(np.stack, (tensors,), {"axis": d}, name="StackBackward0")
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return Tensor._make(np.isclose(input._data, other._data, rtol=rtol, atol=atol,
+                                   equal_nan=equal_nan))
+
+
+def equal(input, other):
+    return input.shape == other.shape and bool((input._data == other._data).all())
+
+
+def sort(input, dim=-1, descending=False):
+    from .tensor import _ReturnType
+    d = _wrap_dim(dim, input.ndim)
+    idx = np.argsort(-input._data if descending else input._data, axis=d, kind="stable")
+    indices = Tensor._make(idx.astype(np.int64))
+    values = take_along_dim(input, indices, d)
+    return _ReturnType(values, indices, "sort")
+
+
+def argsort(input, dim=-1, descending=False):
+    return sort(input, dim, descending)[1]
+
+
+def take_along_dim(input, indices, dim):
+    return apply(np.take_along_axis, (input, indices._data), {"axis": dim},
+                 name="TakeAlongDimBackward0")
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):
+    from .tensor import _ReturnType
+    values, indices = sort(input, dim, descending=largest)
+    d = _wrap_dim(dim, input.ndim)
+    index = (slice(None),) * d + (slice(0, k),)
+    return _ReturnType(take_along_dim(input, indices[index], d), indices[index], "topk")
