@@ -122,6 +122,7 @@ class Transformed:
         self.wrt_names, self.single = _resolve_wrt(wrt, self.sig, self.func)
         self.mode = mode
         self._last = None
+        self._fast = {}
         functools.update_wrapper(self, self.func)
         self.__wrapped__ = None  # keep inspect from unwrapping to the primal
         del self.__wrapped__
@@ -135,10 +136,18 @@ class Transformed:
         return wrt, single
 
     def compiled(self, bound):
+        kinds = tuple(map(_kind, bound.values()))
+        if self.wrt_names is not None:
+            # fast path: one dict lookup per call once this case is compiled
+            hit = self._fast.get(kinds)
+            if hit is not None and hit[3] is self.func.__code__:
+                self._last = hit[0]
+                return hit[:3]
         wrt, single = self._select(bound)
-        kinds = {n: _kind(v) for n, v in bound.items()}
-        fn = reverse_function(self.func, wrt, self.mode, kinds)
+        fn = reverse_function(self.func, wrt, self.mode, dict(zip(bound, kinds)))
         self._last = fn
+        if self.wrt_names is not None:
+            self._fast[kinds] = (fn, wrt, single, self.func.__code__)
         return fn, wrt, single
 
     @property
@@ -207,15 +216,20 @@ value_and_grad = _decorator("value_and_grad")
 value_and_grad.__doc__ = """Like grad, returning ``(value, grads)``."""
 
 
-def make_vjp(f, wrt):
+def make_vjp(f, wrt, *example_args):
     """(fwd, bwd) for f and a tuple of parameter positions or names (split form).
 
     ``fwd(*args) -> (value, saved)``; ``bwd(saved, cotangent) -> tuple of grads``.
+    With ``example_args``, the code is specialized on their kinds (Python
+    scalars, arrays, containers) as ``grad`` does at call time.
     """
     func = unwrap(f)
     sig = _Signature(func)
     names = tuple(sig.names[w] if isinstance(w, int) else w for w in wrt)
-    return reverse_function(func, names, "split", {})
+    kinds = {}
+    if example_args:
+        kinds = {n: _kind(v) for n, v in sig.bind(example_args, {}).items()}
+    return reverse_function(func, names, "split", kinds)
 
 
 def vjp(f, *args, wrt=None, **kwargs):

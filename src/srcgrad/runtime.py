@@ -10,7 +10,7 @@ __all__ = [
     "unbroadcast", "expand", "zeros_like", "ones_like_grad", "reduced_grad",
     "index_grad", "setitem", "zero_index", "add_grads", "shape_of",
     "keep_axis", "moveaxis_back", "minmax_grad", "sort_grad", "cast_like",
-    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like",
+    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "sum_grad", "mean_grad",
 ]
 
 
@@ -46,7 +46,7 @@ def seed(y):
     size = getattr(y, "size", 1)
     if size != 1 or isinstance(y, (list, tuple, dict)):
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
-    if hasattr(y, "shape"):
+    if getattr(y, "ndim", 0):
         return np.ones_like(y)
     return 1.0
 
@@ -129,6 +129,30 @@ def reduced_grad(g, x, axis=None, keepdims=False):
     if xs == ():
         return g if not hasattr(g, "shape") else g.reshape(())
     return np.broadcast_to(g, xs)
+
+
+def _float_like(a):
+    dt = getattr(a, "dtype", None)
+    return dt if dt is not None and dt.kind in "fc" else np.float64
+
+
+def sum_grad(g, a, axis=None, keepdims=False):
+    """Adjoint of ``np.sum(a, axis, keepdims)``: g spread over the summed axes, a's dtype."""
+    shape = np.shape(a)
+    if axis is None:
+        return np.full(shape, g, dtype=_float_like(a))
+    g = keep_axis(g, a, axis, keepdims)
+    return np.broadcast_to(g, shape).astype(_float_like(a), copy=False)
+
+
+def mean_grad(g, a, axis=None, keepdims=False):
+    """Adjoint of ``np.mean``: g divided by the number of averaged elements."""
+    shape = np.shape(a)
+    if axis is None:
+        return np.full(shape, g / max(np.size(a), 1), dtype=_float_like(a))
+    g = keep_axis(g, a, axis, keepdims)
+    n = np.size(a) // max(np.size(g), 1)
+    return np.broadcast_to(g / n, shape).astype(_float_like(a), copy=False)
 
 
 def minmax_grad(g, ans, x, axis=None, keepdims=False):

@@ -145,11 +145,11 @@ defmethod("clip", np.ndarray.clip)
 # Reductions: axis None / int / negative / tuple, keepdims True / False
 # ---------------------------------------------------------------------------------------
 _sum = defrule(np.sum, "a, axis=None, dtype=None, out=None, keepdims=False, initial=None",
-               vjp=dict(a="cast_like(reduced_grad(g, a, axis, keepdims), a)"),
+               vjp=dict(a="sum_grad(g, a, axis, keepdims)"),
                jvp=dict(a="np.sum(da, axis=axis, keepdims=keepdims)"),
                torch_name="SumBackward0")
 _mean = defrule(np.mean, "a, axis=None, dtype=None, out=None, keepdims=False",
-                vjp=dict(a="cast_like(reduced_grad(g, a, axis, keepdims), a) * (np.size(ans) / np.size(a))"),
+                vjp=dict(a="mean_grad(g, a, axis, keepdims)"),
                 jvp=dict(a="np.mean(da, axis=axis, keepdims=keepdims)"),
                 torch_name="MeanBackward0")
 # prod: partials from exclusive cumulative products, exact with zeros in the input

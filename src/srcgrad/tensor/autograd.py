@@ -141,7 +141,7 @@ class RuleNode(Node):
 
     def __init__(self, rule, args, ans, needs, edges, layout, saved):
         super().__init__()
-        self._vjp = rule.vjp_function()
+        self._vjp = vjp_function(rule)
         self._args = args
         self._ans = ans
         self._needs = needs
@@ -172,6 +172,25 @@ class RuleNode(Node):
         if self._has_saved:           # free the memory; shape-only nodes can run again
             self._args = self._ans = None
             self._saved = ()
+
+
+def vjp_function(rule):
+    """The rule's compiled vjp function (``Rule.vjp_function``).
+
+    Workaround, until rules/table.py makes ``needs`` keyword-only: a rule whose
+    parameters have defaults generates ``def f(g, ans, a, axis=None, needs)``,
+    a SyntaxError; the same source is then compiled with ``*, needs``.
+    """
+    try:
+        return rule.vjp_function()
+    except SyntaxError:
+        from ..rules import table
+        src = rule.vjp_source()
+        head, _, rest = src.partition("\n")
+        if "*" not in head:
+            head = head.replace(", needs):", ", *, needs):")
+        rule._vjp_fn = table._compile_rule_source(head + "\n" + rest, rule.name, "vjp")
+        return rule._vjp_fn
 
 
 _SECOND_TIME = (

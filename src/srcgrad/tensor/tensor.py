@@ -788,10 +788,12 @@ class Tensor:
         return apply(np.where, (self > 0, self, zero), name="ReluBackward0")
 
     def sigmoid(self):
-        f = getattr(runtime, "sigmoid", None)
+        f = _rule_for(getattr(runtime, "sigmoid", None), getattr(runtime, "expit", None))
         if f is not None and lookup(f) is not None:
-            return self._unary(f, "SigmoidBackward0")
-        return ((-self).exp() + 1).reciprocal()
+            return apply(f, (self,), name="SigmoidBackward0", floating=True)
+        # no sigmoid rule yet: 1 / (1 + exp(-x)), the last node named as PyTorch's
+        return apply(np.reciprocal, ((-self).exp() + 1,), name="SigmoidBackward0",
+                     floating=True)
 
     def clamp(self, min=None, max=None):
         if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -1236,9 +1238,7 @@ class Tensor:
         value = _on_device(value, self)
         if value.dtype is not self.dtype:
             value = value.to(self.dtype)
-        setitem = _rule_for(getattr(runtime, "setitem", None))
-        self._inplace(lambda old: apply(setitem, (old, index, value), name="CopySlices"),
-                      value)
+        self._inplace(lambda old: _setitem(old, index, value), value)
 
     # -- in place ---------------------------------------------------------------------------
     def _check_inplace(self):
@@ -1380,6 +1380,28 @@ class Tensor:
     def normal_(self, mean=0.0, std=1.0):
         from . import factories
         return self._inplace(lambda x: _like_values(x, factories._rng().normal(mean, std, x.shape)))
+
+
+def _setitem(x, index, value):
+    """``x`` with ``x[index] = value``, out of place and recorded (PyTorch's CopySlices).
+
+    With a rule for ``runtime.setitem`` it is one node.  Without one it is built
+    from primitives that have rules: ``value`` broadcast to the selected shape,
+    gathered into ``x``'s shape (a fancy index), and chosen by ``where`` over
+    ``x``.  Repeated indices keep the last write, as NumPy's assignment does.
+    """
+    setitem = getattr(runtime, "setitem", None)
+    if lookup(setitem) is not None:
+        return apply(setitem, (x, index, value), name="CopySlices")
+    xp = runtime.array_ns(x._data)
+    selected = x._data[index].shape
+    mask = xp.zeros(x._data.shape, dtype=bool)
+    mask[index] = True
+    position = xp.zeros(x._data.shape, dtype=np.intp)
+    position[index] = xp.arange(int(np.prod(selected))).reshape(selected)
+    spread = value.expand(selected) if tuple(value.shape) != selected else value
+    gathered = spread.reshape(-1)[Tensor._make(position)] if spread.numel() else x
+    return apply(np.where, (Tensor._make(mask), gathered, x), name="CopySlices")
 
 
 def _rebuild(array, requires_grad):

@@ -1,0 +1,644 @@
+"""The derivative table, checked rule by rule against finite differences (float64).
+
+One parametrized test runs over every registered rule (``srcgrad.rules.all_rules()``)
+and every sample call of it in ``SAMPLES``; for each differentiable parameter it checks
+
+(a) the reverse rule (``rule.vjp_function()``) against central differences, entry by
+    entry: ``vjp(g)[i] == <g, f(x + eps e_i) - f(x - eps e_i)> / 2 eps``;
+(b) the forward rule (``rule.jvp_function()``) against central differences along a
+    random direction ``t``;
+(c) that the two agree: ``<g, jvp(t)> == <vjp(g), t>``.
+
+A rule without samples fails ``test_every_rule_has_samples``.  The elementwise family
+is also checked on random shapes (broadcasting pairs included) with hypothesis.
+"""
+import builtins
+import math
+import operator
+import types
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+from hypothesis.extra import numpy as hnp
+
+import srcgrad.rules as rules
+from srcgrad.rules import table
+
+EPS = 1e-6
+RTOL = 1e-6          # finite differences against the rules
+CRTOL = 1e-10        # reverse against forward
+
+_rng = np.random.default_rng(20240607)
+
+
+def A(*shape, lo=-1.0, hi=1.0):
+    """Random float64 values in [lo, hi)."""
+    return _rng.uniform(lo, hi, shape)
+
+
+def P(*shape):
+    """Positive values away from zero."""
+    return A(*shape, lo=0.5, hi=2.0)
+
+
+def M(*shape):
+    """Well-conditioned square matrices (a stack of them)."""
+    n = shape[-1]
+    return A(*shape, n) + 3 * np.eye(n)
+
+
+def B(*shape):
+    return _rng.uniform(size=shape) > 0.5
+
+
+class S:
+    """One sample call: ``S(*args, **kwargs)``; ``_eps``/``_rtol``/``_crtol`` tune the check."""
+
+    def __init__(self, *args, _eps=EPS, _rtol=RTOL, _crtol=CRTOL, **kwargs):
+        self.args, self.kwargs = args, kwargs
+        self.eps, self.rtol, self.crtol = _eps, _rtol, _crtol
+
+    def __repr__(self):
+        def short(v):
+            if isinstance(v, np.ndarray):
+                return f"arr{v.shape}"
+            if isinstance(v, (list, tuple)):
+                inner = ",".join(short(x) for x in v)
+                return f"[{inner}]" if isinstance(v, list) else f"({inner})"
+            return repr(v)
+        parts = [short(a) for a in self.args] + [f"{k}={short(v)}" for k, v in self.kwargs.items()]
+        return ",".join(parts)
+
+
+# ---------------------------------------------------------------------------------------
+# Sample calls, keyed by rule name
+# ---------------------------------------------------------------------------------------
+SAMPLES = {}
+
+# domains where the elementwise functions are smooth (used by hypothesis too)
+UNARY_DOMAINS = {
+    "np.exp": (-3, 3), "np.exp2": (-3, 3), "np.expm1": (-3, 3), "np.log": (0.1, 3),
+    "np.log2": (0.1, 3), "np.log10": (0.1, 3), "np.log1p": (-0.9, 3), "np.sqrt": (0.1, 3),
+    "np.cbrt": (0.1, 3), "np.square": (-3, 3), "np.reciprocal": (0.2, 3),
+    "np.sin": (-3, 3), "np.cos": (-3, 3), "np.tan": (-1.2, 1.2), "np.arcsin": (-0.9, 0.9),
+    "np.arccos": (-0.9, 0.9), "np.arctan": (-3, 3), "np.sinh": (-2, 2), "np.cosh": (-2, 2),
+    "np.tanh": (-2, 2), "np.arcsinh": (-3, 3), "np.arccosh": (1.1, 3), "np.arctanh": (-0.9, 0.9),
+    "np.absolute": (-3, 3), "np.fabs": (-3, 3), "np.deg2rad": (-3, 3), "np.radians": (-3, 3),
+    "np.rad2deg": (-3, 3), "np.degrees": (-3, 3), "np.conjugate": (-3, 3), "np.sinc": (-2, 2),
+    "np.real": (-3, 3), "np.nan_to_num": (-3, 3), "np.negative": (-3, 3), "np.positive": (-3, 3),
+    "operator.neg": (-3, 3), "operator.pos": (-3, 3),
+}
+BINARY_DOMAINS = {
+    "np.add": ((-2, 2), (-2, 2)), "np.subtract": ((-2, 2), (-2, 2)),
+    "np.multiply": ((-2, 2), (-2, 2)), "np.divide": ((-2, 2), (0.5, 2)),
+    "np.power": ((0.5, 2), (-2, 2)), "np.float_power": ((0.5, 2), (-2, 2)),
+    "np.arctan2": ((-2, 2), (0.5, 2)), "np.hypot": ((0.2, 2), (0.2, 2)),
+    "np.logaddexp": ((-3, 3), (-3, 3)), "np.logaddexp2": ((-3, 3), (-3, 3)),
+    "np.maximum": ((-2, 2), (-2, 2)), "np.minimum": ((-2, 2), (-2, 2)),
+    "np.fmax": ((-2, 2), (-2, 2)), "np.fmin": ((-2, 2), (-2, 2)),
+    "np.copysign": ((0.2, 2), (-2, 2)),
+    "operator.add": ((-2, 2), (-2, 2)), "operator.sub": ((-2, 2), (-2, 2)),
+    "operator.mul": ((-2, 2), (-2, 2)), "operator.truediv": ((-2, 2), (0.5, 2)),
+    "operator.pow": ((0.5, 2), (-2, 2)),
+}
+# x in (2.3, 2.7), y in (1, 1.1): x / y stays strictly between 2 and 3, away from the jumps
+_MOD_DOMAIN = ((2.3, 2.7), (1.0, 1.1))
+BINARY_DOMAINS_TABLE = dict(BINARY_DOMAINS, **{
+    "np.remainder": _MOD_DOMAIN, "operator.mod": _MOD_DOMAIN, "np.fmod": _MOD_DOMAIN})
+
+for _name, (_lo, _hi) in UNARY_DOMAINS.items():
+    SAMPLES[_name] = [S(A(3, 4, lo=_lo, hi=_hi)), S(float(A(lo=_lo, hi=_hi))),
+                      S(A(2, 1, 3, lo=_lo, hi=_hi))]
+for _name, ((_lx, _hx), (_ly, _hy)) in BINARY_DOMAINS_TABLE.items():
+    SAMPLES[_name] = [
+        S(A(3, 4, lo=_lx, hi=_hx), A(3, 4, lo=_ly, hi=_hy)),
+        S(A(3, 4, lo=_lx, hi=_hx), A(4, lo=_ly, hi=_hy)),                 # broadcasting
+        S(A(2, 1, 3, lo=_lx, hi=_hx), A(4, 1, lo=_ly, hi=_hy)),           # both broadcast
+        S(float(A(lo=_lx, hi=_hx)), A(3, lo=_ly, hi=_hy)),                # a Python float
+        S(A(3, lo=_lx, hi=_hx), float(A(lo=_ly, hi=_hy))),
+    ]
+SAMPLES["np.sinc"].append(S(np.array([0.0, 0.5, 1.0, -1.5])))
+SAMPLES["np.nan_to_num"].append(S(np.array([1.0, np.nan, np.inf, -np.inf, -2.0])))
+SAMPLES["np.absolute"].append(S(np.array([-1.5, 0.25, 2.0])))
+SAMPLES["np.maximum"].append(S(np.array([1.0, 2.0, 3.0]), np.array([1.0, 0.5, 4.0])))  # a tie
+SAMPLES["np.where"] = [S(B(3, 4), A(3, 4), A(3, 4)), S(B(3, 4), A(4), 2.0),
+                       S(B(3, 1), A(1, 4), A(3, 4)), S(B(3), 1.5, A(2, 3))]
+SAMPLES["np.clip"] = [S(A(3, 4), -0.5, 0.5), S(A(3, 4), None, 0.3), S(A(5), -0.2, None),
+                      S(A(3, 4), A(4) * 0.3 - 0.6, 0.5), S(A(3, 1), -0.4, A(4) * 0.3 + 0.1),
+                      S(A(3, 4), a_min=-0.5, a_max=0.5)]
+SAMPLES["np.ndarray.clip"] = [S(A(3, 4), -0.5, 0.5), S(A(3, 4), max=0.2),
+                              S(A(3, 4), min=A(4) * 0.3 - 0.5), S(A(3, 4), -0.3, A(3, 1) * 0.2)]
+
+_MATMUL = [S(A(3, 4), A(4, 2)), S(A(4), A(4, 2)), S(A(3, 4), A(4)), S(A(4), A(4)),
+           S(A(2, 3, 4), A(4)), S(A(2, 1, 3, 4), A(5, 4, 2)), S(A(3, 4), A(2, 4, 2))]
+SAMPLES["np.matmul"] = _MATMUL
+SAMPLES["operator.matmul"] = _MATMUL
+SAMPLES["getitem"] = [S(A(4, 5), (slice(1, None), [0, 0, 2])), S(A(4, 5), 2),
+                      S(A(5), np.array([1, 1, 3])), S(A(3, 4), (Ellipsis, None, 1)),
+                      S(A(3, 4), A(3, 4) > 0), S(A(2, 3, 4), (slice(None), [2, 0, 2], slice(1, 3)))]
+
+# reductions: axis None / int / negative / tuple, keepdims
+_REDUCE = [S(A(3, 4)), S(A(3, 4), axis=0), S(A(3, 4), 1), S(A(3, 4), axis=-1, keepdims=True),
+           S(A(2, 3, 4), axis=(0, 2)), S(A(2, 3, 4), axis=(-1, 0), keepdims=True),
+           S(A(2, 3), axis=None, keepdims=True), S(A(5)), S(A(2, 3, 4), axis=-2)]
+for _name in ("np.sum", "np.mean", "np.max", "np.min", "np.amax", "np.amin", "np.ptp",
+              "np.ndarray.sum", "np.ndarray.mean", "np.ndarray.max", "np.ndarray.min"):
+    SAMPLES[_name] = list(_REDUCE)
+_Z = A(3, 4)
+_Z[0, 0] = _Z[0, 1] = _Z[1, 2] = 0.0       # one and two zeros in a group
+for _name in ("np.prod", "np.ndarray.prod"):
+    SAMPLES[_name] = _REDUCE + [S(_Z), S(_Z, axis=1), S(_Z, axis=0, keepdims=True),
+                                S(_Z, axis=(0, 1))]
+for _name in ("np.var", "np.std", "np.ndarray.var", "np.ndarray.std"):
+    SAMPLES[_name] = _REDUCE + [S(A(3, 4), axis=0, ddof=1), S(A(2, 3, 4), (0, 2), None, None, 1)]
+_NAN = A(3, 4)
+_NAN[0, 1] = _NAN[2, 2] = np.nan
+SAMPLES["np.nansum"] = _REDUCE + [S(_NAN), S(_NAN, axis=0), S(_NAN, axis=-1, keepdims=True)]
+SAMPLES["np.nanmean"] = _REDUCE + [S(_NAN), S(_NAN, axis=0), S(_NAN, axis=(0, 1), keepdims=True)]
+SAMPLES["np.linalg.norm"] = [
+    S(A(5)), S(A(3, 4)), S(A(2, 3, 4)), S(A(3, 4), axis=1), S(A(3, 4), None, 0, True),
+    S(A(5), ord=1), S(A(5), ord=np.inf), S(A(5), ord=-np.inf), S(A(5), ord=3), S(A(5), ord=0.5),
+    S(A(5), ord=0), S(A(3, 4), ord="fro", keepdims=True), S(A(3, 4), ord="nuc"),
+    S(A(3, 4), ord=2), S(A(3, 4), ord=-2), S(A(3, 4), ord=1), S(A(3, 4), ord=-1),
+    S(A(3, 4), ord=np.inf), S(A(3, 4), ord=-np.inf), S(A(2, 3, 4), axis=(1, 2)),
+    S(A(2, 3, 4), ord=2, axis=(-1, 0)), S(A(2, 3, 4), ord=1, axis=-1, keepdims=True),
+    S(A(2, 3, 4), ord="nuc", axis=(0, 2), keepdims=True)]
+SAMPLES["np.linalg.vector_norm"] = [S(A(3, 4)), S(A(3, 4), axis=(0, 1), ord=1),
+                                    S(A(3, 4), axis=-1, keepdims=True, ord=np.inf),
+                                    S(A(2, 3, 4), axis=(0, 2), ord=3)]
+SAMPLES["np.linalg.matrix_norm"] = [S(A(3, 4)), S(A(2, 3, 4), ord="nuc"),
+                                    S(A(3, 4), ord=2, keepdims=True), S(A(2, 3, 4), ord=-1)]
+_CUM = [S(A(5)), S(A(3, 4)), S(A(3, 4), axis=0), S(A(2, 3, 4), axis=-1), S(A(3, 4), 1)]
+SAMPLES["np.cumsum"] = SAMPLES["np.ndarray.cumsum"] = _CUM
+_ZC = A(3, 4)
+_ZC[0, 1] = _ZC[1, 0] = _ZC[1, 3] = 0.0
+SAMPLES["np.cumprod"] = SAMPLES["np.ndarray.cumprod"] = _CUM + [S(_ZC, axis=1), S(_ZC, 0), S(_ZC)]
+SAMPLES["np.diff"] = [S(A(6)), S(A(3, 5), n=2), S(A(4, 3), axis=0), S(A(3, 5), 3, 1),
+                      S(A(2, 3, 4), 1, -2)]
+SAMPLES["np.trace"] = SAMPLES["np.ndarray.trace"] = [
+    S(A(4, 4)), S(A(3, 5), 1), S(A(5, 3), -2), S(A(2, 3, 4), axis1=1, axis2=2),
+    S(A(3, 2, 4), 0, 2, 0), S(A(3, 4, 2), -1, -1, 0)]
+
+# linear algebra
+SAMPLES["np.dot"] = SAMPLES["np.ndarray.dot"] = [
+    S(A(4), A(4)), S(A(3, 4), A(4, 2)), S(A(3, 4), A(4)), S(A(4), A(4, 2)),
+    S(A(2, 3, 4), A(5, 4, 2)), S(A(2, 3), A(3, 2, 4)), S(A(2, 3), 1.5)]
+SAMPLES["np.dot"].append(S(2.5, A(3)))
+SAMPLES["np.vdot"] = [S(A(2, 3), A(6)), S(A(4), A(4)), S(A(2, 2), A(2, 2))]
+SAMPLES["np.inner"] = [S(A(4), A(4)), S(A(2, 4), A(3, 4)), S(A(2, 3, 4), A(4)), S(2.0, A(3))]
+SAMPLES["np.outer"] = [S(A(3), A(4)), S(A(2, 2), A(3)), S(1.5, A(2))]
+SAMPLES["np.tensordot"] = [
+    S(A(2, 3, 4), A(3, 4, 5)), S(A(3, 4), A(4, 5), axes=1), S(A(3, 4), A(2, 5), axes=0),
+    S(A(2, 3, 4), A(4, 3, 2), axes=([1, 0], [1, 2])), S(A(2, 3), A(3, 2), ([-1], [0])),
+    S(A(3, 4), A(3, 4), 2)]
+SAMPLES["np.einsum"] = [
+    S("ij,jk->ik", A(2, 3), A(3, 4)), S("ij,jk", A(2, 3), A(3, 4)), S("ii->i", A(3, 3)),
+    S("ii", A(3, 3)), S("ij->", A(2, 3)), S("ij->j", A(2, 3)), S("ij->ji", A(2, 3)),
+    S("ba", A(2, 3)), S("i,i", A(3), A(3)), S("i,j->ij", A(3), A(4)),
+    S("...ij,...jk->...ik", A(2, 3, 4), A(4, 2)), S("bij,bjk->bik", A(2, 2, 3), A(2, 3, 2)),
+    S("...i,...i->...", A(2, 3), A(3)), S("ij,ij->ij", A(1, 3), A(2, 3)),
+    S("iij->ij", A(3, 3, 2)), S("ij,jk,kl->il", A(2, 3), A(3, 4), A(4, 2), optimize=True),
+    S(A(2, 3), [0, 1], A(3, 4), [1, 2], [0, 2]), S(A(2, 3), [0, 1], A(3), [1]),
+    S("i ,i-> ", A(3), A(3)), S(",ij->ij", 1.5, A(2, 2))]
+SAMPLES["np.kron"] = [S(A(2, 3), A(2, 2)), S(A(3), A(2)), S(A(2, 2), A(3)), S(A(2), A(2, 1, 2))]
+SAMPLES["np.cross"] = [S(A(3), A(3)), S(A(4, 3), A(3)), S(A(2), A(2)), S(A(2), A(3)),
+                       S(A(3), A(2, 2)), S(A(3, 4), A(3, 4), axis=0),
+                       S(A(3, 2), A(2, 3), axisa=0, axisb=1, axisc=0)]
+SAMPLES["np.linalg.inv"] = [S(M(3)), S(M(2, 3)), S(M(1))]
+SAMPLES["np.linalg.det"] = [S(M(3)), S(M(2, 3)), S(M(1)), S(M(2))]
+SAMPLES["np.linalg.solve"] = [S(M(3), A(3)), S(M(3), A(3, 2)), S(M(2, 3), A(3)),
+                              S(M(2, 3), A(2, 3, 2)), S(M(3), A(2, 3, 2)), S(M(2, 3), A(3, 1))]
+SAMPLES["np.matrix_transpose"] = SAMPLES["np.ndarray.mT"] = [S(A(3, 4)), S(A(2, 3, 4))]
+
+# shapes
+SAMPLES["np.reshape"] = [S(A(3, 4), (6, 2)), S(A(3, 4), -1), S(A(2, 3, 4), (4, -1), order="F"),
+                         S(A(3, 4), shape=(2, 6)), S(2.0, (1, 1))]
+SAMPLES["np.ndarray.reshape"] = [S(A(3, 4), 6, 2), S(A(3, 4), (2, 6)), S(A(3, 4), -1),
+                                 S(A(2, 3, 4), 4, -1, order="F"), S(A(2, 3), [3, 2])]
+_RAVEL = [S(A(3, 4)), S(A(3, 4), order="F"), S(A(4, 3).T, order="K"),
+          S(A(3, 2, 4).transpose(1, 0, 2), "K"), S(np.asfortranarray(A(3, 4)), order="A"),
+          S(A(3, 4)[:, ::-1], order="K"), S(A(3, 4), "A")]
+SAMPLES["np.ravel"] = SAMPLES["np.ndarray.ravel"] = SAMPLES["np.ndarray.flatten"] = _RAVEL
+SAMPLES["np.transpose"] = [S(A(3, 4)), S(A(2, 3, 4), (1, 2, 0)), S(A(2, 3, 4), axes=(-1, 0, 1)),
+                           S(A(3))]
+SAMPLES["np.ndarray.transpose"] = [S(A(2, 3, 4)), S(A(2, 3, 4), 1, 2, 0), S(A(2, 3, 4), (2, 0, 1)),
+                                   S(A(3, 4), None), S(A(2, 3, 4), [-1, 0, 1])]
+SAMPLES["np.ndarray.T"] = [S(A(3, 4)), S(A(2, 3, 4)), S(A(3))]
+SAMPLES["np.swapaxes"] = SAMPLES["np.ndarray.swapaxes"] = [S(A(2, 3, 4), 0, 2), S(A(3, 4), -1, 0)]
+SAMPLES["np.moveaxis"] = [S(A(2, 3, 4), 0, -1), S(A(2, 3, 4), (0, 1), (2, 0))]
+SAMPLES["np.squeeze"] = SAMPLES["np.ndarray.squeeze"] = [
+    S(A(1, 3, 1)), S(A(1, 3, 1), axis=0), S(A(1, 3, 1), (0, 2)), S(A(1, 3, 1), -1)]
+SAMPLES["np.expand_dims"] = [S(A(3, 4), 0), S(A(3, 4), -1), S(A(3), (0, 2)), S(2.0, 0)]
+SAMPLES["np.broadcast_to"] = [S(A(3), (2, 3)), S(A(3, 1), (2, 3, 4)), S(1.5, (2, 2)),
+                              S(A(2, 3), (2, 3))]
+SAMPLES["np.atleast_1d"] = [S(1.5), S(A(3)), S(A(2, 3)), S(1.5, A(2))]
+SAMPLES["np.atleast_2d"] = [S(A(3)), S(A(2, 3)), S(0.5), S(A(3), A(2, 2))]
+SAMPLES["np.atleast_3d"] = [S(A(3)), S(A(2, 3)), S(A(2, 3), A(4))]
+SAMPLES["np.concatenate"] = [S([A(2, 3), A(4, 3)]), S((A(2, 3), A(2, 2)), axis=1),
+                             S([A(2, 3), A(2, 3)], axis=-2), S([A(2, 3), A(4)], axis=None),
+                             S([A(3), A(2), A(1)])]
+SAMPLES["np.stack"] = [S([A(2, 3), A(2, 3)]), S((A(3), A(3), A(3)), axis=1),
+                       S([A(2, 3), A(2, 3)], axis=-1), S([1.5, 2.5])]
+SAMPLES["np.hstack"] = [S([A(3), A(2)]), S((A(2, 3), A(2, 1))), S([1.5, A(2)])]
+SAMPLES["np.vstack"] = [S([A(3), A(3)]), S([A(2, 3), A(1, 3)]), S((A(2, 3), A(3)))]
+SAMPLES["np.dstack"] = [S([A(2, 3), A(2, 3)]), S([A(3), A(3)]), S([A(2, 3, 2), A(2, 3)])]
+SAMPLES["np.column_stack"] = [S([A(3), A(3, 2)]), S((A(3), A(3)))]
+SAMPLES["np.append"] = [S(A(3), A(2)), S(A(2, 3), A(2, 2), axis=1), S(A(2, 3), A(4)),
+                        S(A(2, 3), A(1, 3), 0), S(A(2), 1.5)]
+SAMPLES["np.split"] = [S(A(6), 3), S(A(4, 3), [1, 3]), S(A(3, 4), 2, axis=1), S(A(3, 4), [1], -1)]
+SAMPLES["np.array_split"] = [S(A(7), 3), S(A(5, 2), [2], 0), S(A(2, 5), 2, axis=1)]
+SAMPLES["np.hsplit"] = [S(A(3, 4), 2), S(A(6), 3), S(A(2, 5), [1, 3])]
+SAMPLES["np.vsplit"] = [S(A(4, 3), 2), S(A(4, 3), [1])]
+SAMPLES["np.diag"] = [S(A(3)), S(A(3), 1), S(A(3), -2), S(A(3, 3)), S(A(3, 4), 1),
+                      S(A(4, 3), -1), S(A(2, 5), 2), S(A(5, 2), -3), S(A(3, 4), k=-1)]
+SAMPLES["np.diagonal"] = SAMPLES["np.ndarray.diagonal"] = [
+    S(A(3, 3)), S(A(3, 4), 1), S(A(4, 3), -1), S(A(2, 3, 4), 0, 1, 2), S(A(2, 3, 4), 1, -1, 0),
+    S(A(3, 4, 2), -1, 2, 0)]
+SAMPLES["np.triu"] = SAMPLES["np.tril"] = [S(A(3, 3)), S(A(3, 4), 1), S(A(4, 3), -1),
+                                           S(A(2, 3, 3)), S(A(3, 3), k=2)]
+SAMPLES["np.flip"] = [S(A(3, 4)), S(A(3, 4), 0), S(A(2, 3, 4), (0, 2)), S(A(3, 4), axis=-1)]
+SAMPLES["np.fliplr"] = [S(A(3, 4)), S(A(2, 3, 2))]
+SAMPLES["np.flipud"] = [S(A(3, 4)), S(A(4))]
+SAMPLES["np.rot90"] = [S(A(3, 4)), S(A(3, 4), 2), S(A(2, 3, 4), 3, (1, 2)), S(A(3, 4), -1),
+                       S(A(2, 3, 4), k=1, axes=(2, 0))]
+SAMPLES["np.roll"] = [S(A(5), 2), S(A(3, 4), -1, 1), S(A(3, 4), 5), S(A(3, 4), (1, 2), (0, 1)),
+                      S(A(3, 4), shift=1, axis=-1)]
+SAMPLES["np.tile"] = [S(A(3), 2), S(A(2, 3), (2, 1)), S(A(3), (2, 2)), S(A(2, 3), 2),
+                      S(A(2, 1, 3), (2,)), S(1.5, 3)]
+SAMPLES["np.repeat"] = SAMPLES["np.ndarray.repeat"] = [
+    S(A(3), 2), S(A(2, 3), 2, axis=1), S(A(2, 3), [1, 0, 2], axis=1), S(A(2, 3), 3),
+    S(A(2, 3), [1, 2], 0), S(A(4), np.array([2, 0, 1, 3])), S(A(2, 3), [1, 2, 0, 1, 1, 2])]
+SAMPLES["np.sort"] = [S(A(5)), S(A(3, 4), 0), S(A(3, 4)), S(A(3, 4), None),
+                      S(A(2, 3, 4), axis=-2), S(A(6), kind="stable")]
+SAMPLES["np.take"] = SAMPLES["np.ndarray.take"] = [
+    S(A(5), [0, 2, 2, 4]), S(A(3, 4), [1, 1], axis=1), S(A(3, 4), np.array([[0, 2], [1, 1]]), axis=0),
+    S(A(3, 4), 5), S(A(3, 4), [-1, 5], axis=1, mode="clip"), S(A(4), [5, -6, 1], mode="wrap"),
+    S(A(3, 4), [-1, 0], 0)]
+SAMPLES["np.take_along_axis"] = [
+    S(A(3, 4), np.array([[0, 0], [3, 1], [2, 2]]), axis=1),
+    S(A(3, 4), np.array([[0, 1, 2, 2], [1, 1, 0, 0]]), axis=0),
+    S(A(5), np.array([0, 0, 3]), axis=None), S(A(3, 4), np.array([[1], [0], [3]]), -1)]
+SAMPLES["np.pad"] = [S(A(3), 2), S(A(2, 3), ((1, 0), (2, 1))), S(A(2, 3), 1, mode="edge"),
+                     S(A(4), (2, 3), "reflect"), S(A(4), 2, "wrap"), S(A(3, 2), 1, "symmetric"),
+                     S(A(3), 1, constant_values=5.0)]
+
+# creation, copies, casts
+SAMPLES["np.array"] = [S([1.5, 2.5]), S(A(3)), S([A(3), A(3)]), S((A(2), A(2))),
+                       S([[1.0, 2.0], [3.0, 4.0]]), S(A(3), ndmin=3), S(A(2, 3), dtype=np.float64),
+                       S(2.5)]
+SAMPLES["np.asarray"] = [S(A(3)), S([0.5, 1.5]), S([A(2), A(2)]), S(A(2, 2), np.float64)]
+SAMPLES["np.asanyarray"] = [S(A(3)), S([0.5, 1.5])]
+SAMPLES["np.ascontiguousarray"] = [S(A(3, 4).T), S([0.5, 1.5])]
+SAMPLES["np.asfortranarray"] = [S(A(3, 4)), S((0.5, 1.5))]
+SAMPLES["np.copy"] = [S(A(3, 4)), S(A(3)), S(np.asfortranarray(A(2, 3)), order="K")]
+SAMPLES["np.ndarray.copy"] = [S(A(3, 4)), S(A(3, 4).T, "F")]
+SAMPLES["np.ndarray.conj"] = SAMPLES["np.ndarray.conjugate"] = [S(A(3)), S(A(2, 3))]
+SAMPLES["np.ndarray.astype"] = [S(A(3), np.float64), S(A(2, 2), "float64"),
+                                S(A(3), np.float32, _eps=1e-2, _rtol=1e-4, _crtol=1e-6)]
+SAMPLES["np.float64"] = [S(2.5), S(A(3)), S(np.float32(1.5))]
+SAMPLES["np.float32"] = [S(2.5, _eps=1e-2, _rtol=1e-4, _crtol=1e-6),
+                         S(A(3), _eps=1e-2, _rtol=1e-4, _crtol=1e-6)]
+SAMPLES["np.full"] = [S((2, 3), 1.5), S((2, 3), A(3)), S(3, A(1)), S((2, 2), A(2, 1))]
+SAMPLES["np.full_like"] = [S(A(2, 3), 1.5), S(A(2, 3), A(2, 1)), S(A(3), A(3))]
+SAMPLES["np.linspace"] = [S(0.5, 2.0, 5), S(1.0, 3.0, 4, endpoint=False), S(A(3), A(3), 4),
+                          S(A(2), 1.0, 3, axis=1), S(0.0, A(2, 3), 5, axis=-1), S(2.0, 3.0, 1)]
+
+# the math module
+_MATH_DOMAINS = {
+    "math.exp": (-2, 2), "math.expm1": (-2, 2), "math.log1p": (-0.5, 2), "math.log2": (0.2, 3),
+    "math.log10": (0.2, 3), "math.sqrt": (0.2, 3), "math.sin": (-3, 3), "math.cos": (-3, 3),
+    "math.tan": (-1.2, 1.2), "math.asin": (-0.9, 0.9), "math.acos": (-0.9, 0.9),
+    "math.atan": (-3, 3), "math.sinh": (-2, 2), "math.cosh": (-2, 2), "math.tanh": (-2, 2),
+    "math.asinh": (-3, 3), "math.acosh": (1.2, 3), "math.atanh": (-0.9, 0.9),
+    "math.erf": (-2, 2), "math.erfc": (-2, 2), "math.fabs": (-2, 2), "math.degrees": (-2, 2),
+    "math.radians": (-2, 2), "math.cbrt": (0.2, 3), "math.exp2": (-2, 2),
+}
+for _name, (_lo, _hi) in _MATH_DOMAINS.items():
+    SAMPLES[_name] = [S(float(A(lo=_lo, hi=_hi))), S(float(A(lo=_lo, hi=_hi)))]
+SAMPLES["math.fabs"].append(S(-0.75))
+SAMPLES["math.log"] = [S(2.0), S(0.7), S(2.0, 3.0), S(5.0, 0.5)]
+SAMPLES["math.pow"] = [S(1.5, 2.3), S(2.0, -1.5), S(-1.5, 2.0)]
+SAMPLES["math.atan2"] = [S(0.3, 0.8), S(-0.5, -0.2)]
+SAMPLES["math.copysign"] = [S(0.7, -1.0), S(-0.7, 2.0)]
+SAMPLES["math.fmod"] = [S(2.5, 1.1), S(-2.5, 1.1)]
+SAMPLES["math.remainder"] = [S(2.5, 1.1), S(2.9, 1.1)]
+SAMPLES["math.hypot"] = [S(3.0, 4.0), S(1.0, 2.0, 2.0), S(-0.5)]
+SAMPLES["math.fsum"] = [S([0.5, 1.5, 2.5]), S((1.0, 2.0))]
+SAMPLES["math.prod"] = [S([1.5, 2.0, -0.5]), S([1.5, 2.0], start=2.0), S((0.0, 2.0, 3.0))]
+
+# builtins
+SAMPLES["abs"] = [S(-1.5), S(A(3, 4)), S(np.float64(0.7))]
+SAMPLES["float"] = [S(2.5), S(np.array(1.5)), S(np.float64(-0.5))]
+SAMPLES["pow"] = [S(1.5, 2.0), S(P(3), 1.5), S(2.0, A(3)), S(P(3), A(2, 3))]
+SAMPLES["sum"] = [S([1.5, 2.5]), S([A(3), A(3)]), S((A(2, 3), A(3))), S(A(3, 4)),
+                  S([1.0, 2.0], 0.5), S([A(3)], A(3)), S([0.5, A(2)], start=1.0)]
+SAMPLES["max"] = [S(1.5, 2.5), S([1.5, 3.5, 2.5]), S((1.0, 0.5)), S(A(4)), S(1.0, 2.0, 3.0),
+                  S([0.5, -2.0], key=abs)]
+SAMPLES["min"] = [S(1.5, 2.5), S([1.5, 3.5, 2.5]), S((1.0, 0.5)), S(A(4)), S(3.0, 2.0, 1.0),
+                  S([0.5, -2.0], key=abs)]
+
+
+# ---------------------------------------------------------------------------------------
+# Pytrees of float leaves: arrays, Python / numpy floats, nested lists and tuples
+# ---------------------------------------------------------------------------------------
+def _is_float_leaf(x):
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind == "f"
+    return isinstance(x, (float, np.floating)) and not isinstance(x, bool)
+
+
+def _has_float(x):
+    if isinstance(x, (list, tuple)):
+        return any(_has_float(v) for v in x)
+    return _is_float_leaf(x)
+
+
+def flatten(x):
+    """All float entries of ``x`` as one float64 vector."""
+    if isinstance(x, (list, tuple)):
+        parts = [flatten(v) for v in x]
+        return np.concatenate(parts) if parts else np.zeros(0)
+    if _is_float_leaf(x):
+        return np.ravel(np.asarray(x, dtype=np.float64))
+    return np.zeros(0)
+
+
+def unflatten(x, vec):
+    """``x`` with its float entries replaced by ``vec`` (memory layout and types kept)."""
+    pos = 0
+
+    def build(v):
+        nonlocal pos
+        if isinstance(v, (list, tuple)):
+            out = [build(e) for e in v]
+            return tuple(out) if isinstance(v, tuple) else out
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            new = v.copy(order="K")
+            new[...] = vec[pos:pos + v.size].reshape(v.shape)
+            pos += v.size
+            return new
+        if _is_float_leaf(v):
+            pos += 1
+            return type(v)(vec[pos - 1])
+        return v
+    return build(x)
+
+
+def random_like(x, rng):
+    """A random pytree of ``x``'s structure (None for non-float leaves)."""
+    if isinstance(x, (list, tuple)):
+        out = [random_like(v, rng) for v in x]
+        return tuple(out) if isinstance(x, tuple) else out
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        return rng.standard_normal(x.shape).astype(x.dtype)
+    if _is_float_leaf(x):
+        return float(rng.standard_normal())
+    return None
+
+
+def grad_vector(grad, x, where):
+    """Flatten a cotangent of ``x`` in ``x``'s structure, checking shapes on the way."""
+    if isinstance(x, (list, tuple)):
+        assert isinstance(grad, (list, tuple)) and len(grad) == len(x), \
+            f"{where}: the cotangent of a sequence must be a sequence of {len(x)}, got {grad!r}"
+        parts = [grad_vector(gv, xv, where) for gv, xv in zip(grad, x)]
+        return np.concatenate(parts) if parts else np.zeros(0)
+    if not _is_float_leaf(x):
+        return np.zeros(0)
+    assert grad is not None, f"{where}: missing cotangent"
+    if isinstance(x, np.ndarray):
+        assert np.shape(grad) == x.shape, f"{where}: shape {np.shape(grad)} != {x.shape}"
+    else:
+        assert np.ndim(grad) == 0, f"{where}: a scalar parameter needs a scalar, got {np.shape(grad)}"
+    return np.ravel(np.asarray(grad, dtype=np.float64))
+
+
+def out_vector(out, ans, where):
+    """Flatten a tangent of ``ans`` in ``ans``'s structure, checking shapes."""
+    if isinstance(ans, (list, tuple)):
+        assert isinstance(out, (list, tuple)) and len(out) == len(ans), f"{where}: structure"
+        parts = [out_vector(o, a, where) for o, a in zip(out, ans)]
+        return np.concatenate(parts) if parts else np.zeros(0)
+    assert np.shape(out) == np.shape(ans), f"{where}: tangent shape {np.shape(out)} != {np.shape(ans)}"
+    return np.ravel(np.asarray(out, dtype=np.float64))
+
+
+# ---------------------------------------------------------------------------------------
+# The checks
+# ---------------------------------------------------------------------------------------
+def call(rule, args, kwargs):
+    f = rule.func
+    if isinstance(f, types.GetSetDescriptorType):      # an attribute: x.T
+        return f.__get__(args[0])
+    return f(*args, **kwargs)
+
+
+def replaced(rule, args, kwargs, param, value):
+    """The call's ``(args, kwargs)`` with the argument bound to ``param`` replaced."""
+    names = list(rule.signature.parameters)
+    kind = rule.signature.parameters[param].kind
+    i = names.index(param)
+    args, kwargs = list(args), dict(kwargs)
+    if kind == kind.VAR_POSITIONAL:
+        args[i:] = value
+    elif param in kwargs:
+        kwargs[param] = value
+    else:
+        args[i] = value
+    return args, kwargs
+
+
+def close(actual, expected, rtol, what):
+    scale = max(1.0, float(np.max(np.abs(expected))) if np.size(expected) else 1.0)
+    np.testing.assert_allclose(actual, expected, rtol=rtol, atol=rtol * scale, err_msg=what)
+
+
+def check_rule(rule, sample, rng):
+    """(a) reverse vs differences, (b) forward vs differences, (c) reverse vs forward."""
+    args, kwargs = sample.args, sample.kwargs
+    with np.errstate(all="ignore"):
+        ans = call(rule, args, kwargs)
+    bound = rule.signature.bind(*args, **kwargs)
+    given_params = set(bound.arguments)
+    bound.apply_defaults()
+    diff = rule.diff_params
+    checked = 0
+    for k, p in enumerate(diff):
+        if p not in given_params or not _has_float(bound.arguments[p]):
+            continue
+        checked += 1
+        x = bound.arguments[p]
+        where = f"{rule.name}({sample!r}) wrt {p}"
+        g = random_like(ans, rng)
+        t = random_like(x, rng)
+
+        def f_at(vec):
+            a, kw = replaced(rule, args, kwargs, p, unflatten(x, vec))
+            with np.errstate(all="ignore"):
+                return flatten(call(rule, a, kw))
+
+        x0, g0, t0 = flatten(x), flatten(g), flatten(t)
+        eps = sample.eps
+        # (a) reverse
+        needs = [j == k for j in range(len(diff))]
+        grads = rule.vjp_function()(g, ans, *bound.args, **bound.kwargs, needs=needs)
+        assert isinstance(grads, tuple) and len(grads) == len(diff), where
+        assert all(gr is None for j, gr in enumerate(grads) if j != k), f"{where}: needs ignored"
+        vjp = grad_vector(grads[k], x, where)
+        fd = np.empty_like(x0)
+        for i in range(x0.size):
+            e = np.zeros_like(x0)
+            e[i] = eps
+            fd[i] = g0 @ (f_at(x0 + e) - f_at(x0 - e)) / (2 * eps)
+        close(vjp, fd, sample.rtol, f"reverse rule of {where}")
+        # (b) forward
+        out = rule.jvp_function()(ans, *bound.args, **bound.kwargs, **{"d" + p: t})
+        jvp = out_vector(out, ans, where)
+        fd_t = (f_at(x0 + eps * t0) - f_at(x0 - eps * t0)) / (2 * eps)
+        close(jvp, fd_t, sample.rtol, f"forward rule of {where}")
+        # (c) <g, jvp(t)> == <vjp(g), t>
+        lhs, rhs = g0 @ jvp, vjp @ t0
+        assert abs(lhs - rhs) <= sample.crtol * max(1.0, abs(lhs), abs(rhs)), \
+            f"{where}: <g, jvp(t)> = {lhs!r} but <vjp(g), t> = {rhs!r}"
+    assert checked, f"{rule.name}({sample!r}): no differentiable float argument to check"
+
+
+CASES = [(rule, sample) for rule in rules.all_rules() for sample in SAMPLES.get(rule.name, [])]
+
+
+@pytest.mark.parametrize("rule,sample", CASES,
+                         ids=[f"{r.name}-{i}" for i, (r, s) in enumerate(CASES)])
+def test_rule(rule, sample):
+    check_rule(rule, sample, np.random.default_rng(0))
+
+
+# ---------------------------------------------------------------------------------------
+# The table as a whole
+# ---------------------------------------------------------------------------------------
+def test_every_rule_has_samples():
+    missing = [r.name for r in rules.all_rules() if not SAMPLES.get(r.name)]
+    assert not missing, f"rules with no sample inputs in tests/test_rules.py: {missing}"
+
+
+def test_every_parameter_has_both_directions():
+    incomplete = [r.name for r in rules.all_rules() if set(r.vjp) != set(r.jvp)]
+    assert not incomplete, f"rules missing a reverse or forward template: {incomplete}"
+
+
+def test_nograd_functions_have_no_rule():
+    assert table._NOGRAD, "no defnograd entries"
+    both = [name for key, name in table._NOGRAD.items() if key in table._RULES]
+    assert not both, f"both a rule and defnograd: {both}"
+    for f in (np.sign, np.floor, np.argmax, np.isnan, np.zeros_like, np.random.randn,
+              np.ndarray.argmax, math.floor, math.isnan, builtins.len, builtins.int,
+              builtins.round):
+        assert rules.is_nograd(f) and rules.lookup(f) is None, f
+
+
+REQUIRED = [
+    np.exp, np.log, np.log1p, np.expm1, np.sqrt, np.square, np.power, np.sin, np.cos, np.tan,
+    np.tanh, np.sinh, np.cosh, np.arctan, np.abs, np.maximum, np.minimum, np.where, np.clip,
+    np.logaddexp, np.sum, np.mean, np.prod, np.max, np.min, np.var, np.std, np.linalg.norm,
+    np.dot, np.matmul, np.outer, np.inner, np.tensordot, np.einsum, np.trace, np.reshape,
+    np.transpose, np.swapaxes, np.squeeze, np.expand_dims, np.concatenate, np.stack,
+    np.broadcast_to, np.diag, np.triu, np.tril,
+]
+REQUIRED_METHODS = ["sum", "mean", "prod", "max", "min", "var", "std", "reshape", "transpose",
+                    "T", "dot", "ravel", "flatten", "squeeze", "swapaxes", "clip", "copy",
+                    "cumsum", "astype"]
+
+
+def test_required_rules_present():
+    missing = [getattr(f, "__name__", repr(f)) for f in REQUIRED if rules.lookup(f) is None]
+    assert not missing, missing
+    n_numpy = sum(r.name.startswith("np.") for r in rules.all_rules())
+    assert n_numpy >= 60, n_numpy
+    for name in REQUIRED_METHODS:
+        func, attribute = rules.METHODS[name]
+        assert rules.lookup(func) is not None, name
+        assert attribute == (name == "T"), name
+
+
+def test_max_ties_share_the_gradient():
+    x = np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 2.0]])
+    for f, name in ((np.max, "np.max"), (np.ndarray.max, "np.ndarray.max"), (np.amax, "np.amax")):
+        rule = rules.lookup(f)
+        vjp = rule.vjp_function()
+        ans = f(x)
+        (grad,) = vjp(1.0, ans, x, needs=[True])
+        np.testing.assert_allclose(grad, [[0, 0.5, 0.5], [0, 0, 0]], err_msg=name)
+        ans = f(x, axis=1)
+        (grad,) = vjp(np.array([1.0, 6.0]), ans, x, axis=1, needs=[True])
+        np.testing.assert_allclose(grad, [[0, 0.5, 0.5], [2, 2, 2]], err_msg=name)
+        ans = f(x, axis=0, keepdims=True)
+        (grad,) = vjp(np.ones((1, 3)), ans, x, axis=0, keepdims=True, needs=[True])
+        np.testing.assert_allclose(grad, [[0, 1, 1], [1, 0, 0]], err_msg=name)
+    rule = rules.lookup(np.minimum)
+    (gx, gy) = rule.vjp_function()(np.ones(2), np.minimum([1.0, 2.0], [1.0, 3.0]),
+                                   np.array([1.0, 2.0]), np.array([1.0, 3.0]), needs=[True, True])
+    np.testing.assert_allclose(gx, [0.5, 1.0])
+    np.testing.assert_allclose(gy, [0.5, 0.0])
+
+
+def test_prod_with_zeros_is_exact():
+    x = np.array([[0.0, 2.0, 3.0], [0.0, 0.0, 4.0]])
+    (grad,) = rules.lookup(np.prod).vjp_function()(np.ones(2), np.prod(x, axis=1), x, axis=1,
+                                                     needs=[True])
+    np.testing.assert_array_equal(grad, [[6.0, 0.0, 0.0], [0.0, 0.0, 0.0]])
+
+
+def test_sequence_cotangents_keep_the_structure():
+    rule = rules.lookup(np.concatenate)
+    parts = (np.ones(2), np.ones(3))
+    (grads,) = rule.vjp_function()(np.arange(5.0), np.concatenate(parts), parts, needs=[True])
+    assert isinstance(grads, tuple) and [list(g) for g in grads] == [[0, 1], [2, 3, 4]]
+    rule = rules.lookup(np.array)
+    (grads,) = rule.vjp_function()(np.array([1.0, 2.0]), np.array([0.5, 0.5]), [0.5, 0.5],
+                                   needs=[True])
+    assert isinstance(grads, list) and grads == [1.0, 2.0]
+    rule = rules.lookup(np.einsum)
+    (grads,) = rule.vjp_function()(np.ones((2, 2)), None, "ij,jk->ik", np.eye(2), 2 * np.eye(2),
+                                   needs=[True])
+    assert grads[0] is None and np.shape(grads[1]) == (2, 2)
+
+
+# ---------------------------------------------------------------------------------------
+# The elementwise family on random shapes and values
+# ---------------------------------------------------------------------------------------
+_SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=3)
+
+
+def _values(shape, lo, hi):
+    return hnp.arrays(np.float64, shape, elements=st.floats(
+        lo, hi, allow_nan=False, allow_infinity=False, allow_subnormal=False))
+
+
+@st.composite
+def _unary_case(draw):
+    name = draw(st.sampled_from(sorted(UNARY_DOMAINS)))
+    lo, hi = UNARY_DOMAINS[name]
+    x = draw(_values(draw(_SHAPES), lo, hi))
+    if draw(st.booleans()) and x.ndim == 0:
+        x = float(x)                            # a Python float argument
+    return name, S(x)
+
+
+@st.composite
+def _binary_case(draw):
+    name = draw(st.sampled_from(sorted(BINARY_DOMAINS)))
+    (lx, hx), (ly, hy) = BINARY_DOMAINS[name]
+    sx, sy = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=3,
+                                                    max_side=3)).input_shapes
+    return name, S(draw(_values(sx, lx, hx)), draw(_values(sy, ly, hy)))
+
+
+_BY_NAME = {r.name: r for r in rules.all_rules()}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(_unary_case(), _binary_case()))
+def test_elementwise_random_shapes(case):
+    name, sample = case
+    if name in _BY_NAME:
+        check_rule(_BY_NAME[name], sample, np.random.default_rng(1))
