@@ -34,7 +34,7 @@ class Op:
     """How one assignment is differentiated."""
 
     def __init__(self, kind, rule=None, args=None, func=None, callee_args=None):
-        self.kind = kind            # rule | copy | literal | call | nograd | const | unknown
+        self.kind = kind            # rule | copy | literal | call | nograd | const | unknown | pop
         self.rule = rule
         self.args = args or {}      # rule parameter -> gast expression (atom / literal)
         self.func = func            # the callee (kind == "call") or the unknown object
@@ -53,7 +53,7 @@ class Op:
                         if isinstance(e, gast.Name):
                             out.append((p, e.id))
             return out
-        if self.kind in ("copy", "literal", "unknown"):
+        if self.kind in ("copy", "literal", "unknown", "pop"):
             return [(None, n) for n in self.names]
         if self.kind == "call":
             pos, kws = self.callee_args
@@ -91,7 +91,7 @@ class Analysis:
                 self.assigns.append(s)
             elif isinstance(s, gast.Expr):
                 s.srcgrad_op = self.expr_op(s)
-                if s.srcgrad_op.kind == "append":
+                if s.srcgrad_op.kind in ("append", "mutate"):  # mutate: checked in activity()
                     self.assigns.append(s)
             elif isinstance(s, gast.If):
                 self.classify(s.body)
@@ -114,6 +114,24 @@ class Analysis:
                 op = Op("mutate")
                 op.target = v.func.value.id
                 op.names = [a.id for a in v.args if isinstance(a, gast.Name)]
+                return op
+        if isinstance(v, gast.Call):
+            # NumPy calls that write into an argument (``np.add.at(y, i, x)``,
+            # ``np.copyto(y, x)``, ``np.multiply(a, b, out=y)``): an in-place update
+            # that must never give a silently wrong (zero) gradient
+            kws = {k.arg: k.value for k in v.keywords}
+            obj = self.static(v.func) if isinstance(v.func, (gast.Name, gast.Attribute)) \
+                else MISSING
+            target = None
+            if isinstance(kws.get("out"), gast.Name):
+                target = kws["out"]
+            elif v.args and isinstance(v.args[0], gast.Name) and _writes_first_arg(obj):
+                target = v.args[0]
+            if target is not None and target.id in self.locals:
+                op = Op("mutate")
+                op.target = target.id
+                op.names = [a.id for a in list(v.args) + list(kws.values())
+                            if isinstance(a, gast.Name) and a.id != target.id]
                 return op
         return Op("nograd")
 
@@ -147,6 +165,12 @@ class Analysis:
                 return Op("nograd")
             return Op("rule", rules.lookup(uf), {"x": v.operand})
         if isinstance(v, gast.Subscript):
+            base = self.static(v.value) if isinstance(v.value, (gast.Name, gast.Attribute)) \
+                else MISSING
+            if base is not MISSING and not isinstance(base, (np.ndarray, np.generic, list,
+                                                             tuple, dict, int, float, str)):
+                # ``np.r_[x, y]``, ``np.c_[...]``: indexing an object that builds arrays
+                return self.unknown(v, A.unparse_short(v.value) + "[...]", s, base)
             return Op("rule", rules.lookup(operator.getitem), {"x": v.value, "index": v.slice})
         if isinstance(v, (gast.Tuple, gast.List, gast.Dict)):
             op = Op("literal")
@@ -173,6 +197,15 @@ class Analysis:
         args = list(v.args)
         kws = {k.arg: k.value for k in v.keywords}
         obj = self.static(f) if isinstance(f, (gast.Name, gast.Attribute)) else MISSING
+        if obj is MISSING and isinstance(f, gast.Attribute) and f.attr == "pop" and \
+                isinstance(f.value, gast.Name) and f.value.id in self.locals and \
+                not args and not kws:
+            # y = lst.pop(): a read of the list's last item (the record stack of
+            # generated code, read again when generated code is transformed)
+            op = Op("pop")
+            op.names = [f.value.id]
+            op.target = f.value.id
+            return op
         if obj is MISSING and isinstance(f, gast.Attribute):
             # a method call on a local value: x.sum(axis=0)
             if f.attr in NOGRAD_METHODS:
@@ -275,8 +308,9 @@ class Analysis:
                     raise self.nondiff(s, op)
             if op.kind == "mutate":
                 if op.target in varied and op.target in useful:
-                    raise self.info.error(s, f"srcgrad cannot differentiate the in-place method "
-                                             f".{s.value.func.attr}() on {op.target}; build a new "
+                    fn = A.unparse_short(s.value.func)
+                    raise self.info.error(s, f"srcgrad cannot differentiate the in-place call "
+                                             f"{fn}() on {op.target}; build a new "
                                              f"value instead (e.g. with + or np.concatenate)")
 
     def nondiff(self, s, op):
@@ -313,6 +347,18 @@ def _flow(s):
     if op.kind == "call":
         return t.id, [n for _, n in op.diff_names()]
     return t.id, list(getattr(op, "names", ()))
+
+
+_NUMPY_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis"}
+
+
+def _writes_first_arg(obj):
+    """Does this NumPy callable modify its first argument in place?"""
+    owner = getattr(obj, "__self__", None)
+    if isinstance(owner, np.ufunc):          # np.add.at, np.maximum.at...
+        return getattr(obj, "__name__", "") == "at"
+    return getattr(obj, "__name__", "") in _NUMPY_WRITERS and \
+        (getattr(obj, "__module__", "") or "").startswith("numpy")
 
 
 def _is_srcgrad_stop(obj):

@@ -9,7 +9,7 @@ import inspect
 import numpy as np
 
 from . import rules, runtime
-from .parsing import unwrap
+from .parsing import check_function, unwrap
 from .transform import reverse_function
 
 
@@ -117,7 +117,10 @@ class Transformed:
 
     def __init__(self, func, wrt, mode):
         self.__srcgrad_wrapped__ = func
+        # a derivative of a derivative transforms the inner one's generated code
+        self.inner = func if _is_derivative(func) else None
         self.func = unwrap(func)
+        check_function(self.func)   # a builtin, a ufunc, a lambda: a clear TypeError now
         self.sig = _Signature(self.func)
         self.wrt_names, self.single = _resolve_wrt(wrt, self.sig, self.func)
         self.mode = mode
@@ -144,17 +147,26 @@ class Transformed:
                 self._last = hit[0]
                 return hit[:3]
         wrt, single = self._select(bound)
-        fn = reverse_function(self.func, wrt, self.mode, dict(zip(bound, kinds)))
+        target = self.func if self.inner is None else self.inner.generated(bound)
+        fn = reverse_function(target, wrt, self.mode, dict(zip(bound, kinds)))
         self._last = fn
         if self.wrt_names is not None:
             self._fast[kinds] = (fn, wrt, single, self.func.__code__)
         return fn, wrt, single
 
+    def generated(self, bound):
+        """The generated Python function this derivative runs for these arguments."""
+        return self.compiled(bound)[0]
+
     @property
     def source(self):
         if self._last is None:
             wrt = self.wrt_names if self.wrt_names is not None else tuple(self.sig.names)
-            fn = reverse_function(self.func, wrt, self.mode, {})
+            target = self.func
+            if self.inner is not None:
+                self.inner.source  # noqa: B018  (compiles the inner derivative)
+                target = self.inner._last
+            fn = reverse_function(target, wrt, self.mode, {})
             self._last = fn
         fn = self._last
         if isinstance(fn, tuple):
@@ -163,6 +175,22 @@ class Transformed:
 
     def __repr__(self):
         return f"<srcgrad {self.mode} of {self.func.__qualname__}>"
+
+
+def _is_derivative(f):
+    return isinstance(f, Transformed) and f.mode in ("grad", "value_and_grad")
+
+
+def traced_function(f, bound):
+    """The Python function a transformation reads for a call of ``f`` with ``bound``.
+
+    A derivative made by srcgrad (``sg.grad(g)``) is its generated code for these
+    arguments, so that derivatives compose (``sg.grad(sg.grad(g))``); anything
+    else is the plain function behind ``f``.
+    """
+    if _is_derivative(f):
+        return f.generated(bound)
+    return unwrap(f)
 
 
 class GradFunction(Transformed):
@@ -235,9 +263,11 @@ def make_vjp(f, wrt, *example_args):
 def vjp(f, *args, wrt=None, **kwargs):
     """``(out, vjp_fn)``: ``vjp_fn(cotangent)`` returns the gradients for ``wrt``."""
     func = unwrap(f)
+    check_function(func)
     sig = _Signature(func)
     bound = sig.bind(args, kwargs)
     bound, tnames = _unwrap_tensors(bound)
+    func = traced_function(f, bound)
     wrt_names, single = _resolve_wrt(wrt, sig, func)
     if wrt_names is None:
         wrt_names = _leaves(bound)

@@ -118,6 +118,14 @@ def substitute(node, mapping):
     return _Substitute(mapping).visit(copy.deepcopy(node))
 
 
+def rename_loads(node, mapping):
+    """Rename loaded names only (in place)."""
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load) and sub.id in mapping:
+            sub.id = mapping[sub.id]
+    return node
+
+
 def rename(node, mapping):
     """Rename loads and stores alike (in place)."""
     for sub in gast.walk(node):

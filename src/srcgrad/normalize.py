@@ -85,10 +85,19 @@ class Normalizer:
         if self.needs_return_flag(body):
             self.ret_flag = self.names.fresh("returned")
             self.ret_name = self.names.fresh("result")
+        elif body and not isinstance(body[-1], gast.Return) and any(
+                isinstance(n, gast.Return) for n in gast.walk(body[-1])):
+            # returns only in tail position inside if/else branches: each one assigns
+            # the result, and the function ends with the single return the reverse
+            # sweep expects (no flag needed)
+            self.ret_name = self.names.fresh("result")
         out = self.block(body)
         if self.ret_flag:
             init = [A.assign(self.ret_flag, A.const(False)), A.assign(self.ret_name, A.const(None))]
             out = init + self.guard_after_jumps(out) + [gast.Return(value=A.name(self.ret_name))]
+        elif self.ret_name:
+            init = [] if self.always_returns(body) else [A.assign(self.ret_name, A.const(None))]
+            out = init + out + [gast.Return(value=A.name(self.ret_name))]
         elif not out or not isinstance(out[-1], gast.Return):
             out.append(gast.Return(value=A.const(None)))
         return out
@@ -195,6 +204,10 @@ class Normalizer:
             return []  # a stray string
         pre = []
         value = self.expr(s.value, pre, top=True)
+        if _is_list_pop(value, self.locals):
+            # ``lst.pop()`` reads the last item: keep it in a name, so that the
+            # transformations can give it back (reverse) or pop its tangent (forward)
+            return pre + [A.assign(self.names.fresh("popped"), value, like=s)]
         return pre + [A.expr_stmt(value, like=s)]
 
     def stmt_Assert(self, s):
@@ -207,6 +220,10 @@ class Normalizer:
         return [s]  # a nested def runs in the forward pass as written
 
     def stmt_Return(self, s):
+        if self.ret_name and not self.ret_flag:  # a tail return inside a branch (see run)
+            value = s.value if s.value is not None else A.const(None)
+            return self.stmt_Assign(A.copy_loc(gast.Assign(
+                targets=[A.store(self.ret_name)], value=value, type_comment=None), s))
         pre = []
         value = self.atom(s.value, pre, "result") if s.value is not None else A.const(None)
         if self.ret_flag:
@@ -262,8 +279,14 @@ class Normalizer:
             pre = []
             base = target.value
             if not isinstance(base, gast.Name):
-                base = self.atom(base, pre, "view")
+                raise self._chained_store(target)
             index = self.index(target.slice, pre)
+            if base.id in A.names_read(index):
+                # ``y[y < 0] = v``: the index must be computed once, before ``y`` changes;
+                # the reverse sweep re-reads it after the assignment
+                tmp = self.names.fresh("index")
+                pre.append(A.assign(tmp, A.slice_to_expr(index), like=s))
+                index = A.name(tmp)
             sub = gast.Subscript(value=A.name(base.id), slice=index, ctx=gast.Store())
             node = gast.Assign(targets=[sub], value=value, type_comment=None)
             A.copy_loc(node, s)
@@ -274,6 +297,17 @@ class Normalizer:
                                           "use a local variable or a dict")
         raise self.info.error(target, f"srcgrad does not support this assignment target "
                                       f"({type(target).__name__})")
+
+    def _chained_store(self, target):
+        # ``Y[0][1] = v`` / ``d["w"][0] = v`` write through the object ``Y[0]`` /
+        # ``d["w"]`` (a view, or an array held by a container): as a temporary, its
+        # change would be lost from the gradient (a silently wrong result)
+        src = A.unparse_short(target)
+        return self.info.error(target, f"srcgrad does not support assigning into "
+                                       f"{A.unparse_short(target.value)}[...] ({src}): it "
+                                       f"changes an array through a view or a container. "
+                                       f"Index once (Y[0, 1] = v), or take the array out, "
+                                       f"change it and store it back.")
 
     def stmt_AnnAssign(self, s):
         if s.value is None:
@@ -290,11 +324,14 @@ class Normalizer:
             return self.stmt_Assign(new)
         if isinstance(t, gast.Subscript):
             pre = []
-            base = t.value if isinstance(t.value, gast.Name) else self.atom(t.value, pre, "view")
+            if not isinstance(t.value, gast.Name):
+                raise self._chained_store(t)
+            base = t.value
             index = self.index(t.slice, pre)
             if not _is_static_index(index):
                 tmp = self.names.fresh("index")
-                pre.append(A.assign(tmp, index, like=s))
+                # a slice (``x[i:] += v``) is not an expression: ``slice(i, None, None)``
+                pre.append(A.assign(tmp, A.slice_to_expr(index), like=s))
                 index = A.name(tmp)
             read = gast.Subscript(value=A.name(base.id), slice=index, ctx=gast.Load())
             value = gast.BinOp(left=read, op=s.op, right=s.value)
@@ -626,6 +663,13 @@ class _Jump(gast.stmt):
         A.copy_loc(self, node)
 
 
+def _is_list_pop(e, local_names):
+    """``lst.pop()`` (no argument) on a local name."""
+    return isinstance(e, gast.Call) and isinstance(e.func, gast.Attribute) and \
+        e.func.attr == "pop" and isinstance(e.func.value, gast.Name) and \
+        e.func.value.id in local_names and not e.args and not e.keywords
+
+
 def mark_nograd(node):
     for n in gast.walk(node):
         if isinstance(n, gast.stmt):
@@ -702,4 +746,73 @@ def _tuple_item(idx, seq, start):
 
 
 def normalize(fdef, info, names):
-    return Normalizer(fdef, info, names).run()
+    body = Normalizer(fdef, info, names).run()
+    return eliminate_common_subexpressions(body, info.func)
+
+
+def _pure_rhs(v, func):
+    """An operator, or a call of a function in the rule table (pure), on atoms."""
+    from . import rules
+    if isinstance(v, gast.BinOp):
+        return A.is_simple(v.left) and A.is_simple(v.right)
+    if isinstance(v, gast.UnaryOp):
+        return A.is_simple(v.operand)
+    if isinstance(v, gast.Call) and isinstance(v.func, (gast.Name, gast.Attribute)):
+        e = v.func
+        while isinstance(e, gast.Attribute):
+            e = e.value
+        obj = resolve(v.func, func)
+        if obj is MISSING or rules.lookup(obj) is None:
+            return False
+        return all(A.is_simple(a) or _is_literal(a) for a in v.args) and \
+            all(A.is_simple(k.value) or _is_literal(k.value) for k in v.keywords)
+    return False
+
+
+def eliminate_common_subexpressions(stmts, func, locals_=None):
+    """``a = np.exp(z); ...; b = np.exp(z)`` computes exp once: the second becomes ``a``.
+
+    Only within straight-line code, only pure operations on unchanged operands;
+    a compiler temporary that repeats an earlier value is removed and renamed.
+    """
+    if locals_ is None:
+        locals_ = A.names_stored(stmts)
+    seen = {}            # rhs source -> name holding it
+    rename = {}
+    out = []
+    for s in stmts:
+        if rename:
+            A.rename_loads(s, rename)
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            for field in ("body", "orelse"):
+                block = getattr(s, field, None)
+                if block:
+                    setattr(s, field, eliminate_common_subexpressions(block, func, locals_))
+            seen.clear()
+            out.append(s)
+            continue
+        stored = A.names_stored([s])
+        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
+                not getattr(s, "srcgrad_nograd", False) and \
+                _pure_rhs(s.value, func) and not (A.names_read(s.value) & {s.targets[0].id}):
+            key = A.unparse(s.value)
+            tgt = s.targets[0].id
+            if key in seen and seen[key] != tgt:
+                if getattr(s, "srcgrad_temp", False):
+                    rename[tgt] = seen[key]
+                    continue
+                s.value = A.name(seen[key])
+            else:
+                seen = {k: v for k, v in seen.items() if v not in stored and
+                        not (_reads(k) & stored)}
+                seen[key] = tgt
+                out.append(s)
+                continue
+        # anything stored here invalidates what depended on it
+        seen = {k: v for k, v in seen.items() if v not in stored and not (_reads(k) & stored)}
+        out.append(s)
+    return out
+
+
+def _reads(src):
+    return A.names_read(A.parse_expr(src))

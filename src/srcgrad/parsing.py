@@ -54,9 +54,8 @@ def unwrap(func):
     return func
 
 
-def get_function_ast(func):
-    """(gast.FunctionDef, SourceInfo) for a Python function."""
-    func = unwrap(func)
+def check_function(func):
+    """TypeError unless ``func`` is a Python function that srcgrad may read."""
     if isinstance(func, (types.BuiltinFunctionType, types.BuiltinMethodType)) or not isinstance(
             func, types.FunctionType):
         raise TypeError(
@@ -68,6 +67,12 @@ def get_function_ast(func):
             f"srcgrad cannot transform a lambda ({func.__code__.co_filename}, line "
             f"{func.__code__.co_firstlineno}): its source is not a statement. "
             f"Write it as a def.")
+
+
+def get_function_ast(func):
+    """(gast.FunctionDef, SourceInfo) for a Python function."""
+    func = unwrap(func)
+    check_function(func)
     filename = func.__code__.co_filename
     try:
         lines, first = inspect.findsource(func)
@@ -86,6 +91,11 @@ def get_function_ast(func):
         raise UnsupportedSyntaxError(f"cannot parse {func.__qualname__}: {e.msg}",
                                      filename, e.lineno, e.offset, None) from None
     fdef = module.body[0]
+    if isinstance(fdef, gast.AsyncFunctionDef):
+        lineno = fdef.lineno + first_line - 1
+        raise UnsupportedSyntaxError(
+            f"srcgrad does not support async def ({func.__qualname__}); differentiate a "
+            f"plain def", filename, lineno, indent, src_lines[lineno - first_line].rstrip("\n"))
     if not isinstance(fdef, gast.FunctionDef):
         raise TypeError(f"srcgrad expected a 'def' for {func.__qualname__}, found "
                         f"{type(fdef).__name__} at {filename}:{first_line}")

@@ -145,9 +145,15 @@ class Reverse:
             base = t.value.id
             if self.needed is None or base in self.needed:
                 s.srcgrad_saved = True
-                read = gast.Subscript(value=A.name(base), slice=copy.deepcopy(t.slice),
-                                      ctx=gast.Load())
-                out.append(self.push(A.call(A.attr(self.names.ad, "copy"), [read]), like=s))
+                if self.kinds.get(base) == "container":
+                    # a dict may not hold the key yet: ``ad.old_item`` / ``ad.restore_item``
+                    key = A.slice_to_expr(copy.deepcopy(t.slice))
+                    out.append(self.push(A.call(A.attr(self.names.ad, "old_item"),
+                                                [A.name(base), key]), like=s))
+                else:
+                    read = gast.Subscript(value=A.name(base), slice=copy.deepcopy(t.slice),
+                                          ctx=gast.Load())
+                    out.append(self.push(A.call(A.attr(self.names.ad, "copy"), [read]), like=s))
             out.append(s)
             return out
         if isinstance(s, gast.Expr):
@@ -258,6 +264,9 @@ class Reverse:
                     tid = t.id if isinstance(t, gast.Name) else t.value.id
                     if self.an.active(tid) or self.needed is None or tid in (self.needed or ()):
                         return True
+                    op = getattr(n, "srcgrad_op", None)
+                    if op is not None and op.kind == "pop" and self.an.active(op.target):
+                        return True
                 elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
                         and n.srcgrad_op.kind == "append":
                     if self.an.active(n.srcgrad_op.target) or self.needed is None or \
@@ -311,7 +320,11 @@ class Reverse:
                 out.append(A.assign(d, expr))
             state[var] = "shared"
             return
-        if container or self.kinds.get(var) == "container":
+        # ``ad.index_grad(g, x, i)`` is a tuple/list/dict when ``x`` is one: unless ``x``
+        # is known to be an array or a float, ``+`` could concatenate two tuples
+        indexed = isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and \
+            expr.func.attr == "index_grad" and self.kinds.get(var) not in ("num", "float")
+        if container or indexed or self.kinds.get(var) == "container":
             value = A.call(A.attr(self.names.ad, "add_grads"), [A.name(d), expr])
         else:
             value = gast.BinOp(left=A.name(d), op=gast.Add(), right=expr)
@@ -352,6 +365,8 @@ class Reverse:
     def bwd_assign(self, s, state, depth):
         y = s.targets[0].id
         op = s.srcgrad_op
+        if op.kind == "pop":
+            return self.bwd_pop(s, state)
         saved = getattr(s, "srcgrad_saved", False)
         out = []
         contributes = self.an.active(y) and y in state and op.kind not in ("nograd", "const")
@@ -362,6 +377,10 @@ class Reverse:
             restore_first = False
             temp_post = None
             arg_names = {n for _, n in op.diff_names()}
+            callee = getattr(s, "srcgrad_callee", None) if op.kind == "call" else None
+            if callee is not None and depth > 0:
+                # the callee's record was pushed after the old value of ``y``: pop it first
+                out.append(A.assign(callee[1], self.pop()))
             if saved and y in arg_names:
                 reads_ans = op.kind == "rule" and any(
                     "ans" in A.names_read(_template(op.rule.vjp[p])) for p, n in op.diff_names()
@@ -417,10 +436,11 @@ class Reverse:
             elif op.kind == "call":
                 bname, saved_name, args = getattr(s, "srcgrad_callee", (None, None, None))
                 if bname is not None:
-                    src = A.name(saved_name) if depth == 0 else self.pop()
-                    res = A.call(A.name(bname), [src, A.name(dy)])
+                    res = A.call(A.name(bname), [A.name(saved_name), A.name(dy)])
                     if len(args) == 1 and args[0] not in state and args[0] != y:
-                        self.accumulate(state, args[0], res, out)
+                        # the backward sweep returns a tuple of gradients, one per wrt
+                        one = gast.Subscript(value=res, slice=A.const(0), ctx=gast.Load())
+                        self.accumulate(state, args[0], one, out)
                     else:
                         tmp = self.names.gen.fresh("grads")
                         out.append(A.assign(tmp, res))
@@ -475,8 +495,41 @@ class Reverse:
                                                [A.name(dy), index])))
                 state[y] = "owned"
         if getattr(s, "srcgrad_saved", False):
-            sub = gast.Subscript(value=A.name(y), slice=copy.deepcopy(t.slice), ctx=gast.Store())
-            out.append(A.assign(sub, self.pop()))
+            if self.kinds.get(y) == "container":
+                out.append(A.expr_stmt(A.call(A.attr(self.names.ad, "restore_item"),
+                                              [A.name(y), index, self.pop()])))
+            else:
+                sub = gast.Subscript(value=A.name(y), slice=copy.deepcopy(t.slice),
+                                     ctx=gast.Store())
+                out.append(A.assign(sub, self.pop()))
+        return out
+
+    def bwd_pop(self, s, state):
+        """``y = lst.pop()`` moved the list's last item into ``y``.  Its adjoint
+        appends ``dy`` back onto ``dlst``; the primal list gets ``y`` back, as the
+        adjoint of ``lst.append(v)`` pops it (so a record stack read by generated
+        code differentiates like any list)."""
+        y = s.targets[0].id
+        lst = s.srcgrad_op.names[0]
+        out = []
+        has_dy = self.an.active(y) and y in state
+        if self.an.active(lst) and (lst in state or has_dy):
+            out.extend(self.comment(s))
+            dl = self.names.d(lst)
+            if lst not in state:
+                out.append(A.assign(dl, A.call(A.attr(self.names.ad, "zeros_like"),
+                                               [A.name(lst)])))
+            elif state[lst] != "owned":
+                out.append(A.assign(dl, A.call(A.name("list"), [A.name(dl)])))
+            state[lst] = "owned"
+            item = A.name(self.names.d(y)) if has_dy else \
+                A.call(A.attr(self.names.ad, "zeros_like"), [A.name(y)])
+            out.append(A.expr_stmt(A.call(A.attr(dl, "append"), [item])))
+        if self.needed is None or lst in self.needed:
+            out.append(A.expr_stmt(A.call(A.attr(lst, "append"), [A.name(y)])))
+        state.pop(y, None)
+        if getattr(s, "srcgrad_saved", False):
+            out.append(A.assign(y, self.pop()))
         return out
 
     def bwd_append(self, s, state):

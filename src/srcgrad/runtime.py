@@ -41,6 +41,28 @@ def take(g, index):
     return part.copy() if hasattr(part, "copy") and not isinstance(part, (dict, tuple)) else part
 
 
+_ABSENT = type("_Absent", (), {"__repr__": lambda self: "<absent>"})()
+
+
+def old_item(x, key):
+    """A copy of ``x[key]`` before ``x[key] = ...`` overwrites it; for a dict key that
+    the assignment creates, a marker that :func:`restore_item` understands."""
+    if isinstance(x, dict) and key not in x:
+        return _ABSENT
+    return take(x, key)
+
+
+def restore_item(x, key, old):
+    """Undo ``x[key] = ...`` in the reverse sweep (``old`` from :func:`old_item`)."""
+    if old is _ABSENT:
+        del x[key]
+    else:
+        x[key] = old
+
+
+__all__ += ["old_item", "restore_item"]
+
+
 def seed(y):
     """The cotangent 1 of a scalar output; PyTorch's error for anything else."""
     size = getattr(y, "size", 1)
@@ -161,7 +183,7 @@ def minmax_grad(g, ans, x, axis=None, keepdims=False):
     g = keep_axis(g, x, axis, keepdims)
     mask = (x == a)
     count = mask.sum(axis=axis, keepdims=True) if axis is not None else mask.sum()
-    return g * mask / count
+    return mask * (g / count)   # divide the small array, then one full-size multiply
 
 
 def moveaxis_back(g, source, destination):

@@ -6,3 +6,4 @@ try:  # the NumPy / math / builtins families
     from . import numpy_rules, math_rules, builtin_rules  # noqa: F401
 except ImportError:  # pragma: no cover - during bootstrap only
     pass
+from . import runtime_rules  # noqa: F401,E402  (generated code is differentiable too)

@@ -15,9 +15,9 @@ defrule(builtins.float, "x=0.0",
         vjp=dict(x="unbroadcast(g, x)"), jvp=dict(x="float(dx)"))
 defrule(builtins.pow, "base, exp, mod=None", torch_name="PowBackward0",
         vjp=dict(base="unbroadcast(g * exp * base ** (exp - 1), base)",
-                 exp="unbroadcast(g * ans * np.log(np.where(base > 0, base, 1)), exp)"),
+                 exp="unbroadcast(g * ans * log_pos(base), exp)"),
         jvp=dict(base="expand(dbase * exp * base ** (exp - 1), ans)",
-                 exp="expand(dexp * ans * np.log(np.where(base > 0, base, 1)), ans)"))
+                 exp="expand(dexp * ans * log_pos(base), ans)"))
 defrule(builtins.sum, "iterable, start=0", torch_name="SumBackward0",
         vjp=dict(iterable="seq_sum_grad(g, iterable)", start="unbroadcast(g, start)"),
         jvp=dict(iterable="expand(seq_sum_jvp(diterable, iterable), ans)",

@@ -13,19 +13,24 @@ Conventions shared by the helpers:
   length, whose entries may be None (meaning zero);
 * rules assume real inputs (no complex conjugation).
 """
+import math
+
 import numpy as np
 
 __all__ = [
     # elementwise
-    "balanced_eq", "clip_mask", "sinc_deriv",
+    "balanced_eq", "log_pos", "clip_mask", "sinc_deriv",
     # reductions
     "prod_partials", "minmax_jvp", "var_grad", "var_jvp", "norm_grad", "norm_jvp",
     "ptp_grad", "ptp_jvp", "nanmean_grad", "cumsum_grad", "cumprod_grad", "cumprod_jvp",
     "diff_grad",
     # linear algebra
     "mT", "einsum_grad", "einsum_jvp", "tensordot_grad", "dot_grad", "inner_grad",
-    "outer_grad", "kron_grad", "cross_grad", "solve_grad_a", "solve_grad_b", "solve_jvp",
-    "trace_grad", "diagonal_grad", "diag_grad",
+    "outer_grad", "kron_grad", "cross_grad", "solve_grad_a", "solve_grad_b", "solve_jvp_a",
+    "solve_jvp_b",
+    "trace_grad", "diagonal_grad", "diag_grad", "convolve_grad", "correlate_grad",
+    "vecdot_grad", "matvec_grad", "vecmat_grad", "multi_dot_grad", "multi_dot_jvp",
+    "matrix_power_grad", "matrix_power_jvp", "pad_value_grad",
     # shape and selection
     "transpose_grad", "ravel_grad", "ravel_jvp", "roll_grad", "tile_grad", "repeat_grad", "take_grad",
     "take_along_axis_grad", "pad_grad", "sort_jvp", "join_grad", "join_jvp",
@@ -83,6 +88,11 @@ def _keep(g, ndim, axis, keepdims):
     return np.reshape(g, shape)
 
 
+def _fdtype(x):
+    """The floating dtype of a gradient for ``x`` (float32 stays float32)."""
+    return np.result_type(getattr(x, "dtype", np.float64), np.float32)
+
+
 def _zeros(x):
     """A floating zero of ``x``'s shape (``0.0`` for Python scalars)."""
     if hasattr(x, "shape"):
@@ -116,17 +126,32 @@ def _ones(n, ref):
 # -- elementwise -----------------------------------------------------------------------
 
 def balanced_eq(x, z, y):
-    """Weight of ``x`` in ``z = maximum(x, y)`` (or minimum): 1 if it won, 1/2 on a tie."""
-    return (x == z) / (1.0 + (x == y))
+    """Weight of ``x`` in ``z = maximum(x, y)`` (or minimum): 1 if it won, 1/2 on a tie.
+
+    In ``z``'s floating dtype, so that a float32 cotangent stays float32.
+    """
+    w = (x == z) / (1.0 + (x == y))
+    return w.astype(_fdtype(z), copy=False) if hasattr(w, "astype") else w
+
+
+def log_pos(x):
+    """``log(x)`` where ``x > 0``, else 0 (the ``y``-derivative of ``x ** y`` uses it).
+
+    A Python scalar gives a Python float and an array keeps its dtype, so that a
+    float32 gradient stays float32.
+    """
+    if not hasattr(x, "shape"):
+        return math.log(x) if x > 0 else 0.0
+    return np.log(np.where(x > 0, x, 1))
 
 
 def clip_mask(a, a_min, a_max):
-    """1.0 where ``clip(a, a_min, a_max)`` passes ``a`` through, else 0.0 (None: no bound)."""
-    mask = np.ones_like(a, dtype=float) if hasattr(a, "shape") else 1.0
+    """True where ``clip(a, a_min, a_max)`` passes ``a`` through (None: no bound)."""
+    mask = np.ones_like(a, dtype=bool) if hasattr(a, "shape") else True
     if a_min is not None:
-        mask = mask * (a >= a_min)
+        mask = mask & (a >= a_min)
     if a_max is not None:
-        mask = mask * (a <= a_max)
+        mask = mask & (a <= a_max)
     return mask
 
 
@@ -169,7 +194,7 @@ def minmax_jvp(da, ans, a, axis=None, keepdims=False):
     """Tangent of ``max(a, axis)`` / ``min``: ``da`` averaged over the extremal entries."""
     a_ = _keep(ans, np.ndim(a), axis, keepdims)
     mask = (a == a_)
-    w = mask / np.sum(mask, axis=axis, keepdims=True)
+    w = mask / np.sum(mask, axis=axis, keepdims=True, dtype=_fdtype(a))
     return np.sum(da * w, axis=axis, keepdims=keepdims)
 
 
@@ -207,9 +232,8 @@ def _norm_weights(x, ans, ord, axis, keepdims, vector=False):
         if ord == 0:
             return np.zeros_like(x, dtype=np.result_type(x, np.float32))
         if ord in (np.inf, -np.inf):
-            ax = np.abs(x)
-            mask = (ax == n)
-            return np.sign(x) * mask / np.sum(mask, axis=axes, keepdims=True)
+            mask = (np.abs(x) == n)
+            return np.sign(x) * mask / np.sum(mask, axis=axes, keepdims=True, dtype=_fdtype(x))
         p = float(ord)
         return np.sign(x) * np.abs(x) ** (p - 1) / np.where(n == 0, 1, n) ** (p - 1)
     r, c = (a % nd for a in axes)
@@ -230,7 +254,7 @@ def _norm_weights(x, ans, ord, axis, keepdims, vector=False):
         best = np.max(sums, axis=-1 if along == -2 else -2, keepdims=True) if ord > 0 else \
             np.min(sums, axis=-1 if along == -2 else -2, keepdims=True)
         mask = (sums == best)
-        w = np.sign(xm) * mask / np.sum(mask, axis=(-2, -1), keepdims=True)
+        w = np.sign(xm) * mask / np.sum(mask, axis=(-2, -1), keepdims=True, dtype=_fdtype(x))
         return np.moveaxis(w, (-2, -1), (r, c))
     raise ValueError(f"norm: no derivative for ord={ord!r}")
 
@@ -257,8 +281,8 @@ def _ptp_weights(a, axis):
     hi = np.max(a, axis=axis, keepdims=True)
     lo = np.min(a, axis=axis, keepdims=True)
     up, down = (a == hi), (a == lo)
-    return (up / np.sum(up, axis=axis, keepdims=True)
-            - down / np.sum(down, axis=axis, keepdims=True))
+    return (up / np.sum(up, axis=axis, keepdims=True, dtype=_fdtype(a))
+            - down / np.sum(down, axis=axis, keepdims=True, dtype=_fdtype(a)))
 
 
 def ptp_grad(g, a, axis=None, keepdims=False):
@@ -273,7 +297,8 @@ def ptp_jvp(da, a, axis=None, keepdims=False):
 def nanmean_grad(g, a, axis=None, keepdims=False):
     """Adjoint of ``np.nanmean``: ``g`` shared among the non-NaN entries of each group."""
     ok = ~np.isnan(a)
-    return _keep(g, np.ndim(a), axis, keepdims) * ok / np.sum(ok, axis=axis, keepdims=True)
+    count = np.sum(ok, axis=axis, keepdims=True, dtype=_fdtype(a))
+    return _keep(g, np.ndim(a), axis, keepdims) * ok / count
 
 
 def _along(a, axis):
@@ -534,9 +559,16 @@ def solve_grad_a(g, ans, a, b):
     return _sum_to(-gb @ mT(ans), a)
 
 
-def solve_jvp(a, rhs, b):
-    """``solve(a, rhs)`` where ``rhs`` has the layout of ``b`` (a vector when b is 1-D)."""
-    return _solve(a, rhs, np.ndim(b) == 1)
+def solve_jvp_a(da, ans, a, b):
+    """Tangent of ``x = np.linalg.solve(a, b)`` along ``da``: ``-solve(a, da x)``."""
+    if np.ndim(b) == 1:
+        return -_solve(a, (da @ ans[..., None])[..., 0], True)
+    return -_solve(a, da @ ans, False)
+
+
+def solve_jvp_b(db, a, b):
+    """Tangent of ``x = np.linalg.solve(a, b)`` along ``db``: ``solve(a, db)``."""
+    return _solve(a, db, np.ndim(b) == 1)
 
 
 def _diag_block(g, m, n, k, ref):
@@ -572,6 +604,130 @@ def diag_grad(g, v, k=0):
     if np.ndim(v) == 1:
         return np.diagonal(g, k).copy()
     return diagonal_grad(g, v, k, 0, 1)
+
+
+def _conv_window(mode, m, n, correlate):
+    """Start of ``mode``'s window inside the full convolution (NumPy's conventions)."""
+    if mode == "full":
+        return 0
+    if mode == "valid":
+        return min(m, n) - 1
+    if correlate and m < n:                     # NumPy swaps the inputs and reverses
+        return m // 2
+    return (min(m, n) - 1) // 2
+
+
+def _conv_adjoint(g, a, w, start, which):
+    full = np.size(a) + np.size(w) - 1
+    g = np.ravel(g)
+    gfull = np.pad(g, (start, full - start - g.shape[0]))
+    return np.correlate(gfull, np.ravel(w if which == 0 else a), "valid")
+
+
+def convolve_grad(g, a, v, mode="full", which=0):
+    """Adjoint of ``np.convolve(a, v, mode)`` for ``a`` (which=0) or ``v`` (which=1)."""
+    start = _conv_window(mode, np.size(a), np.size(v), False)
+    return _fit(_conv_adjoint(g, a, v, start, which), a if which == 0 else v)
+
+
+def correlate_grad(g, a, v, mode="valid", which=0):
+    """Adjoint of ``np.correlate(a, v, mode)`` (real inputs): a convolution with ``v``
+    reversed."""
+    start = _conv_window(mode, np.size(a), np.size(v), True)
+    w = np.flip(np.ravel(v))
+    if which == 0:
+        return _fit(_conv_adjoint(g, a, w, start, 0), a)
+    return _fit(np.flip(_conv_adjoint(g, a, w, start, 1)), v)
+
+
+def vecdot_grad(g, x, y, axis=-1):
+    """Adjoint of ``np.vecdot(x, y, axis=axis)`` for ``x`` (swap the operands for ``y``)."""
+    xm, ym = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
+    grad = np.expand_dims(g, -1) * ym
+    return np.moveaxis(_sum_to(grad, xm), -1, axis)
+
+
+def matvec_grad(g, A, v, which=0):
+    """Adjoint of ``np.matvec(A, v)`` (``A @ v`` over stacks) for A (0) or v (1)."""
+    if which == 0:
+        return _sum_to(g[..., :, None] * v[..., None, :], A)
+    return _sum_to((g[..., None, :] @ A)[..., 0, :], v)
+
+
+def vecmat_grad(g, v, A, which=0):
+    """Adjoint of ``np.vecmat(v, A)`` (``v @ A`` over stacks) for v (0) or A (1)."""
+    if which == 0:
+        return _sum_to((A @ g[..., :, None])[..., 0], v)
+    return _sum_to(v[..., :, None] * g[..., None, :], A)
+
+
+def _chain_terms(arrays):
+    """Einsum terms of ``np.linalg.multi_dot(arrays)`` (first / last may be 1-D)."""
+    n = len(arrays)
+    labels = _LETTERS[:n + 1]
+    terms = [labels[i:i + 2] for i in range(n)]
+    out = labels[0] + labels[n]
+    if np.ndim(arrays[0]) == 1:
+        terms[0], out = terms[0][1:], out[1:]
+    if np.ndim(arrays[-1]) == 1:
+        terms[-1], out = terms[-1][:-1], out[:-1]
+    return terms, out
+
+
+def multi_dot_grad(g, arrays):
+    """Adjoint of ``np.linalg.multi_dot(arrays)``: one cotangent per matrix."""
+    terms, out = _chain_terms(arrays)
+    grads = [_einsum_adjoint(g, terms, out, list(arrays), i) for i in range(len(arrays))]
+    return tuple(grads) if isinstance(arrays, tuple) else grads
+
+
+def multi_dot_jvp(darrays, arrays):
+    out = None
+    for i, d in enumerate(darrays if darrays is not None else []):
+        if d is None:
+            continue
+        ops = list(arrays)
+        ops[i] = d
+        term = np.linalg.multi_dot(ops)
+        out = term if out is None else out + term
+    return out
+
+
+def matrix_power_grad(g, a, n):
+    """Adjoint of ``np.linalg.matrix_power(a, n)``: ``sum_k (a^T)^k g (a^T)^(n-1-k)``."""
+    if n == 0:
+        return np.zeros_like(a, dtype=np.result_type(a, np.float32))
+    if n < 0:
+        b = np.linalg.inv(a)
+        gb = matrix_power_grad(g, b, -n)
+        return -mT(b) @ gb @ mT(b)
+    at = mT(a)
+    powers = [None] * n
+    powers[0] = np.broadcast_to(_eye(a.shape[-1], a.shape[-1], 0, a), a.shape)
+    for k in range(1, n):
+        powers[k] = powers[k - 1] @ at
+    return sum(powers[k] @ g @ powers[n - 1 - k] for k in range(n))
+
+
+def matrix_power_jvp(da, a, n):
+    """Tangent of ``np.linalg.matrix_power(a, n)``: ``sum_k a^k da a^(n-1-k)``."""
+    if n == 0:
+        return np.zeros_like(da)
+    if n < 0:
+        b = np.linalg.inv(a)
+        return matrix_power_jvp(-b @ da @ b, b, -n)
+    powers = [np.broadcast_to(_eye(a.shape[-1], a.shape[-1], 0, a), a.shape)]
+    for k in range(1, n):
+        powers.append(powers[-1] @ a)
+    return sum(powers[k] @ da @ powers[n - 1 - k] for k in range(n))
+
+
+def pad_value_grad(g, array, pad_width, constant_values=0):
+    """Adjoint of ``np.pad(..., mode='constant')`` for a scalar ``constant_values``:
+    the sum of the cotangent over the padding."""
+    if np.ndim(constant_values) > 0:
+        raise NotImplementedError("np.pad: derivative for a scalar constant_values only")
+    return np.sum(g) - np.sum(pad_grad(g, array, pad_width, "constant"))
 
 
 # -- shape and selection ---------------------------------------------------------------
@@ -813,7 +969,7 @@ def linspace_grad(g, start, stop, num=50, endpoint=True, axis=0, which=0):
     """Adjoint of ``np.linspace(start, stop, num, endpoint, axis=axis)`` for start
     (which=0) or stop (which=1); sample i is ``start + (stop - start) * i / div``."""
     div = (num - 1 if endpoint else num) or 1
-    w = _like(np.arange(num) / div, g)
+    w = _like((np.arange(num) / div).astype(_fdtype(g)), g)
     w = 1.0 - w if which == 0 else w
     total = np.sum(np.moveaxis(g, axis, -1) * w, axis=-1)
     return _sum_to(total, start if which == 0 else stop)

@@ -17,6 +17,7 @@ differentiating it wrongly.  ``out=`` is in the signatures; the compiler rejects
 a non-None ``out=``, so every template is written for ``out=None``.
 """
 import ast
+import math  # noqa: F401  (templates use math.log(2): a Python float keeps float32 float32)
 
 import numpy as np
 
@@ -58,9 +59,9 @@ def _unary(func, expr, torch_name=None):
     return _elementwise(func, "x, out=None", torch_name, broadcast=False, x=expr)
 
 
-def _method(method, func_rule, params, name, attribute=False):
+def _method(method, func_rule, params, name, attribute=False, jvp=None):
     """``x.method(...)`` with the templates of the function's rule (``x`` bound first)."""
-    rule = defrule(method, params, vjp=func_rule.vjp, jvp=func_rule.jvp,
+    rule = defrule(method, params, vjp=func_rule.vjp, jvp=jvp or func_rule.jvp,
                    torch_name=func_rule.torch_name, name=f"np.ndarray.{name}")
     defmethod(name, method, attribute=attribute)
     return rule
@@ -70,11 +71,11 @@ def _method(method, func_rule, params, name, attribute=False):
 # Elementwise, one argument
 # ---------------------------------------------------------------------------------------
 _unary(np.exp,        "g * ans",                            "ExpBackward0")
-_unary(np.exp2,       "g * ans * np.log(2)",                "Exp2Backward0")
+_unary(np.exp2,       "g * ans * math.log(2)",                "Exp2Backward0")
 _unary(np.expm1,      "g * (ans + 1)",                      "Expm1Backward0")
 _unary(np.log,        "g / x",                              "LogBackward0")
-_unary(np.log2,       "g / (x * np.log(2))",                "Log2Backward0")
-_unary(np.log10,      "g / (x * np.log(10))",               "Log10Backward0")
+_unary(np.log2,       "g / (x * math.log(2))",                "Log2Backward0")
+_unary(np.log10,      "g / (x * math.log(10))",               "Log10Backward0")
 _unary(np.log1p,      "g / (1 + x)",                        "Log1PBackward0")
 _unary(np.sqrt,       "g / (2 * ans)",                      "SqrtBackward0")
 _unary(np.cbrt,       "g / (3 * ans ** 2)",                 "PowBackward0")
@@ -102,7 +103,8 @@ _unary(np.conjugate,  "np.conjugate(g)",                    "ConjBackward0")    
 _elementwise(np.sinc, "x", "SincBackward0", broadcast=False, x="g * sinc_deriv(x)")
 _elementwise(np.real, "val", "RealBackward0", broadcast=False, val="np.real(g)")
 _elementwise(np.nan_to_num, "x, copy=True, nan=0.0, posinf=None, neginf=None",
-             "NanToNumBackward0", broadcast=False, x="g * np.isfinite(x)")
+             "NanToNumBackward0", x="g * np.isfinite(x)", nan="g * np.isnan(x)",
+             posinf="g * np.isposinf(x)", neginf="g * np.isneginf(x)")
 
 # ---------------------------------------------------------------------------------------
 # Elementwise, several arguments (both operands un-broadcast)
@@ -125,12 +127,12 @@ _elementwise(np.fmax, "x, y, out=None", "FmaxBackward0",
 _elementwise(np.fmin, "x, y, out=None", "FminBackward0",
              x="g * balanced_eq(x, ans, y)", y="g * balanced_eq(y, ans, x)")
 _elementwise(np.copysign, "x, y, out=None", "CopysignBackward0",
-             x="g * np.sign(x) * np.copysign(1, y)")
+             x="np.where(np.signbit(x) == np.signbit(y), g, -g)")
 _elementwise(np.fmod, "x, y, out=None", "FmodBackward0",
              x="g * np.ones_like(ans)", y="-g * np.trunc(x / y)")
 _elementwise(np.float_power, "x, y, out=None", "PowBackward0",
              x="g * y * np.float_power(x, y - 1)",
-             y="g * ans * np.log(np.where(x > 0, x, 1))")
+             y="g * ans * log_pos(x)")
 _elementwise(np.where, "condition, x=None, y=None", "WhereBackward0",
              x="np.where(condition, g, 0)", y="np.where(condition, 0, g)")
 _clip = _elementwise(np.clip, "a, a_min=None, a_max=None, out=None", "ClampBackward1",
@@ -248,9 +250,30 @@ defrule(np.linalg.det, "a",
         torch_name="LinalgDetBackward0")
 defrule(np.linalg.solve, "a, b",
         vjp=dict(a="solve_grad_a(g, ans, a, b)", b="solve_grad_b(g, a, b)"),
-        jvp=dict(a="-solve_jvp(a, da @ ans if np.ndim(b) > 1 else (da @ ans[..., None])[..., 0], b)",
-                 b="solve_jvp(a, db, b)"),
+        jvp=dict(a="solve_jvp_a(da, ans, a, b)", b="solve_jvp_b(db, a, b)"),
         torch_name="LinalgSolveExBackward0")
+defrule(np.linalg.matrix_power, "a, n",
+        vjp=dict(a="matrix_power_grad(g, a, n)"), jvp=dict(a="matrix_power_jvp(da, a, n)"),
+        torch_name="LinalgMatrixPowerBackward0")
+defrule(np.linalg.multi_dot, "arrays, out=None",
+        vjp=dict(arrays="multi_dot_grad(g, arrays)"),
+        jvp=dict(arrays="multi_dot_jvp(darrays, arrays)"))
+defrule(np.vecdot, "x, y, out=None, axis=-1",
+        vjp=dict(x="vecdot_grad(g, x, y, axis)", y="vecdot_grad(g, y, x, axis)"),
+        jvp=dict(x="np.vecdot(dx, y, axis=axis)", y="np.vecdot(x, dy, axis=axis)"))
+if hasattr(np, "matvec"):       # NumPy 2.2+
+    defrule(np.matvec, "A, v, out=None",
+            vjp=dict(A="matvec_grad(g, A, v, 0)", v="matvec_grad(g, A, v, 1)"),
+            jvp=dict(A="np.matvec(dA, v)", v="np.matvec(A, dv)"))
+    defrule(np.vecmat, "v, A, out=None",
+            vjp=dict(v="vecmat_grad(g, v, A, 0)", A="vecmat_grad(g, v, A, 1)"),
+            jvp=dict(v="np.vecmat(dv, A)", A="np.vecmat(v, dA)"))
+defrule(np.convolve, "a, v, mode='full'",
+        vjp=dict(a="convolve_grad(g, a, v, mode, 0)", v="convolve_grad(g, a, v, mode, 1)"),
+        jvp=dict(a="np.convolve(da, v, mode)", v="np.convolve(a, dv, mode)"))
+defrule(np.correlate, "a, v, mode='valid'",
+        vjp=dict(a="correlate_grad(g, a, v, mode, 0)", v="correlate_grad(g, a, v, mode, 1)"),
+        jvp=dict(a="np.correlate(da, v, mode)", v="np.correlate(a, dv, mode)"))
 _mT = defrule(np.matrix_transpose, "x", vjp=dict(x="mT(g)"), jvp=dict(x="mT(dx)"),
               torch_name="TransposeBackward0")
 
@@ -360,8 +383,11 @@ defrule(np.take_along_axis, "arr, indices, axis=-1",
         vjp=dict(arr="take_along_axis_grad(g, arr, indices, axis)"),
         jvp=dict(arr="np.take_along_axis(darr, indices, axis)"), torch_name="GatherBackward0")
 defrule(np.pad, "array, pad_width, mode='constant', constant_values=0",
-        vjp=dict(array="pad_grad(g, array, pad_width, mode)"),
-        jvp=dict(array="np.pad(darray, pad_width, mode)"), torch_name="ConstantPadNdBackward0")
+        vjp=dict(array="pad_grad(g, array, pad_width, mode)",
+                 constant_values="pad_value_grad(g, array, pad_width, constant_values)"),
+        jvp=dict(array="np.pad(darray, pad_width, mode)",
+                 constant_values="np.pad(zeros_like(array), pad_width, constant_values=dconstant_values)"),
+        torch_name="ConstantPadNdBackward0")
 
 # ---------------------------------------------------------------------------------------
 # Array creation from differentiable values, copies and casts
@@ -409,7 +435,8 @@ _method(np.ndarray.dot, _dot, "a, b, out=None", "dot")
 _method(np.ndarray.reshape, _reshape, "a, *shape, order='C', copy=None", "reshape")
 _method(np.ndarray.ravel, _ravel, "a, order='C'", "ravel")
 _method(np.ndarray.flatten, _ravel, "a, order='C'", "flatten")
-_method(np.ndarray.transpose, _transpose, "a, *axes", "transpose")
+_method(np.ndarray.transpose, _transpose, "a, *axes", "transpose",
+        jvp=dict(a="da.transpose(*axes)"))
 _method(np.ndarray.T, _transpose, "a, axes=None", "T", attribute=True)
 _method(np.ndarray.mT, _mT, "x", "mT", attribute=True)
 _method(np.ndarray.swapaxes, _swapaxes, "a, axis1, axis2", "swapaxes")
@@ -428,13 +455,16 @@ defrule(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, c
 defmethod("astype", np.ndarray.astype)
 
 # ---------------------------------------------------------------------------------------
-# No gradient: piecewise constant, integer- or boolean-valued, or independent of values
+# No gradient: piecewise constant, integer- or boolean-valued, or independent of values.
+# Left out on purpose, because their values can carry a gradient (so a call must get a
+# rule or an error, never a silent zero): np.unique, np.random.choice / permutation
+# (of an array), np.histogram (weights=), np.bincount (weights=), ndarray.tolist.
 # ---------------------------------------------------------------------------------------
 defnograd(
     np.sign, np.signbit, np.heaviside, np.floor, np.ceil, np.trunc, np.rint, np.round,
     np.around, np.fix, np.floor_divide,
     np.argmax, np.argmin, np.argsort, np.nonzero, np.flatnonzero, np.argwhere,
-    np.searchsorted, np.digitize, np.unique, np.histogram, np.count_nonzero,
+    np.searchsorted, np.digitize, np.count_nonzero,
     np.isnan, np.isinf, np.isfinite, np.isposinf, np.isneginf, np.isreal, np.iscomplex,
     np.equal, np.not_equal, np.greater, np.greater_equal, np.less, np.less_equal,
     np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
@@ -449,13 +479,13 @@ defnograd(
     np.finfo, np.iinfo, np.dtype,
     np.random.seed, np.random.rand, np.random.randn, np.random.randint, np.random.random,
     np.random.random_sample, np.random.normal, np.random.uniform, np.random.standard_normal,
-    np.random.choice, np.random.permutation, np.random.shuffle, np.random.binomial,
+    np.random.shuffle, np.random.binomial,
     np.random.poisson, np.random.exponential, np.random.default_rng,
     np.ndarray.argmax, np.ndarray.argmin, np.ndarray.argsort, np.ndarray.nonzero,
-    np.ndarray.all, np.ndarray.any, np.ndarray.round, np.ndarray.item, np.ndarray.tolist,
+    np.ndarray.all, np.ndarray.any, np.ndarray.round, np.ndarray.item,
     np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,
 )
-for _name in ("argmax", "argmin", "argsort", "nonzero", "all", "any", "round", "item", "tolist"):
+for _name in ("argmax", "argmin", "argsort", "nonzero", "all", "any", "round", "item"):
     defmethod(_name, getattr(np.ndarray, _name))
 for _name in ("shape", "ndim", "size", "dtype"):
     defmethod(_name, getattr(np.ndarray, _name), attribute=True)

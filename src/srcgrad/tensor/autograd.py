@@ -19,6 +19,7 @@ cannot alter them.
 """
 import ast
 import re
+import types
 import warnings
 import weakref
 
@@ -123,11 +124,18 @@ class InputMeta:
         self.dtype = array.dtype
 
 
+# nodes that PyTorch's name() reports with their C++ namespace
+_QUALIFIED = {"CopySlices": "torch::autograd::CopySlices"}
+
+
 def _node_class(name, _cache={}):
     """A ``Node`` subclass named as PyTorch names the operation's node (``MulBackward0``)."""
     cls = _cache.get(name)
     if cls is None:
-        cls = _cache[name] = type(name, (RuleNode,), {"__module__": "srcgrad.tensor"})
+        ns = {"__module__": "srcgrad.tensor"}
+        if name in _QUALIFIED:
+            ns["name"] = lambda self, _n=_QUALIFIED[name]: _n
+        cls = _cache[name] = type(name, (RuleNode,), ns)
     return cls
 
 
@@ -159,7 +167,7 @@ class RuleNode(Node):
             raise RuntimeError(_SECOND_TIME)
         for ref, counter, version in self._saved:
             if counter.value != version:
-                raise RuntimeError(_modified_message(ref, counter.value, version))
+                raise RuntimeError(_modified_message(ref, counter.value, version, self))
         grads = self._vjp(g, self._ans, needs=self._needs, **self._args)
         out = []
         for i, j in self._layout:
@@ -201,12 +209,15 @@ _SECOND_TIME = (
     "calling backward.")
 
 
-def _modified_message(ref, now, expected):
-    t = ref() if isinstance(ref, weakref.ref) else ref
+def _modified_message(ref, now, expected, node=None):
+    """PyTorch's message.  A saved output (held by weakref) is named by the node that
+    made it; a saved input by its current grad_fn, as PyTorch does."""
+    is_output = isinstance(ref, weakref.ref)
+    t = ref() if is_output else ref
     desc = ""
     if t is not None:
         desc = f"[torch.{t.dtype.legacy} [{', '.join(str(n) for n in t.shape)}]]"
-        fn = t._grad_fn
+        fn = node if is_output and node is not None else t._grad_fn
         if fn is not None:
             op = re.sub(r"Backward\d*$", "", fn.name())
             desc += f", which is output 0 of {op},"
@@ -216,51 +227,135 @@ def _modified_message(ref, now, expected):
             "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
-# -- which arguments a rule reads the value of ------------------------------------------
+# -- which arguments a rule reads the value of ---------------------------------------------
+#
+# A node only checks the version of a saved tensor whose *values* its rule reads.
+# That is decided by reading the rule's template and, through calls, the source of
+# the helpers it calls: a use of a parameter is "shape only" when it is ``x.shape``
+# (``.ndim``, ``.size``, ``.dtype``), an argument of ``np.shape``-like functions,
+# an ``is None`` test, or an argument of a helper that itself uses it shape-only.
+# Anything else (unknown functions, methods, assignments) counts as a value read.
 
-# helper(arg positions) that only read a shape / dtype: an in-place change cannot alter them
-_SHAPE_ONLY = {"unbroadcast": {1}, "reduced_grad": {1}, "keep_axis": {1}, "index_grad": {1},
-               "expand": {1}, "zeros_like": {0}, "ones_like_grad": {0}, "shape_of": {0},
-               "cast_like": {1}, "_fit": {1}, "_sum_to": {1},
-               "np.shape": {0}, "np.ndim": {0}, "np.size": {0}, "np.zeros_like": {0},
-               "np.ones_like": {0}, "len": {0}}
 _SHAPE_ATTRS = {"shape", "ndim", "size", "dtype"}
+_SHAPE_FUNCS = {np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like,
+                np.result_type, len, isinstance, hasattr, getattr, type, np.isscalar,
+                np.iscomplexobj}
+# runtime helpers whose listed parameters are used for shape / dtype only (their code
+# routes the parameter through locals, which the reading below does not follow)
+_SHAPE_ONLY_PARAMS = {"unbroadcast": {"x"}, "expand": {"ans"}, "reduced_grad": {"x"},
+                      "keep_axis": {"x"}, "index_grad": {"x"}, "zeros_like": {"x"},
+                      "ones_like_grad": {"x"}, "shape_of": {"x"}, "cast_like": {"x"},
+                      "sum_grad": {"a"}, "mean_grad": {"a"}}
+_READ_CACHE = {}
 
 
-def _dotted(node):
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        base = _dotted(node.value)
-        return base and f"{base}.{node.attr}"
+def _callee(func, namespace):
+    """The object a call's ``func`` expression names (``np.shape``, ``unbroadcast``) or None."""
+    if isinstance(func, ast.Name):
+        obj = namespace.get(func.id)
+        if obj is None:
+            import builtins
+            obj = getattr(builtins, func.id, None)
+        return obj
+    if isinstance(func, ast.Attribute):
+        base = _callee(func.value, namespace)
+        return getattr(base, func.attr, None) if base is not None else None
     return None
 
 
-def value_reads(expr):
-    """Names whose values (not just shapes) the template expression ``expr`` reads."""
-    names = set()
-
-    def visit(node):
-        if isinstance(node, ast.Name):
-            names.add(node.id)
-            return
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and node.attr in _SHAPE_ATTRS:
-            return
-        if isinstance(node, ast.Call):
-            skip = _SHAPE_ONLY.get(_dotted(node.func), ())
-            visit(node.func)
-            for i, a in enumerate(node.args):
-                if not (i in skip and isinstance(a, ast.Name)):
-                    visit(a)
-            for kw in node.keywords:
-                visit(kw.value)
-            return
+def _parents(tree):
+    parents = {}
+    for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
-            visit(child)
+            parents[child] = node
+    return parents
 
-    visit(ast.parse(expr, mode="eval"))
-    return names
+
+def _use_reads_value(use, parents, namespace, stack):
+    """Whether one use (an ``ast.Name`` load) of a parameter reads its values."""
+    parent = parents.get(use)
+    if isinstance(parent, ast.Attribute) and parent.value is use:
+        return parent.attr not in _SHAPE_ATTRS
+    if isinstance(parent, ast.Compare) and all(isinstance(o, (ast.Is, ast.IsNot))
+                                               for o in parent.ops):
+        return False
+    if isinstance(parent, ast.keyword):
+        call = parents.get(parent)
+        if parent.arg == "like":          # np.asarray(values, like=ref): the backend only
+            return False
+        return _call_reads(call, parent.arg, namespace, stack)
+    if isinstance(parent, ast.Call) and use in parent.args:
+        return _call_reads(parent, parent.args.index(use), namespace, stack)
+    return True
+
+
+def _call_reads(call, arg, namespace, stack):
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return True
+    callee = _callee(call.func, namespace)
+    if callee is None:
+        return True
+    if callee in _SHAPE_FUNCS:
+        return False
+    return function_reads(callee, arg, stack)
+
+
+def function_reads(func, arg, stack=()):
+    """Whether the Python function ``func`` reads the values of its argument ``arg``
+    (a position or a keyword name).  Unknown or opaque functions read everything."""
+    import inspect
+    import textwrap
+    key = (id(func), arg)
+    if key in _READ_CACHE:
+        return _READ_CACHE[key]
+    if key in stack:                       # recursion: decided by the other uses
+        return False
+    if not isinstance(func, types.FunctionType):
+        return True                         # a C function or a NumPy dispatcher: opaque
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+        fn = tree.body[0]
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        if isinstance(arg, int):
+            if arg >= len(params):
+                raise LookupError
+            name = params[arg]
+        else:
+            name = arg
+            if name not in params + [a.arg for a in fn.args.kwonlyargs]:
+                raise LookupError
+    except (TypeError, OSError, SyntaxError, LookupError, IndexError, AttributeError):
+        _READ_CACHE[key] = True
+        return True
+    if name in getattr(func, "shape_only", ()) or (
+            func.__module__ == runtime.__name__
+            and name in _SHAPE_ONLY_PARAMS.get(func.__name__, ())):
+        _READ_CACHE[key] = False
+        return False
+    result = _names_read(fn, {name}, func.__globals__, stack + (key,))
+    _READ_CACHE[key] = bool(result)
+    return bool(result)
+
+
+def _names_read(tree, names, namespace, stack=()):
+    """The subset of ``names`` whose values the code ``tree`` reads."""
+    parents = _parents(tree)
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in names and node.id not in out:
+            if not isinstance(node.ctx, ast.Load) or \
+                    _use_reads_value(node, parents, namespace, stack):
+                out.add(node.id)
+    return out
+
+
+def value_reads(expr, names=None):
+    """Names whose values (not just shapes) the template expression ``expr`` reads."""
+    from ..rules import table
+    tree = ast.parse(expr, mode="eval")
+    if names is None:
+        names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    return _names_read(tree, set(names), table.template_namespace())
 
 
 _READS = {}
@@ -272,9 +367,10 @@ def rule_reads(rule, needs):
     out = _READS.get(key)
     if out is None:
         out = set()
+        names = set(rule.signature.parameters) | {"ans"}
         for p, need in zip(rule.diff_params, needs):
             if need and p in rule.vjp:
-                out |= value_reads(rule.vjp[p])
+                out |= value_reads(rule.vjp[p], names)
         out = _READS[key] = frozenset(out)
     return out
 
@@ -446,13 +542,13 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     run_backward(roots, arrays, retain_graph=bool(retain_graph), capture=capture,
                  accumulate=False)
     out = []
-    for t in inputs:
+    for i, t in enumerate(inputs):
         g = capture[t._grad_node()]
         if g is None:
             if not (allow_unused or materialize_grads):
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior.")
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
             out.append(_wrap(np.zeros_like(t._data)) if materialize_grads else None)
         else:
             out.append(_wrap(_owned(g, t._data.dtype)))

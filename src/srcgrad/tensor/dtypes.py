@@ -115,7 +115,15 @@ def category(d):
 
 
 def promote_types(a, b):
-    return from_numpy_dtype(np.promote_types(a.numpy, b.numpy))
+    """PyTorch's pairwise promotion: within a category as NumPy, across categories the
+    higher category's dtype (int64 with float32 is float32, not NumPy's float64)."""
+    ca, cb = category(a), category(b)
+    if ca == cb:
+        return from_numpy_dtype(np.promote_types(a.numpy, b.numpy))
+    hi, lo = (a, b) if ca > cb else (b, a)
+    if hi is complex64 and lo is float64:
+        return complex128
+    return hi
 
 
 def scalar_dtype(v):

@@ -118,6 +118,8 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
     kwargs = kwargs or {}
     tensors = list(_tensors_in(args)) + list(_tensors_in(kwargs.values()))
     dev = _check_devices(tensors)
+    if promote and len(tensors) > 1:
+        _check_broadcast(tensors)
     if promote:
         target = dtypes.result_type(*[a for a in args if isinstance(a, (Tensor, numbers.Number))])
         if floating and dtypes.category(target) < 2:
@@ -182,6 +184,21 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
     out._grad_fn = node
     out._requires_grad = True
     return out
+
+
+def _check_broadcast(tensors):
+    """PyTorch's message for operands whose shapes do not broadcast."""
+    shapes = [t._data.shape for t in tensors]
+    out = shapes[0]
+    for other in shapes[1:]:
+        n = builtins.max(len(out), len(other))
+        a = (1,) * (n - len(out)) + tuple(out)
+        b = (1,) * (n - len(other)) + tuple(other)
+        for i in range(n - 1, -1, -1):
+            if a[i] != b[i] and a[i] != 1 and b[i] != 1:
+                raise RuntimeError(f"The size of tensor a ({a[i]}) must match the size of "
+                                   f"tensor b ({b[i]}) at non-singleton dimension {i}")
+        out = tuple(builtins.max(x, y) if 1 in (x, y) else x for x, y in zip(a, b))
 
 
 def _edge(t):
@@ -946,20 +963,25 @@ class Tensor:
         x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
         return apply(np.cumprod, (x,), {"axis": _wrap_dim(dim, x.ndim)}, name="CumprodBackward0")
 
+    # softmax, log_softmax, logsumexp: built from primitives with rules (the table has no
+    # single rule for them); the last node carries PyTorch's name.
     def logsumexp(self, dim, keepdim=False):
         m = self.detach().amax(dim, keepdim=True)
         m = m.masked_fill(~m.isfinite(), 0)
-        out = (self - m).exp().sum(dim, keepdim=True).log() + m
-        return out if keepdim else out.squeeze(dim)
+        total = (self - m).exp().sum(dim, keepdim=True)
+        if not keepdim:
+            total, m = total.squeeze(dim), m.squeeze(dim)
+        return apply(np.add, (total.log(), m), name="LogsumexpBackward0")
 
     def softmax(self, dim, dtype=None):
         x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
         e = (x - x.detach().amax(dim, keepdim=True)).exp()
-        return e / e.sum(dim, keepdim=True)
+        return apply(np.true_divide, (e, e.sum(dim, keepdim=True)), name="SoftmaxBackward0")
 
     def log_softmax(self, dim, dtype=None):
         x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
-        return x - x.logsumexp(dim, keepdim=True)
+        return apply(np.subtract, (x, x.logsumexp(dim, keepdim=True)),
+                     name="LogSoftmaxBackward0")
 
     def all(self, dim=None, keepdim=False):
         kw = {} if dim is None else {"axis": _wrap_dim(dim, self.ndim), "keepdims": keepdim}
@@ -1128,6 +1150,14 @@ class Tensor:
                                f"({len(sizes)}) must be greater or equal to the number of "
                                f"dimensions in the tensor ({self.ndim})")
         shape = tuple(self.shape[i - lead] if s == -1 else s for i, s in enumerate(sizes))
+        for i in range(self.ndim):
+            have, want = self.shape[i], shape[lead + i]
+            if have != want and have != 1:
+                raise RuntimeError(
+                    f"The expanded size of the tensor ({want}) must match the existing size "
+                    f"({have}) at non-singleton dimension {lead + i}.  Target sizes: "
+                    f"[{', '.join(map(str, sizes))}].  Tensor sizes: "
+                    f"[{', '.join(map(str, self.shape))}]")
         return apply(np.broadcast_to, (self, shape), name="ExpandBackward0", view=True)
 
     def expand_as(self, other):
@@ -1194,10 +1224,11 @@ class Tensor:
         n_real = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
         if n_real > self.ndim:
             raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
-        out, dim = self, 0
+        out, dim, src = self, 0, 0          # dim: in ``out``; src: in ``self``
         for p in parts:
             if p is Ellipsis:
                 dim += self.ndim - n_real
+                src += self.ndim - n_real
             elif p is None:
                 out = out._index((slice(None),) * dim + (None,), "UnsqueezeBackward0")
                 dim += 1
@@ -1205,12 +1236,14 @@ class Tensor:
                 if p != slice(None):
                     out = out._index((slice(None),) * dim + (p,), "SliceBackward0")
                 dim += 1
+                src += 1
             else:
                 size = out.shape[dim]
                 if not -size <= p < size:
-                    raise IndexError(f"index {p} is out of bounds for dimension {dim} with "
+                    raise IndexError(f"index {p} is out of bounds for dimension {src} with "
                                      f"size {size}")
                 out = out._index((slice(None),) * dim + (p,), "SelectBackward0")
+                src += 1
         if out is self:
             out = self._index((Ellipsis,), "AliasBackward0")
         return out
@@ -1220,6 +1253,9 @@ class Tensor:
 
     def _index(self, index, name):
         index = _index_arrays(index)
+        parts = index if isinstance(index, tuple) else (index,)
+        if builtins.all(_basic(p) for p in parts) and Ellipsis not in parts:
+            index = tuple(parts) + (Ellipsis,)   # a 0-d result stays a view, not a scalar
         out = apply(operator.getitem, (self, index), name=name, view=True)
         if out._base is not None:
             out._view_index = (self, index)
@@ -1227,6 +1263,9 @@ class Tensor:
 
     def __setitem__(self, index, value):
         index = _index_arrays(index)
+        if grad_mode.is_grad_enabled() and self._grad_fn is None and self._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
         if not _recording(self, value):
             self._check_inplace()
             self._data[index] = _unwrap(value) if not isinstance(value, Tensor) \

@@ -1,0 +1,120 @@
+"""Derivatives of the runtime helpers that generated code calls.
+
+Generated code is ordinary Python, so srcgrad can transform it again: ``grad``
+of ``grad``, ``jvp`` of ``grad``, a third derivative.  The generated code calls
+the helpers of :mod:`srcgrad.runtime` (``ad.unbroadcast``, ``ad.reduced_grad``
+...), and the derivative templates of these rules call helpers in turn, so the
+helpers below differentiate among themselves: the set is closed.
+
+Almost every helper is *linear* in its first argument (a cotangent or a
+tangent), with the other arguments used only for their shapes; its reverse
+rule is then the transposed map (``unbroadcast`` <-> ``fit``, ``take`` <->
+``index_grad``) and its forward rule the helper itself applied to the tangent.
+The bilinear ones (``matmul_grad_x``: ``g`` and ``y``) have a term for each.
+
+Parameter names here never clash with the template names ``g`` (the
+cotangent) and ``ans`` (the result): the first argument is ``t``.
+"""
+import numpy as np
+
+from .. import runtime as rt
+from . import helpers as hp
+from .table import defnograd, defrule
+
+
+def fit(t, like):
+    """``t`` summed or broadcast to ``like``'s shape: the adjoint of both
+    un-broadcasting and broadcasting (a Python scalar ``like`` gets a scalar)."""
+    ts, ls = np.shape(t), np.shape(like)
+    if ts == ls:
+        return t
+    try:
+        if np.broadcast_shapes(ts, ls) == ls:
+            return np.broadcast_to(t, ls)
+    except ValueError:
+        pass
+    return rt.unbroadcast(t, like)
+
+
+# ``fit`` is a runtime helper like the others: templates name it bare.
+rt.fit = fit
+if "fit" not in rt.__all__:
+    rt.__all__.append("fit")
+
+
+def _linear(func, params, vjp, jvp):
+    """A helper linear in its first parameter ``t``."""
+    return defrule(func, params, name=f"ad.{func.__name__}", vjp=dict(t=vjp), jvp=dict(t=jvp))
+
+
+# -- broadcasting and reductions ---------------------------------------------------
+_linear(rt.unbroadcast, "t, x", "fit(g, t)", "unbroadcast(dt, x)")
+_linear(rt.expand, "t, like", "fit(g, t)", "expand(dt, like)")
+_linear(fit, "t, like", "fit(g, t)", "fit(dt, like)")
+_linear(rt.reduced_grad, "t, x, axis=None, keepdims=False",
+        "fit(np.sum(g, axis=axis, keepdims=keepdims), t)",
+        "reduced_grad(dt, x, axis, keepdims)")
+_linear(rt.keep_axis, "t, x, axis, keepdims", "fit(np.reshape(g, np.shape(t)), t)",
+        "keep_axis(dt, x, axis, keepdims)")
+_linear(rt.cast_like, "t, x", "cast_like(g, t)", "cast_like(dt, x)")
+_linear(rt.as_float, "t", "fit(g, t)", "as_float(dt)")
+_linear(rt.moveaxis_back, "t, source, destination", "np.moveaxis(g, source, destination)",
+        "moveaxis_back(dt, source, destination)")
+
+# -- indexing ----------------------------------------------------------------------
+_linear(rt.index_grad, "t, x, index", "take(g, index)", "index_grad(dt, x, index)")
+_linear(rt.take, "t, index", "index_grad(g, t, index)", "take(dt, index)")
+_linear(rt.zero_index, "t, index", "zero_index(g, index)", "zero_index(dt, index)")
+defrule(rt.setitem, "x, index, v", name="ad.setitem",
+        vjp=dict(x="zero_index(g, index)", v="fit(take(g, index), v)"),
+        jvp=dict(x="zero_index(dx, index)", v="setitem(zeros_like(ans), index, dv)"))
+
+# -- values and containers ---------------------------------------------------------
+_linear(rt.copy, "t", "g", "copy(dt)")
+defrule(rt.add_grads, "a, b", name="ad.add_grads",
+        vjp=dict(a="g", b="g"), jvp=dict(a="da", b="db"))
+
+# -- adjoints of reductions with a selection mask (linear in the cotangent) --------
+_linear(rt.minmax_grad, "t, extreme, x, axis=None, keepdims=False",
+        "minmax_jvp(g, extreme, x, axis, keepdims)",
+        "minmax_grad(dt, extreme, x, axis, keepdims)")
+_linear(rt.sort_grad, "t, x, axis=-1", "np.take_along_axis(g, np.argsort(x, axis=axis), axis)",
+        "sort_grad(dt, x, axis)")
+
+# -- matrix products: bilinear in the cotangent and the other operand --------------
+defrule(rt.matmul_grad_x, "t, x, y", name="ad.matmul_grad_x",
+        vjp=dict(t="g @ y", y="matmul_grad_y(t, g, y)"),
+        jvp=dict(t="matmul_grad_x(dt, x, y)", y="matmul_grad_x(t, x, dy)"))
+defrule(rt.matmul_grad_y, "t, x, y", name="ad.matmul_grad_y",
+        vjp=dict(t="x @ g", x="matmul_grad_x(t, x, g)"),
+        jvp=dict(t="matmul_grad_y(dt, x, y)", x="matmul_grad_y(t, dx, y)"))
+
+# -- helpers of the NumPy table that common reverse rules call ---------------------
+# (looked up by name: a helper that is not there has no rule, and code calling it
+# raises NonDifferentiableError when transformed again)
+def _helper(name):
+    return getattr(hp, name, None)
+
+
+if _helper("mT"):
+    defrule(hp.mT, "x", name="ad.mT", vjp=dict(x="mT(g)"), jvp=dict(x="mT(dx)"))
+if _helper("minmax_jvp"):
+    _linear(hp.minmax_jvp, "t, extreme, a, axis=None, keepdims=False",
+            "minmax_grad(g, extreme, a, axis, keepdims)",
+            "minmax_jvp(dt, extreme, a, axis, keepdims)")
+if _helper("dot_grad"):
+    # which=0: the adjoint for a (linear in t and b); which=1: for b (in t and a)
+    defrule(hp.dot_grad, "t, a, b, which=0", name="ad.dot_grad",
+            vjp=dict(t="np.dot(g, b) if which == 0 else np.dot(a, g)",
+                     a="zeros_like(a) if which == 0 else dot_grad(t, a, g, 0)",
+                     b="dot_grad(t, g, b, 1) if which == 0 else zeros_like(b)"),
+            jvp=dict(t="dot_grad(dt, a, b, which)",
+                     a="zeros_like(ans) if which == 0 else dot_grad(t, da, b, 1)",
+                     b="dot_grad(t, a, db, 0) if which == 0 else zeros_like(ans)"))
+
+# -- constants: seeds, zeros, shapes, masks ----------------------------------------
+defnograd(rt.seed, rt.zeros_like, rt.ones_like_grad, rt.shape_of, rt.array_ns,
+          names=["ad.seed", "ad.zeros_like", "ad.ones_like_grad", "ad.shape_of", "ad.array_ns"])
+for _name in ("balanced_eq", "clip_mask", "sinc_deriv_mask"):
+    if _helper(_name):
+        defnograd(_helper(_name), names=[f"ad.{_name}"])
