@@ -14,7 +14,6 @@ is also checked on random shapes (broadcasting pairs included) with hypothesis.
 """
 import builtins
 import math
-import operator
 import types
 
 import numpy as np
@@ -722,7 +721,7 @@ def _to32(x):
     if isinstance(x, (list, tuple)):
         out = [_to32(v) for v in x]
         return tuple(out) if isinstance(x, tuple) else out
-    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+    if isinstance(x, (np.ndarray, np.float64)) and x.dtype == np.float64:
         return x.astype(np.float32)
     return x
 

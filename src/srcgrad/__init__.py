@@ -17,6 +17,7 @@ from . import rules  # noqa: F401  (registers the derivative table)
 
 from .api import (grad, value_and_grad, vjp, make_vjp, source, adjoint,  # noqa: F401,E402
                   detach)
+from .higher import jvp, jacobian, hessian, hvp, gradcheck, GradcheckError, tangent  # noqa: F401,E402
 try:
     from .tensor import *  # noqa: F401,F403
     from .tensor import __all__ as _tensor_all

@@ -133,6 +133,13 @@ class Analysis:
                 op.names = [a.id for a in list(v.args) + list(kws.values())
                             if isinstance(a, gast.Name) and a.id != target.id]
                 return op
+        if isinstance(v, gast.Call) and v.args and isinstance(v.args[0], gast.Name) and \
+                v.args[0].id in self.locals and self.static(v.func) is _RESTORE_ITEM:
+            # generated code undoing ``x[key] = v``: an in-place update of x
+            op = Op("mutate")
+            op.target = v.args[0].id
+            op.names = [a.id for a in v.args[1:] if isinstance(a, gast.Name)]
+            return op
         return Op("nograd")
 
     def static(self, func_node):
@@ -359,6 +366,9 @@ def _writes_first_arg(obj):
         return getattr(obj, "__name__", "") == "at"
     return getattr(obj, "__name__", "") in _NUMPY_WRITERS and \
         (getattr(obj, "__module__", "") or "").startswith("numpy")
+
+
+_RESTORE_ITEM = getattr(__import__("srcgrad.runtime", fromlist=["runtime"]), "restore_item", None)
 
 
 def _is_srcgrad_stop(obj):

@@ -304,7 +304,7 @@ class Normalizer:
         # change would be lost from the gradient (a silently wrong result)
         src = A.unparse_short(target)
         return self.info.error(target, f"srcgrad does not support assigning into "
-                                       f"{A.unparse_short(target.value)}[...] ({src}): it "
+                                       f"{src}: it "
                                        f"changes an array through a view or a container. "
                                        f"Index once (Y[0, 1] = v), or take the array out, "
                                        f"change it and store it back.")

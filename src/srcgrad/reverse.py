@@ -722,6 +722,14 @@ VIEW_METHODS = {"reshape", "view", "ravel", "squeeze", "swapaxes", "transpose", 
                 "flatten_view", "real", "imag", "diagonal"}
 
 
+# NumPy functions whose result may be a view of (or the very object) they are given
+VIEW_FUNCTIONS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "squeeze",
+                  "expand_dims", "broadcast_to", "diagonal", "atleast_1d", "atleast_2d",
+                  "atleast_3d", "asarray", "asanyarray", "real", "imag", "flip", "fliplr",
+                  "flipud", "rot90", "matrix_transpose", "split", "array_split", "hsplit",
+                  "vsplit", "conj"}
+
+
 def _check_aliases(body, info):
     """Reject in-place updates of a value that another name may share (aliasing)."""
     targets = {n.targets[0].value.id for s in body for n in gast.walk(s)
@@ -748,6 +756,22 @@ def _check_aliases(body, info):
             elif isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
                     isinstance(v.func.value, gast.Name) and v.func.attr in VIEW_METHODS:
                 src = v.func.value.id
+            if src is None and t in targets:
+                # ``t`` is changed in place later: it must be an array this function made,
+                # not an element / row of another value, nor what a function returned
+                # (``z = d["a"]``, ``z = Y[0]``, ``for row in Y``, ``z = helper(y)``,
+                # ``z = np.reshape(y, ...)`` may all share memory with ``y``)
+                op = getattr(n, "srcgrad_op", None)
+                if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
+                    src = v.value.id
+                elif op is not None and op.kind == "rule" and \
+                        getattr(op.rule.func, "__name__", "") in VIEW_FUNCTIONS:
+                    args = [a for a in op.args.values() if isinstance(a, gast.Name)]
+                    src = args[0].id if args else None
+                elif op is not None and op.kind in ("call", "unknown"):
+                    args = [a.id for a in gast.walk(v) if isinstance(a, gast.Name)
+                            and isinstance(a.ctx, gast.Load) and a is not v.func]
+                    src = args[0] if args else None
             if src is None or src == t:
                 continue
             for a, b in ((t, src), (src, t)):
@@ -755,7 +779,8 @@ def _check_aliases(body, info):
                     raise info.error(n, f"'{t}' may share memory with '{src}' "
                                         f"(line {n.lineno}), and '{a}' is changed in place "
                                         f"later; srcgrad would compute gradients as if they "
-                                        f"were copies. Write '{t} = {src}.copy()' (or "
+                                        f"were copies. Write '{t} = "
+                                        f"{A.unparse_short(v, 80)}.copy()' (or "
                                         f"np.array(...)) to make the copy explicit.")
 
 

@@ -160,21 +160,23 @@ def _float_like(a):
 
 def sum_grad(g, a, axis=None, keepdims=False):
     """Adjoint of ``np.sum(a, axis, keepdims)``: g spread over the summed axes, a's dtype."""
-    shape = np.shape(a)
-    if axis is None:
-        return np.full(shape, g, dtype=_float_like(a))
+    if not hasattr(a, "shape"):
+        return g
+    if axis is None:   # full_like dispatches to cupy for cupy arrays
+        return np.full_like(a, g, dtype=_float_like(a))
     g = keep_axis(g, a, axis, keepdims)
-    return np.broadcast_to(g, shape).astype(_float_like(a), copy=False)
+    return np.broadcast_to(g, a.shape).astype(_float_like(a), copy=False)
 
 
 def mean_grad(g, a, axis=None, keepdims=False):
     """Adjoint of ``np.mean``: g divided by the number of averaged elements."""
-    shape = np.shape(a)
+    if not hasattr(a, "shape"):
+        return g
     if axis is None:
-        return np.full(shape, g / max(np.size(a), 1), dtype=_float_like(a))
+        return np.full_like(a, g / max(a.size, 1), dtype=_float_like(a))
     g = keep_axis(g, a, axis, keepdims)
-    n = np.size(a) // max(np.size(g), 1)
-    return np.broadcast_to(g / n, shape).astype(_float_like(a), copy=False)
+    n = a.size // max(np.size(g), 1)
+    return np.broadcast_to(g / n, a.shape).astype(_float_like(a), copy=False)
 
 
 def minmax_grad(g, ans, x, axis=None, keepdims=False):
@@ -212,7 +214,7 @@ def index_grad(g, x, index):
         return type(x)(out) if isinstance(x, tuple) else out
     if isinstance(x, dict):
         return {index: g}     # sparse: keys nobody read get zeros at the end (fill_like)
-    out = np.zeros(np.shape(x), dtype=np.result_type(x, g, np.float64) if _is_int(x) else x.dtype)
+    out = np.zeros_like(x, dtype=np.float64 if _is_int(x) else x.dtype)
     if _basic_index(index):
         out[index] = g
     else:

@@ -66,7 +66,9 @@ def _helper_name(preferred, fdef_names, func, obj, gen):
     if preferred not in fdef_names:
         gen.reserve(preferred)
         return preferred
-    if preferred in fdef_names and resolve(A.name(preferred), func) is obj:
+    code = func.__code__
+    local = preferred in code.co_varnames or preferred in code.co_cellvars  # ``np = 2.0``
+    if not local and resolve(A.name(preferred), func) is obj:
         return preferred
     return gen.fresh("_" + preferred)
 

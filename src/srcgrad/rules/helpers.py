@@ -32,7 +32,8 @@ __all__ = [
     "vecdot_grad", "matvec_grad", "vecmat_grad", "multi_dot_grad", "multi_dot_jvp",
     "matrix_power_grad", "matrix_power_jvp", "pad_value_grad",
     # shape and selection
-    "transpose_grad", "ravel_grad", "ravel_jvp", "roll_grad", "tile_grad", "repeat_grad", "take_grad",
+    "transpose_grad", "ravel_grad", "ravel_jvp", "roll_grad", "tile_grad", "repeat_grad",
+    "take_grad",
     "take_along_axis_grad", "pad_grad", "sort_jvp", "join_grad", "join_jvp",
     "split_grad", "split_jvp", "atleast_grad", "atleast_jvp", "append_grad", "array_grad",
     "array_jvp", "fill_tangents", "linspace_grad",

@@ -58,7 +58,8 @@ _scalar(math.remainder, "x, y", x="g", y="-g * round(x / y)")
 # functions of several (or an iterable of) values
 defrule(math.hypot, "*coordinates", torch_name="HypotBackward0",
         vjp=dict(coordinates="tuple(g * _c / ans for _c in coordinates)"),
-        jvp=dict(coordinates="sum(_d * _c for _d, _c in zip(fill_tangents(dcoordinates, coordinates), coordinates)) / ans"))
+        jvp=dict(coordinates="sum(_d * _c for _d, _c in "
+                             "zip(fill_tangents(dcoordinates, coordinates), coordinates)) / ans"))
 defrule(math.fsum, "seq",
         vjp=dict(seq="seq_sum_grad(g, seq)"), jvp=dict(seq="seq_sum_jvp(dseq, seq)"))
 defrule(math.prod, "iterable, start=1",

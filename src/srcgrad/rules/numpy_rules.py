@@ -17,7 +17,6 @@ differentiating it wrongly.  ``out=`` is in the signatures; the compiler rejects
 a non-None ``out=``, so every template is written for ``out=None``.
 """
 import ast
-import math  # noqa: F401  (templates use math.log(2): a Python float keeps float32 float32)
 
 import numpy as np
 
@@ -71,6 +70,7 @@ def _method(method, func_rule, params, name, attribute=False, jvp=None):
 # Elementwise, one argument
 # ---------------------------------------------------------------------------------------
 _unary(np.exp,        "g * ans",                            "ExpBackward0")
+# math.log(2), not np.log(2): a Python float keeps a float32 gradient float32
 _unary(np.exp2,       "g * ans * math.log(2)",                "Exp2Backward0")
 _unary(np.expm1,      "g * (ans + 1)",                      "Expm1Backward0")
 _unary(np.log,        "g / x",                              "LogBackward0")
@@ -161,8 +161,10 @@ _prod = defrule(np.prod, "a, axis=None, dtype=None, out=None, keepdims=False",
                 torch_name="ProdBackward0")
 _MINMAX = dict(vjp=dict(a="minmax_grad(g, ans, a, axis, keepdims)"),
                jvp=dict(a="minmax_jvp(da, ans, a, axis, keepdims)"))
-_max = defrule(np.max, "a, axis=None, out=None, keepdims=False", torch_name="MaxBackward1", **_MINMAX)
-_min = defrule(np.min, "a, axis=None, out=None, keepdims=False", torch_name="MinBackward1", **_MINMAX)
+_max = defrule(np.max, "a, axis=None, out=None, keepdims=False", torch_name="MaxBackward1",
+               **_MINMAX)
+_min = defrule(np.min, "a, axis=None, out=None, keepdims=False", torch_name="MinBackward1",
+               **_MINMAX)
 defrule(np.amax, "a, axis=None, out=None, keepdims=False", torch_name="AmaxBackward0", **_MINMAX)
 defrule(np.amin, "a, axis=None, out=None, keepdims=False", torch_name="AminBackward0", **_MINMAX)
 defrule(np.ptp, "a, axis=None, out=None, keepdims=False",
@@ -386,7 +388,8 @@ defrule(np.pad, "array, pad_width, mode='constant', constant_values=0",
         vjp=dict(array="pad_grad(g, array, pad_width, mode)",
                  constant_values="pad_value_grad(g, array, pad_width, constant_values)"),
         jvp=dict(array="np.pad(darray, pad_width, mode)",
-                 constant_values="np.pad(zeros_like(array), pad_width, constant_values=dconstant_values)"),
+                 constant_values="np.pad(zeros_like(array), pad_width, "
+                                 "constant_values=dconstant_values)"),
         torch_name="ConstantPadNdBackward0")
 
 # ---------------------------------------------------------------------------------------
@@ -421,7 +424,8 @@ defrule(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
 # ---------------------------------------------------------------------------------------
 # Array methods and attributes: x.sum(...) is np.ndarray.sum(x, ...)
 # ---------------------------------------------------------------------------------------
-_method(np.ndarray.sum, _sum, "a, axis=None, dtype=None, out=None, keepdims=False, initial=None", "sum")
+_method(np.ndarray.sum, _sum, "a, axis=None, dtype=None, out=None, keepdims=False, initial=None",
+        "sum")
 _method(np.ndarray.mean, _mean, "a, axis=None, dtype=None, out=None, keepdims=False", "mean")
 _method(np.ndarray.prod, _prod, "a, axis=None, dtype=None, out=None, keepdims=False", "prod")
 _method(np.ndarray.max, _max, "a, axis=None, out=None, keepdims=False", "max")
@@ -445,10 +449,10 @@ _method(np.ndarray.diagonal, _diagonal, "a, offset=0, axis1=0, axis2=1", "diagon
 _method(np.ndarray.repeat, _repeat, "a, repeats, axis=None", "repeat")
 _method(np.ndarray.take, _take, "a, indices, axis=None, out=None, mode='raise'", "take")
 _method(np.ndarray.copy, _copy, "a, order='C'", "copy")
-_method(np.ndarray.conjugate, defrule(np.ndarray.conj, "x", name="np.ndarray.conj",
-                                       vjp=dict(x="np.conjugate(g)"), jvp=dict(x="np.conjugate(dx)")),
-        "x", "conjugate")
+_conj = defrule(np.ndarray.conj, "x", name="np.ndarray.conj",
+                vjp=dict(x="np.conjugate(g)"), jvp=dict(x="np.conjugate(dx)"))
 defmethod("conj", np.ndarray.conj)
+_method(np.ndarray.conjugate, _conj, "x", "conjugate")
 defrule(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, copy=True",
         name="np.ndarray.astype", vjp=dict(a="cast_like(g, a)"), jvp=dict(a="cast_like(da, ans)"),
         torch_name="ToCopyBackward0")

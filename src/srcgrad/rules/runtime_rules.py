@@ -54,6 +54,12 @@ _linear(fit, "t, like", "fit(g, t)", "fit(dt, like)")
 _linear(rt.reduced_grad, "t, x, axis=None, keepdims=False",
         "fit(np.sum(g, axis=axis, keepdims=keepdims), t)",
         "reduced_grad(dt, x, axis, keepdims)")
+if hasattr(rt, "sum_grad"):
+    _linear(rt.sum_grad, "t, a, axis=None, keepdims=False",
+            "fit(np.sum(g, axis=axis, keepdims=keepdims), t)", "sum_grad(dt, a, axis, keepdims)")
+if hasattr(rt, "mean_grad"):
+    _linear(rt.mean_grad, "t, a, axis=None, keepdims=False",
+            "fit(np.mean(g, axis=axis, keepdims=keepdims), t)", "mean_grad(dt, a, axis, keepdims)")
 _linear(rt.keep_axis, "t, x, axis, keepdims", "fit(np.reshape(g, np.shape(t)), t)",
         "keep_axis(dt, x, axis, keepdims)")
 _linear(rt.cast_like, "t, x", "cast_like(g, t)", "cast_like(dt, x)")
@@ -71,6 +77,10 @@ defrule(rt.setitem, "x, index, v", name="ad.setitem",
 
 # -- values and containers ---------------------------------------------------------
 _linear(rt.copy, "t", "g", "copy(dt)")
+if hasattr(rt, "fill_like"):
+    _linear(rt.fill_like, "t, x", "g", "fill_like(dt, x)")
+if hasattr(rt, "old_item"):
+    _linear(rt.old_item, "t, key", "index_grad(g, t, key)", "old_item(dt, key)")
 defrule(rt.add_grads, "a, b", name="ad.add_grads",
         vjp=dict(a="g", b="g"), jvp=dict(a="da", b="db"))
 

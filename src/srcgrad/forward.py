@@ -1,0 +1,543 @@
+"""Forward mode: turn a normalized function body into code that carries tangents.
+
+``forward_function(f, wrt)`` generates ``jvp_f(<f's parameters>, *, dx, ...)``
+returning ``(value, tangent of value)``, where ``dx`` is the tangent of the
+``wrt`` parameter ``x``.  It reads the same normal form (normalize.py) and the
+same activity analysis (activity.py) as the reverse transform.
+
+Guarantees about the generated code:
+
+* It is the user's (normalized) code, statement for statement; after each
+  active statement ``y = f(a, b)`` comes ``dy = <sum of the rule's forward
+  templates for the arguments that have a tangent>``, with the user's names
+  (``dy`` is the tangent of ``y``) and a ``# line N:`` comment.
+* Tangents are tracked symbolically: an inactive variable never gets one, and
+  a variable no tangent has reached yet (a parameter outside ``wrt``) is a zero
+  that costs nothing.  Zeros are materialized only where control flow merges a
+  path with a tangent and one without.
+* Every assignment to an active variable defines its tangent, so a tangent is
+  in step with its value on every path, through loops and branches.
+* Containers: the tangent of a list / tuple / dict has the same structure
+  (zeros for items without a tangent); ``lst.append(v)`` appends ``dv`` to
+  ``dlst``, ``v = lst.pop()`` pops ``dv``.
+* ``y[i] = v`` writes ``dv`` into ``dy`` only where this code owns ``dy``: a
+  tangent that may be shared (a caller's, a broadcast view) is copied first,
+  once.
+* A call to the user's own function calls its forward function
+  ``f_jvp(args..., d<param>=...) -> (out, dout)``, generated recursively.
+* A rule with no forward template for an argument that has a tangent is a
+  NonDifferentiableError naming the function and the line; never a zero.
+"""
+import copy
+import inspect
+import math
+import threading
+
+import gast
+import numpy as np
+
+from . import astutil as A
+from . import codegen, runtime
+from .activity import Analysis
+from .errors import NonDifferentiableError
+from .normalize import normalize
+from .parsing import get_function_ast, unwrap
+from .reverse import Comment, Names, _Qualify, _as_node, _check_aliases, _setitem_targets, \
+    _template
+from .rules.table import helper_names
+from .transform import _code_key, _dead_code, _funcdef, _helper_name, _infer_kinds, \
+    param_names
+
+_CACHE = {}
+_LOCK = threading.RLock()
+_IN_PROGRESS = []
+
+_ANS = "__srcgrad_ans__"   # stands for the rule's result while a template is instantiated
+
+
+class _State:
+    """What is known about tangents at one point of the generated code."""
+
+    def __init__(self, defined, owned, bound):
+        self.defined = set(defined)   # active names whose tangent variable may hold a value
+        self.owned = set(owned)       # ... whose tangent this code created (may write into it)
+        self.bound = set(bound)       # names that certainly hold a value here
+
+    def copy(self):
+        return _State(self.defined, self.owned, self.bound)
+
+
+class Forward:
+    def __init__(self, body, params, wrt, info, names, kinds, callee_factory):
+        self.body = body
+        self.params = params
+        self.wrt = list(wrt)
+        self.info = info
+        self.names = names
+        self.kinds = kinds                 # name -> "float" | "num" | "container" ...
+        self.callee_factory = callee_factory
+        local_defs = [s.name for s in body if isinstance(s, gast.FunctionDef)]
+        self.an = Analysis(body, params, wrt, info, local_defs)
+        self.callees = {}                  # generated name -> function object
+        self.copy_params = [p for p in params if p in _setitem_targets(body)]
+        self.last_comment = None
+        _check_aliases(body, info)
+
+    # -- entry ---------------------------------------------------------------
+    def run(self):
+        """(statements, result expression, tangent-of-result expression)."""
+        ret = self.body[-1]
+        assert isinstance(ret, gast.Return)
+        st = _State(self.wrt, (), self.params)
+        out = self.block(self.body[:-1], st)
+        result = ret.value
+        return out, result, self.tangent_or_zero(result, st)
+
+    # -- tangents of atoms ---------------------------------------------------
+    def d(self, n):
+        return self.names.d(n)
+
+    def has_tangent(self, n, st):
+        return self.an.active(n) and n in st.defined
+
+    def tangent_of(self, node, st):
+        """The tangent of an argument (a name, or a tuple of them), or None if zero."""
+        if isinstance(node, gast.Name):
+            return A.name(self.d(node.id)) if self.has_tangent(node.id, st) else None
+        if isinstance(node, (tuple, list, gast.Tuple, gast.List)):
+            elts = node.elts if isinstance(node, (gast.Tuple, gast.List)) else node
+            parts = [self.tangent_of(e, st) for e in elts]
+            if all(p is None for p in parts):
+                return None
+            parts = [A.const(None) if p is None else p for p in parts]
+            if isinstance(node, (list, gast.List)):
+                return gast.List(elts=parts, ctx=gast.Load())
+            return A.tuple_(parts)
+        return None
+
+    def zero(self, node):
+        """A zero tangent for the value of ``node``."""
+        if isinstance(node, gast.Constant) and isinstance(node.value, (int, float)) \
+                and not isinstance(node.value, bool):
+            return A.const(0.0)
+        return A.call(A.attr(self.names.ad, "zeros_like"), [copy.deepcopy(node)])
+
+    def tangent_or_zero(self, node, st):
+        t = self.tangent_of(node, st) if isinstance(node, gast.Name) else None
+        return t if t is not None else self.zero(node)
+
+    # -- statements ----------------------------------------------------------
+    def block(self, stmts, st):
+        out = []
+        for s in stmts:
+            out.extend(self.stmt(s, st))
+            if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+                st.bound.add(s.targets[0].id)
+        return out
+
+    def comment(self, s):
+        line = self.info.line(getattr(s, "lineno", None))
+        if not line or s.lineno == self.last_comment:
+            return []
+        self.last_comment = s.lineno
+        return [Comment(f"line {s.lineno}: {line.strip()}")]
+
+    def stmt(self, s, st):
+        if isinstance(s, gast.Assign):
+            if isinstance(s.targets[0], gast.Name):
+                return self.assign(s, st)
+            return self.setitem(s, st)
+        if isinstance(s, gast.Expr):
+            op = getattr(s, "srcgrad_op", None)
+            if op is not None and op.kind == "append":
+                return self.append(s, st)
+            return [s]
+        if isinstance(s, gast.If):
+            return self.if_(s, st)
+        if isinstance(s, (gast.For, gast.While)):
+            return self.loop(s, st)
+        return [s]  # pass, break, assert, raise, a nested def: as written
+
+    def assign(self, s, st):
+        y = s.targets[0].id
+        op = s.srcgrad_op
+        if op.kind == "pop":
+            return self.pop(s, st)
+        if not self.an.active(y):
+            return [s]
+        if op.kind == "call":
+            return self.call(s, st)
+        tangent = self.tangent_expr(s, op, st)
+        out = self.comment(s)
+        dy = self.d(y)
+        if tangent is None:
+            out += [s, A.assign(dy, self.zero(A.name(y)))]
+            st.defined.add(y)
+            st.owned.add(y)
+            return out
+        reads = A.names_read(tangent)
+        if y in reads and _ANS in reads:
+            # the template needs both the argument y and the result: keep the argument
+            old = self.names.gen.fresh(y + "_in")
+            out += [A.assign(old, A.name(y)), s,
+                    A.assign(dy, A.substitute(tangent, {y: old, _ANS: y}))]
+        elif y in reads:
+            # ``x = np.sin(x)``: the tangent reads the old x, so it comes first
+            out += [A.assign(dy, tangent), s]
+        else:
+            out += [s, A.assign(dy, A.substitute(tangent, {_ANS: y}))]
+        st.defined.add(y)
+        if isinstance(tangent, (gast.BinOp, gast.UnaryOp)):
+            st.owned.add(y)       # arithmetic made a new array
+        else:
+            st.owned.discard(y)   # maybe a view of (or the same object as) another tangent
+        return out
+
+    def tangent_expr(self, s, op, st):
+        """The tangent of the right-hand side (``_ANS`` for its value), or None for zero."""
+        v = s.value
+        if op.kind == "rule":
+            return self.rule_tangent(s, op, st)
+        if op.kind == "copy":
+            t = self.tangent_of(A.name(op.names[0]), st) if op.names else None
+            if t is None:
+                return None
+            if isinstance(v, gast.Call):   # list(x) / tuple(x): a new container
+                return gast.Call(func=copy.deepcopy(v.func), args=[t], keywords=[])
+            return t
+        if op.kind == "literal":
+            if not any(self.has_tangent(n, st) for n in op.names):
+                return None
+            if isinstance(v, (gast.Tuple, gast.List)):
+                return type(v)(elts=[self.tangent_or_zero(e, st) for e in v.elts],
+                               ctx=gast.Load())
+            if isinstance(v, gast.Dict):
+                return gast.Dict(keys=[copy.deepcopy(k) for k in v.keys],
+                                 values=[self.tangent_or_zero(e, st) for e in v.values])
+            if isinstance(v, gast.Call):   # dict(a=x), list(), tuple()
+                return gast.Call(func=copy.deepcopy(v.func),
+                                 args=[self.tangent_or_zero(a, st) for a in v.args],
+                                 keywords=[gast.keyword(arg=k.arg,
+                                                        value=self.tangent_or_zero(k.value, st))
+                                           for k in v.keywords])
+            raise AssertionError(f"unexpected literal {A.unparse(v)}")
+        if op.kind == "unknown":
+            if any(self.has_tangent(n, st) for n in op.names):
+                raise self.an.nondiff(s, op)
+            return None
+        return None   # nograd, const
+
+    def rule_tangent(self, s, op, st):
+        rule = op.rule
+        terms = []
+        for p in rule.diff_params:
+            if p not in op.args:
+                continue
+            dp = self.tangent_of(op.args[p], st)
+            if dp is None:
+                continue
+            src = rule.jvp.get(p)
+            if src is None:
+                raise NonDifferentiableError(
+                    f"{rule.name} has no forward-mode derivative for its argument {p!r} "
+                    f"({self.info.where(s)}: {(self.info.line(s.lineno) or '').strip()}); "
+                    f"register one with @sg.tangent({rule.name.split('.')[-1]})")
+            mapping = {q: _as_node(a) for q, a in op.args.items()}
+            mapping["ans"] = A.name(_ANS)
+            mapping["d" + p] = dp
+            tree = _Qualify(mapping, self.names.helper_names, self.names).visit(
+                copy.deepcopy(_template(src)))
+            terms.append(tree)
+        if not terms:
+            return None
+        if self.expand_is_noop(op, st):
+            terms = [self.strip_expand(t) for t in terms]
+        total = terms[0]
+        for t in terms[1:]:
+            if rule.func is runtime.add_grads:
+                total = A.call(A.attr(self.names.ad, "add_grads"), [total, t])
+            else:
+                total = gast.BinOp(left=total, op=gast.Add(), right=t)
+        return total
+
+    def is_scalar(self, node):
+        if isinstance(node, gast.Constant):
+            return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+        return isinstance(node, gast.Name) and self.kinds.get(node.id) == "float"
+
+    def expand_is_noop(self, op, st):
+        """``expand(t, ans)`` is ``t`` for an elementwise rule when every operand that
+        could be an array has a tangent: the sum of the terms has ``ans``'s shape."""
+        f = op.rule.func
+        if not (isinstance(f, np.ufunc) or getattr(f, "__module__", None) in
+                ("_operator", "operator")):
+            return False
+        for q in op.rule.diff_params:
+            a = op.args.get(q)
+            if not isinstance(a, gast.AST):
+                continue
+            if self.tangent_of(a, st) is None and not self.is_scalar(a):
+                return False
+        return True
+
+    def strip_expand(self, t):
+        if isinstance(t, gast.Call) and isinstance(t.func, gast.Attribute) and \
+                t.func.attr == "expand" and isinstance(t.func.value, gast.Name) and \
+                t.func.value.id == self.names.ad:
+            return t.args[0]
+        return t
+
+    def call(self, s, st):
+        """``y = f(a, b)`` with f the user's function: ``y, dy = f_jvp(a, b, da=...)``."""
+        y = s.targets[0].id
+        op = s.srcgrad_op
+        pos, kws = op.callee_args
+        try:
+            sig = inspect.signature(op.func)
+            bound = sig.bind(*pos, **dict(kws))
+        except TypeError as e:
+            raise self.info.error(s, f"cannot bind the call to {op.func.__name__}: {e}")
+        wrt = []
+        for p, a in bound.arguments.items():
+            kind = sig.parameters[p].kind
+            if kind in (kind.VAR_POSITIONAL, kind.VAR_KEYWORD):
+                items = a.values() if isinstance(a, dict) else a
+                if any(isinstance(x, gast.Name) and self.has_tangent(x.id, st) for x in items):
+                    raise self.info.error(s, f"srcgrad's forward mode cannot pass a tangent "
+                                             f"through *{p} of {op.func.__name__}; name the "
+                                             f"parameter")
+            elif isinstance(a, gast.Name) and self.has_tangent(a.id, st):
+                wrt.append(p)
+        out = self.comment(s)
+        dy = self.d(y)
+        st.defined.add(y)
+        st.owned.discard(y)
+        if not wrt:
+            return out + [s, A.assign(dy, self.zero(A.name(y)))]
+        fn = self.callee_factory(op.func, tuple(wrt), s)
+        fname = self.names.gen.fresh(op.func.__name__ + "_jvp")
+        self.callees[fname] = fn
+        keywords = [gast.keyword(arg=k, value=v) for k, v in kws]
+        keywords += [gast.keyword(arg=fn.tangent_params[p],
+                                  value=A.name(self.d(bound.arguments[p].id))) for p in wrt]
+        value = gast.Call(func=A.name(fname), args=list(pos), keywords=keywords)
+        target = A.tuple_([A.store(y), A.store(dy)], gast.Store())
+        return out + [A.assign(target, value, like=s)]
+
+    def pop(self, s, st):
+        """``y = lst.pop()``: the tangent list gives up its last item too."""
+        y = s.targets[0].id
+        lst = s.srcgrad_op.names[0]
+        out = [s]
+        popped = A.call(A.attr(self.d(lst), "pop"))
+        if self.has_tangent(lst, st):
+            if self.an.active(y):
+                out = self.comment(s) + out + [A.assign(self.d(y), popped)]
+            else:
+                out.append(A.expr_stmt(popped))
+        elif self.an.active(y):
+            out = self.comment(s) + out + [A.assign(self.d(y), self.zero(A.name(y)))]
+        if self.an.active(y):
+            st.defined.add(y)
+            st.owned.discard(y)
+        return out
+
+    def append(self, s, st):
+        lst = s.srcgrad_op.target
+        if not self.an.active(lst):
+            return [s]
+        out = self.comment(s)
+        if lst not in st.defined:
+            out.append(A.assign(self.d(lst), self.zero(A.name(lst))))
+            st.defined.add(lst)
+        item = s.value.args[0]
+        out += [s, A.expr_stmt(A.call(A.attr(self.d(lst), "append"),
+                                      [self.tangent_or_zero(item, st)]))]
+        return out
+
+    def setitem(self, s, st):
+        t = s.targets[0]
+        y = t.value.id
+        if not self.an.active(y):
+            return [s]
+        out = self.comment(s)
+        dy = self.d(y)
+        if y not in st.defined:
+            out.append(A.assign(dy, self.zero(A.name(y))))
+            st.defined.add(y)
+            st.owned.add(y)
+        elif y not in st.owned:
+            out.append(A.assign(dy, A.call(A.attr(self.names.ad, "copy"), [A.name(dy)])))
+            st.owned.add(y)
+        sub = gast.Subscript(value=A.name(dy), slice=copy.deepcopy(t.slice), ctx=gast.Store())
+        out += [s, A.assign(sub, self.tangent_or_zero(s.value, st))]
+        return out
+
+    # -- control flow ----------------------------------------------------------
+    def merge_into(self, branch_st, other_st, out):
+        """Zeros for tangents the other branch defines and this one does not."""
+        for n in sorted(other_st.defined - branch_st.defined):
+            if n in branch_st.bound:
+                out.append(A.assign(self.d(n), self.zero(A.name(n))))
+                branch_st.defined.add(n)
+                branch_st.owned.add(n)
+
+    def if_(self, s, st):
+        self.last_comment = None
+        st_t, st_f = st.copy(), st.copy()
+        body = self.block(s.body, st_t)
+        orelse = self.block(s.orelse, st_f)
+        self.merge_into(st_t, st_f, body)
+        self.merge_into(st_f, st_t, orelse)
+        st.defined = st_t.defined | st_f.defined
+        st.owned = st_t.owned & st_f.owned
+        st.bound = st_t.bound & st_f.bound
+        self.last_comment = None
+        new = gast.If(test=s.test, body=body or [gast.Pass()], orelse=orelse)
+        return [A.copy_loc(new, s)]
+
+    def loop(self, s, st):
+        self.last_comment = None
+        assigned = A.names_stored(s.body)
+        if isinstance(s, gast.For):
+            assigned |= A.names_stored(s.target)
+        updated = set()       # names changed in place: y[i] = v, lst.append(v)
+        for n in gast.walk(gast.Module(body=s.body, type_ignores=[])):
+            if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
+                updated.add(n.targets[0].value.id)
+            elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
+                    and n.srcgrad_op.kind == "append":
+                updated.add(n.srcgrad_op.target)
+        active = {n for n in assigned | updated if self.an.active(n)}
+        pre = []
+        # a tangent the body reads before it writes it must exist before the loop
+        for n in sorted(active - st.defined):
+            if n in st.bound:
+                pre.append(A.assign(self.d(n), self.zero(A.name(n))))
+                st.defined.add(n)
+                st.owned.add(n)
+        # arrays only written into by the body: make their tangents ours once, here
+        for n in sorted((updated - assigned) & active):
+            if n in st.defined and n not in st.owned:
+                pre.append(A.assign(self.d(n), A.call(A.attr(self.names.ad, "copy"),
+                                                      [A.name(self.d(n))])))
+                st.owned.add(n)
+        head = st.copy()
+        head.defined |= active
+        head.owned -= assigned
+        inner = head.copy()
+        body = self.block(s.body, inner)
+        st.defined = head.defined | inner.defined
+        st.owned = head.owned & inner.owned
+        self.last_comment = None
+        if isinstance(s, gast.For):
+            new = gast.For(target=s.target, iter=s.iter, body=body or [gast.Pass()], orelse=[],
+                           type_comment=None)
+        else:
+            new = gast.While(test=s.test, body=body or [gast.Pass()], orelse=[])
+        return pre + [A.copy_loc(new, s)]
+
+
+# -- the driver ----------------------------------------------------------------
+
+def forward_function(func, wrt, kinds=None):
+    """The generated forward-mode function of ``func`` for tangents of ``wrt``.
+
+    ``fn(*args, **{fn.tangent_params[w]: tangent of w}) -> (value, tangent)``;
+    cached per (function, wrt, argument kinds).
+    """
+    func = unwrap(func)
+    kinds = kinds or {}
+    key = (id(func), _code_key(func), tuple(wrt), tuple(sorted(kinds.items())))
+    with _LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None and hit[0] is func:
+            return hit[1]
+        if func in _IN_PROGRESS:
+            fdef, info = get_function_ast(func)
+            raise info.error(fdef, f"srcgrad cannot differentiate the recursive function "
+                                   f"{func.__qualname__}: it calls itself. Rewrite the "
+                                   f"recursion as a loop.")
+        _IN_PROGRESS.append(func)
+        try:
+            fn = _build(func, tuple(wrt), kinds)
+        finally:
+            _IN_PROGRESS.remove(func)
+        _CACHE[key] = (func, fn)
+        return fn
+
+
+def _callee_factory(func, wrt, stmt):
+    return forward_function(func, wrt)
+
+
+def _display(func, info):
+    """How generated docstrings name a function (generated code by its own name)."""
+    name = func.__qualname__
+    if "__srcgrad_factory__" in name:
+        name = func.__name__
+    return f"{name} ({info.filename.rsplit('/', 1)[-1]}:{info.first_line})"
+
+
+def _build(func, wrt, kinds):
+    fdef, info = get_function_ast(func)
+    params = param_names(fdef)
+    for w in wrt:
+        if w not in params:
+            raise ValueError(f"wrt={w!r} is not a parameter of {func.__qualname__}{params}")
+    user_names = A.all_names(fdef)
+    gen = A.NameGen(user_names | set(params))
+    names = Names(gen, _helper_name("np", user_names, func, np, gen),
+                  _helper_name("ad", user_names, func, runtime, gen),
+                  _helper_name("math", user_names, func, math, gen))
+    names.helper_names = helper_names()
+    body = normalize(fdef, info, gen)
+    tangent_params = [names.d(w) for w in wrt]     # dx for x, before any other name
+    fwd = Forward(body, params, wrt, info, names, _infer_kinds(body, kinds), _callee_factory)
+    stmts, result, tangent = fwd.run()
+
+    ad = names.ad
+    prologue = [A.assign(p, A.call(A.attr(ad, "copy"), [A.name(p)])) for p in fwd.copy_params]
+    ret = gast.Return(value=A.tuple_([copy.deepcopy(result), tangent]))
+    out = _dead_code(prologue + stmts + [ret])
+    wrt_text = ", ".join(wrt) if wrt else "nothing"
+    doc = (f"Forward mode (JVP) of {_display(func, info)}: its value and its tangent, "
+           f"given the tangents {', '.join(tangent_params) or 'none'} of {wrt_text}.")
+    name = f"jvp_{fdef.name}"
+    newdef = _funcdef(fdef, name, [gast.Expr(value=A.const(doc))] + out)
+    a = newdef.args
+    a.kwonlyargs = list(a.kwonlyargs) + [A.name(t, gast.Param()) for t in tangent_params]
+    a.kw_defaults = list(a.kw_defaults) + [None] * len(tangent_params)
+
+    closure = {ad: runtime, names.np: np, names.math: math}
+    closure.update(fwd.callees)
+    code = func.__code__
+    if func.__closure__:
+        for n, cell in zip(code.co_freevars, func.__closure__):
+            try:
+                closure.setdefault(n, cell.cell_contents)
+            except ValueError:
+                pass
+    src = codegen.to_source(newdef)
+    fn = codegen.build({name: src}, closure, func, f"jvp of {func.__qualname__}")[name]
+    fn.__srcgrad_transformable__ = True
+    fn.tangent_params = dict(zip(wrt, tangent_params))
+    return fn
+
+
+def forward_source(f, wrt=None):
+    """The generated forward-mode source of ``f`` (``sg.source(f, mode="forward")``).
+
+    ``wrt=None`` gives every parameter a tangent (no arguments to look at).
+    """
+    from .api import _Signature, _is_derivative, _resolve_wrt
+    if _is_derivative(f):
+        f.source  # noqa: B018  (compiles f's generated code)
+        target = f._last
+    else:
+        target = unwrap(f)
+    sig = _Signature(unwrap(f))
+    names, _ = _resolve_wrt(wrt, sig, target)
+    if names is None:
+        names = tuple(sig.names)
+    return forward_function(target, names).source

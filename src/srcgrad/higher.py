@@ -1,0 +1,354 @@
+"""Forward mode and higher derivatives: jvp, jacobian, hessian, hvp, gradcheck.
+
+Thin operators over two primitives, each a generated function:
+
+* forward mode, ``forward.forward_function(f, wrt)`` — ``(value, tangent)``;
+* reverse mode, ``transform.reverse_function(f, wrt, "split")`` — ``(fwd, bwd)``.
+
+A derivative made by srcgrad is itself a function with generated source, so
+the operators compose: ``hessian`` is the forward-mode Jacobian of ``grad``,
+``hvp`` the forward-mode JVP of ``grad`` (forward over reverse), and
+``sg.grad(sg.grad(f))`` transforms the generated gradient again.
+"""
+import copy
+import inspect
+
+import numpy as np
+
+from . import rules, runtime
+from .api import (_Signature, _kind, _leaves, _resolve_wrt, _to_tensors, _unwrap_tensors,
+                  grad, traced_function)
+from .forward import forward_function
+from .parsing import unwrap
+from .transform import reverse_function
+
+
+# -- binding a call ------------------------------------------------------------
+
+class _Call:
+    """A call of ``f``: its bound arguments, the function to transform, and ``wrt``."""
+
+    def __init__(self, f, args, kwargs, wrt=None, default_wrt=None):
+        self.sig = _Signature(unwrap(f))
+        bound = self.sig.bind(args, kwargs)
+        self.bound, self.tensors = _unwrap_tensors(bound)
+        self.func = traced_function(f, self.bound)
+        self.kinds = {n: _kind(v) for n, v in self.bound.items()}
+        names, single = _resolve_wrt(wrt if wrt is not None else default_wrt, self.sig,
+                                     self.func)
+        if names is None:
+            names = _leaves(self.bound)
+            single = len(names) == 1
+        self.wrt, self.single = names, single
+
+    def run(self, fn, extra=None, bound=None):
+        """Call a generated function with the bound arguments (and keyword extras)."""
+        bound = self.bound if bound is None else bound
+        extra = extra or {}
+        if self.sig.simple:
+            return fn(*bound.values(), **extra)
+        b = inspect.BoundArguments(self.sig.sig, bound)
+        return fn(*b.args, **b.kwargs, **extra)
+
+    def out(self, value):
+        return _to_tensors(value) if self.tensors else value
+
+
+def _array(x):
+    if hasattr(x, "detach") and hasattr(x, "numpy"):
+        return x.detach().numpy()
+    return x
+
+
+def _tangent_like(t, x, name):
+    """A tangent for the primal ``x``, checked: the same shape, a float."""
+    t = _array(t)
+    if np.shape(t) != np.shape(x):
+        raise ValueError(f"the tangent for {name!r} has shape {np.shape(t)}, but the "
+                         f"argument has shape {np.shape(x)}")
+    if isinstance(x, float) or (np.isscalar(x) and not hasattr(x, "shape")):
+        return float(t)
+    dtype = getattr(x, "dtype", None)
+    if dtype is not None and dtype.kind in "fc":
+        return np.asarray(t, dtype=dtype)
+    return np.asarray(t, dtype=float)
+
+
+# -- forward mode ----------------------------------------------------------------
+
+def jvp(f, primals, tangents):
+    """``(f(*primals), J @ tangents)`` by forward-mode source transformation.
+
+    ``tangents`` has one entry per primal (None: no tangent), each the shape of
+    its primal.  The output tangent has the structure of the output.
+    """
+    primals = tuple(primals) if isinstance(primals, (tuple, list)) else (primals,)
+    tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
+    if len(primals) != len(tangents):
+        raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
+    call = _Call(f, primals, {}, wrt=())
+    names = list(call.bound)
+    given = {names[i]: t for i, t in enumerate(tangents) if t is not None}
+    out, dout = _forward(call, given)
+    return call.out(out), call.out(dout)
+
+
+def _forward(call, tangents):
+    """Run the forward-mode code of ``call`` with ``tangents``: {param: tangent}."""
+    wrt = tuple(n for n in call.bound if n in tangents)
+    fn = forward_function(call.func, wrt, call.kinds)
+    extra = {fn.tangent_params[n]: _tangent_like(tangents[n], call.bound[n], n) for n in wrt}
+    return call.run(fn, extra)
+
+
+# -- Jacobians --------------------------------------------------------------------
+
+def _basis(x):
+    """One-hot arrays (or floats) of ``x``'s shape, one per element, in C order."""
+    shape = np.shape(x)
+    dtype = x.dtype if getattr(x, "dtype", np.dtype(float)).kind in "fc" else np.float64
+    for idx in np.ndindex(*shape):
+        e = np.zeros(shape, dtype=dtype)
+        e[idx] = 1
+        yield e if shape or hasattr(x, "shape") else float(e)
+
+
+def _outputs(out):
+    """The output as a list of array parts (a tuple output has several)."""
+    return list(out) if isinstance(out, tuple) else [out]
+
+
+def _assemble(out, slices, in_shapes, single_in):
+    """Jacobians ``J[i][j]`` of shape ``out_i.shape + in_j.shape`` from flat slices.
+
+    ``slices[j][i]`` is a 2-D array (out_i.size, in_j.size)."""
+    outs = _outputs(out)
+    result = []
+    for i, o in enumerate(outs):
+        per_in = tuple(np.reshape(slices[j][i], np.shape(o) + in_shapes[j])
+                       for j in range(len(in_shapes)))
+        result.append(per_in[0] if single_in else per_in)
+    return tuple(result) if isinstance(out, tuple) else result[0]
+
+
+def _jacobian_forward(call):
+    slices, in_shapes, out = [], [], None
+    for n in call.wrt:
+        x = call.bound[n]
+        cols = []
+        for e in _basis(x):
+            out, dout = _forward(call, {n: e})
+            cols.append([np.ravel(d) for d in _outputs(dout)])
+        if out is None:                    # an empty input: run once for the output
+            out = call.run(forward_function(call.func, (), call.kinds))[0]
+        parts = _outputs(out)
+        slices.append([np.stack([c[i] for c in cols], axis=-1) if cols else
+                       np.zeros((np.size(parts[i]), 0)) for i in range(len(parts))])
+        in_shapes.append(np.shape(x))
+    return out, slices, in_shapes
+
+
+def _jacobian_reverse(call):
+    fwd, bwd = reverse_function(call.func, call.wrt, "split", call.kinds)
+    out, saved = call.run(fwd)
+    parts = _outputs(out)
+    rows = [[] for _ in call.wrt]          # rows[j]: one flat gradient per output element
+    count = sum(int(np.size(p)) for p in parts)
+    k = 0
+    for i, p in enumerate(parts):
+        for e in _basis(p):
+            k += 1
+            cot = tuple(e if j == i else runtime.zeros_like(q) for j, q in enumerate(parts)) \
+                if isinstance(out, tuple) else e
+            # the backward sweep pops its records and restores overwritten values:
+            # each cotangent but the last gets its own copy of them
+            grads = bwd(saved if k == count else copy.deepcopy(saved), cot)
+            for j in range(len(call.wrt)):
+                rows[j].append(np.ravel(grads[j]))
+    slices, in_shapes = [], []
+    for j, n in enumerate(call.wrt):
+        x = call.bound[n]
+        flat, start = [], 0
+        for p in parts:
+            m = int(np.size(p))
+            block = rows[j][start:start + m]
+            flat.append(np.stack(block) if block else np.zeros((0, np.size(x))))
+            start += m
+        slices.append(flat)
+        in_shapes.append(np.shape(x))
+    return out, slices, in_shapes
+
+
+def jacobian(f, wrt=0, mode="reverse"):
+    """A function returning the Jacobian of ``f``: shape ``out.shape + in.shape``.
+
+    ``wrt``: an int position, a name, or a tuple of them (then a tuple of
+    Jacobians); a tuple output gives a tuple over the outputs.  ``mode``:
+    "reverse" (one backward sweep per output element) or "forward" (one
+    forward-mode run per input element).
+    """
+    if mode not in ("reverse", "forward"):
+        raise ValueError(f"mode must be 'reverse' or 'forward', not {mode!r}")
+
+    def jac(*args, **kwargs):
+        call = _Call(f, args, kwargs, wrt=wrt)
+        if mode == "forward":
+            out, slices, in_shapes = _jacobian_forward(call)
+        else:
+            out, slices, in_shapes = _jacobian_reverse(call)
+        return call.out(_assemble(out, slices, in_shapes, call.single))
+    jac.__name__ = f"jacobian_{getattr(unwrap(f), '__name__', 'f')}"
+    jac.__doc__ = f"Jacobian ({mode} mode) of {getattr(unwrap(f), '__qualname__', f)}."
+    return jac
+
+
+def hessian(f, wrt=0):
+    """A function returning the Hessian of scalar ``f``: shape ``in.shape + in.shape``.
+
+    Forward over reverse: the forward-mode Jacobian of the generated gradient.
+    A tuple ``wrt`` gives the blocks ``H[i][j]``.
+    """
+    h = jacobian(grad(f, wrt=wrt), wrt=wrt, mode="forward")
+    h.__name__ = f"hessian_{getattr(unwrap(f), '__name__', 'f')}"
+    return h
+
+
+def hvp(f, wrt=0):
+    """A function ``hvp(*args, v)`` returning the Hessian of scalar ``f`` times ``v``.
+
+    Forward over reverse: one forward-mode run of the generated gradient, with
+    tangent ``v``; the Hessian is never formed.  A tuple ``wrt`` takes a tuple ``v``.
+    """
+    g = grad(f, wrt=wrt)
+
+    def hvp_fn(*args, v, **kwargs):
+        call = _Call(g, args, kwargs, wrt=wrt)
+        vs = (v,) if call.single else tuple(v)
+        if len(vs) != len(call.wrt):
+            raise ValueError(f"hvp: {len(call.wrt)} arguments in wrt but {len(vs)} vectors")
+        _, dout = _forward(call, dict(zip(call.wrt, vs)))
+        return call.out(dout)
+    hvp_fn.__name__ = f"hvp_{getattr(unwrap(f), '__name__', 'f')}"
+    return hvp_fn
+
+
+# -- gradcheck -----------------------------------------------------------------------
+
+class GradcheckError(AssertionError):
+    """Analytic and numerical derivatives disagree (see the message for where)."""
+
+
+def _as_float64(x):
+    if isinstance(x, float):
+        return x
+    if hasattr(x, "dtype") and getattr(x.dtype, "kind", "") in "fc":
+        return np.asarray(x, dtype=np.float64)
+    return x
+
+
+def _numerical_jacobian(f, args, kwargs, pos, eps):
+    """Central differences: ``(f(x + eps e) - f(x - eps e)) / (2 eps)`` per element."""
+    x = args[pos]
+    cols = []
+    for e in _basis(x):
+        a_plus, a_minus = list(args), list(args)
+        a_plus[pos] = x + eps * e
+        a_minus[pos] = x - eps * e
+        hi = _outputs(f(*a_plus, **kwargs))
+        lo = _outputs(f(*a_minus, **kwargs))
+        cols.append([np.ravel((np.asarray(h, dtype=float) - np.asarray(lo_, dtype=float))
+                              / (2 * eps)) for h, lo_ in zip(hi, lo)])
+    return cols
+
+
+def gradcheck(f, *args, wrt=None, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              modes=("reverse", "forward"), **kwargs):
+    """Check f's derivatives: reverse mode, forward mode and central finite differences.
+
+    Float arguments are promoted to float64.  ``wrt`` as in ``sg.grad`` (None: every
+    float argument).  Any output shape works (a tuple output too): every element
+    of every Jacobian is compared, ``|a - n| <= atol + rtol * |n|``.  On a
+    mismatch, raises :class:`GradcheckError` naming the mode, the input, and the
+    input and output elements (or returns False with ``raise_exception=False``).
+    """
+    func = unwrap(f)
+    args = tuple(_as_float64(a) for a in args)
+    kwargs = {k: _as_float64(v) for k, v in kwargs.items()}
+    call = _Call(f, args, kwargs, wrt=wrt)
+    names = list(call.sig.names)
+    if not call.wrt:
+        raise ValueError("gradcheck: no float argument to check (pass wrt=...)")
+    out = f(*args, **kwargs)
+    parts = _outputs(out)
+    wrt_tuple = tuple(call.wrt)
+    analytic = {}
+    for mode in modes:
+        jac = jacobian(f, wrt=wrt_tuple, mode=mode)(*args, **kwargs)
+        analytic[mode] = jac if isinstance(out, tuple) else (jac,)
+    for j, n in enumerate(wrt_tuple):
+        pos = names.index(n)
+        if pos >= len(args):
+            raise ValueError(f"gradcheck: pass {n!r} positionally to check it")
+        numeric = _numerical_jacobian(f, args, kwargs, pos, eps)
+        x = args[pos]
+        for i, part in enumerate(parts):
+            num = np.stack([c[i] for c in numeric], axis=-1) if numeric else \
+                np.zeros((np.size(part), 0))
+            for mode in modes:
+                ana = np.reshape(np.asarray(analytic[mode][i][j], dtype=float), num.shape)
+                bad = ~(np.abs(ana - num) <= atol + rtol * np.abs(num))
+                if bad.any():
+                    o, k = np.argwhere(bad)[0]
+                    out_idx = np.unravel_index(o, np.shape(part)) if np.shape(part) else ()
+                    in_idx = np.unravel_index(k, np.shape(x)) if np.shape(x) else ()
+                    which = f" of output {i}" if isinstance(out, tuple) else ""
+                    others = "; ".join(f"{m} mode gives {float(np.reshape(np.asarray(analytic[m][i][j], dtype=float), num.shape)[o, k]):.10g}"
+                                       for m in modes if m != mode)
+                    msg = (f"gradcheck failed for {func.__qualname__}: d(output{which})"
+                           f"[{', '.join(map(str, out_idx))}] / d{n}"
+                           f"[{', '.join(map(str, in_idx))}] (input {n!r}, argument {pos}): "
+                           f"{mode} mode gives {ana[o, k]:.10g}, finite differences give "
+                           f"{num[o, k]:.10g}" + (f" ({others})" if others else "") +
+                           f"; max difference over all elements "
+                           f"{np.max(np.abs(ana - num)):.3g} (atol={atol}, rtol={rtol})")
+                    if raise_exception:
+                        raise GradcheckError(msg)
+                    return False
+    return True
+
+
+# -- user-supplied forward derivatives --------------------------------------------------
+
+_USER_TANGENTS = {}
+
+
+def tangent(func):
+    """Register the user's own forward derivative of ``func``; it is inlined in generated code.
+
+        @sg.tangent(my_op)
+        def my_op_tangent(ans, x, y, dx, dy):
+            return dx * y + x * dy      # the tangent of ans
+
+    The tangent function gets ``ans``, the parameters of ``func``, then one
+    tangent per parameter (zeros for arguments without one), and returns the
+    tangent of ``ans``.  It must be linear in the tangents: srcgrad calls it once
+    per argument that has a tangent and adds the results.
+    """
+    def register(tan):
+        existing = rules.lookup(func)
+        params = list(inspect.signature(func).parameters.values())
+        pnames = [p.name for p in params]
+        key = f"_tangent_{len(_USER_TANGENTS)}"
+        _USER_TANGENTS[key] = tan
+        runtime.__all__.append(key)
+        setattr(runtime, key, tan)
+        jvp_templates = {}
+        for p in pnames:
+            ds = ", ".join(f"d{q}" if q == p else f"zeros_like({q})" for q in pnames)
+            jvp_templates[p] = f"{key}(ans, {', '.join(pnames)}, {ds})"
+        params_src = existing.params if existing else ", ".join(str(p) for p in params)
+        rules.defrule(func, params_src, vjp=existing.vjp if existing else {},
+                      jvp=jvp_templates, torch_name=existing.torch_name if existing else None,
+                      name=existing.name if existing else getattr(func, "__name__", None))
+        return tan
+    return register

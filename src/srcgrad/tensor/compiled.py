@@ -1,0 +1,126 @@
+"""``@sg.compile``: a NumPy function run on Tensors, with ONE grad_fn node.
+
+The compiler (``srcgrad.api.make_vjp``) turns ``f`` into a forward function
+that returns ``(value, saved)`` and a backward function ``bwd(saved, g)`` that
+returns the gradients of the requested arguments: generated Python that calls
+NumPy, with no per-operation graph.  Called with Tensors, the compiled ``f``
+unwraps them, runs the forward, and returns a Tensor whose ``grad_fn`` is one
+``CompiledFunctionBackward`` node (the name PyTorch's ``torch.compile`` gives
+its nodes) that runs the backward; ``.backward()`` then accumulates into the
+leaves' ``.grad`` as usual.  Under ``no_grad`` (or with no argument requiring
+grad) it runs ``f`` itself and saves nothing.
+"""
+import functools
+import inspect
+
+import numpy as np
+
+from . import grad_mode
+from .autograd import InputMeta, Node, _modified_message
+from .tensor import Tensor
+
+__all__ = ["compile"]
+
+
+class CompiledFunctionBackward(Node):
+    """Runs the generated backward sweep; ``source`` is its code."""
+
+    def __init__(self, bwd, saved, edges, inputs):
+        super().__init__()
+        self._bwd = bwd
+        self._saved_values = saved
+        self._edges = edges
+        # every Tensor argument: the generated code may have saved its array
+        self._checks = tuple((t, t._vc, t._vc.value) for t in inputs)
+        self._has_saved = True
+
+    @property
+    def source(self):
+        return getattr(self._bwd, "source", None)
+
+    def apply(self, g):
+        from .autograd import _SECOND_TIME
+        if self._freed:
+            raise RuntimeError(_SECOND_TIME)
+        for t, counter, version in self._checks:
+            if counter.value != version:
+                raise RuntimeError(_modified_message(t, counter.value, version))
+        return tuple(self._bwd(self._saved_values, g))
+
+    def release(self):
+        self._freed = True
+        self._saved_values = None
+
+
+def _kind(x):
+    if isinstance(x, (float, int)) and not isinstance(x, bool):
+        return "float"
+    if hasattr(x, "shape"):
+        return "num"
+    return type(x).__name__
+
+
+def _as_array(value, like):
+    if hasattr(value, "shape") and not isinstance(value, np.generic):
+        return value
+    xp = np if like is None or isinstance(like, np.ndarray) else __import__("cupy")
+    return xp.asarray(value)
+
+
+def compile(f):
+    """Compile ``f`` (written with NumPy on arrays) for Tensor arguments.
+
+    The wrapper's ``.source`` is the generated backward of the last compiled case.
+    """
+    from ..api import make_vjp          # the compiler; imported late (it imports us)
+    sig = inspect.signature(f)
+    cache = {}
+
+    @functools.wraps(f)
+    def compiled(*args, **kwargs):
+        if kwargs:
+            bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
+            args = tuple(bound.arguments.values())
+        tensors = [a for a in args if isinstance(a, Tensor)]
+        arrays = tuple(a._data if isinstance(a, Tensor) else a for a in args)
+        like = tensors[0]._data if tensors else None
+        wrt = ()
+        if grad_mode.is_grad_enabled():
+            wrt = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad)
+        if not wrt:
+            with grad_mode.no_grad():
+                out = f(*arrays)
+            return _wrap_output(out, like)
+        key = (wrt, tuple(_kind(a) for a in arrays))
+        pair = cache.get(key)
+        if pair is None:
+            pair = cache[key] = make_vjp(f, wrt, *arrays)
+        fwd, bwd = pair
+        compiled.source = getattr(bwd, "source", None)
+        value, saved = fwd(*arrays)
+        if isinstance(value, (tuple, list)):
+            raise NotImplementedError("srcgrad: @compile of a function with several outputs is "
+                                      "not supported yet; return one array")
+        value = _as_array(value, like)
+        if value.dtype.kind not in "fc":
+            return Tensor._make(value)
+        edges = tuple((args[i]._grad_node(), InputMeta(args[i]._data)) for i in wrt)
+        node = CompiledFunctionBackward(bwd, saved, edges, tensors)
+        return Tensor._make(value, True, node)
+
+    compiled.source = None
+    compiled.__srcgrad_compiled__ = f
+    return compiled
+
+
+def _wrap_output(out, like):
+    if isinstance(out, tuple):
+        return tuple(_wrap_output(o, like) for o in out)
+    if isinstance(out, list):
+        return [_wrap_output(o, like) for o in out]
+    if isinstance(out, Tensor):
+        return out
+    if isinstance(out, (np.ndarray, np.generic, float, int)) or hasattr(out, "shape"):
+        return Tensor._make(_as_array(out, like))
+    return out
