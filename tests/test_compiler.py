@@ -5,6 +5,7 @@ Gradients are checked against float64 central finite differences (gradcheck_util
 import importlib
 import inspect
 import linecache
+import re
 import math
 import sys
 import textwrap
@@ -503,10 +504,10 @@ def uses_walrus(x):
 
 UNSUPPORTED = [
     (uses_try, "try:", "try"),
-    (uses_yield, "yield", "yield"),
+    (uses_yield, "yield np.sum", "yield"),
     (uses_global, "global _SOME_GLOBAL", "global"),
     (uses_class, "class Box", "class"),
-    (uses_lambda, "lambda", "lambda"),
+    (uses_lambda, "sq = lambda", "lambda"),
     (uses_comprehension, "[np.sum(v * v) for v in x]", "comprehension"),
     (uses_generator, "sum(np.sum", "generator"),
     (uses_nested_async, "async def later", "async"),
@@ -532,7 +533,7 @@ def test_unsupported_syntax_is_located(f, text, word):
             e.offset == source_line.index("sum(np") + 4      # the generator's own column
     elif text == "n :=":
         assert e.offset == source_line.index("n :=") + 1
-    elif text == "lambda":
+    elif text == "sq = lambda":
         assert e.offset == source_line.index("lambda") + 1
     else:
         assert e.offset == len(source_line) - len(source_line.lstrip()) + 1
@@ -554,12 +555,11 @@ def calls_r_(x):
 
 
 def calls_builtin_without_rule(x):
-    return np.sum(x) + math.gamma(float(np.sum(x)) + 3.0) * 0.0 + np.sum(np.lexsort((x,)) * 0.0) \
-        + np.sum(np.unwrap(x))
+    return np.sum(x) + math.gamma(np.sum(x * x) + 3.0)
 
 
 @pytest.mark.parametrize("f, name", [
-    (calls_ufunc_method, "reduce"), (calls_r_, "np.r_"), (calls_builtin_without_rule, "unwrap"),
+    (calls_ufunc_method, "reduce"), (calls_r_, "np.r_"), (calls_builtin_without_rule, "math.gamma"),
 ])
 def test_no_rule_no_source_raises_nondifferentiable(f, name):
     with pytest.raises(sg.NonDifferentiableError) as info:
@@ -877,5 +877,5 @@ def test_only_needed_adjoints_are_generated():
     g(rng.normal(size=3), rng.normal(size=3), rng.normal(size=3))
     src = g.source
     assert "dw" in src
-    assert "dx" not in src and "dc" not in src and "dk" not in src   # activity analysis
-    assert "stack" not in src                                        # straight line
+    for name in ("dx", "dc", "dk", "dunused", "stack"):   # activity analysis, no loop
+        assert not re.search(rf"\b{name}\b", src), (name, src)

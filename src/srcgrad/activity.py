@@ -17,7 +17,7 @@ import gast
 import numpy as np
 
 from . import astutil as A
-from . import rules
+from . import rules, runtime
 from .errors import NonDifferentiableError
 from .parsing import MISSING, resolve
 from .rules.operators import BINOPS, UNARYOPS
@@ -133,13 +133,6 @@ class Analysis:
                 op.names = [a.id for a in list(v.args) + list(kws.values())
                             if isinstance(a, gast.Name) and a.id != target.id]
                 return op
-        if isinstance(v, gast.Call) and v.args and isinstance(v.args[0], gast.Name) and \
-                v.args[0].id in self.locals and self.static(v.func) is _RESTORE_ITEM:
-            # generated code undoing ``x[key] = v``: an in-place update of x
-            op = Op("mutate")
-            op.target = v.args[0].id
-            op.names = [a.id for a in v.args[1:] if isinstance(a, gast.Name)]
-            return op
         return Op("nograd")
 
     def static(self, func_node):
@@ -361,6 +354,8 @@ _NUMPY_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_alo
 
 def _writes_first_arg(obj):
     """Does this NumPy callable modify its first argument in place?"""
+    if obj is _RESTORE_ITEM and obj is not None:   # generated code undoing x[key] = v
+        return True
     owner = getattr(obj, "__self__", None)
     if isinstance(owner, np.ufunc):          # np.add.at, np.maximum.at...
         return getattr(obj, "__name__", "") == "at"
@@ -368,7 +363,7 @@ def _writes_first_arg(obj):
         (getattr(obj, "__module__", "") or "").startswith("numpy")
 
 
-_RESTORE_ITEM = getattr(__import__("srcgrad.runtime", fromlist=["runtime"]), "restore_item", None)
+_RESTORE_ITEM = getattr(runtime, "restore_item", None)
 
 
 def _is_srcgrad_stop(obj):

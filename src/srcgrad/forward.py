@@ -256,6 +256,8 @@ class Forward:
         for t in terms[1:]:
             if rule.func is runtime.add_grads:
                 total = A.call(A.attr(self.names.ad, "add_grads"), [total, t])
+            elif isinstance(t, gast.UnaryOp) and isinstance(t.op, gast.USub):
+                total = gast.BinOp(left=total, op=gast.Sub(), right=t.operand)  # a - b
             else:
                 total = gast.BinOp(left=total, op=gast.Add(), right=t)
         return total

@@ -76,11 +76,11 @@ class Rule:
     def vjp_source(self):
         """Source of the function the Tensor runtime runs for this rule.
 
-        ``f(g, ans, <params>, needs)`` returns one cotangent (or None) per
+        ``f(g, ans, <params>, *, needs)`` returns one cotangent (or None) per
         differentiable parameter, in :attr:`diff_params` order.
         """
-        params = _signature_source(self.signature)
-        lines = [f"def {_ident(self.name)}_vjp(g, ans, {params}, needs):"]
+        sig = _runtime_signature(self, ["g", "ans"], [_P("needs", _P.KEYWORD_ONLY)])
+        lines = [f"def {_ident(self.name)}_vjp({sig}):"]
         outs = []
         for i, p in enumerate(self.diff_params):
             expr = self.vjp.get(p)
@@ -98,20 +98,17 @@ class Rule:
         return self._vjp_fn
 
     def jvp_source(self):
-        """``f(ans, <params>, <d-params>)``: the tangent of ``ans`` (None if no tangents)."""
-        params = _signature_source(self.signature)
-        dparams = ", ".join(f"d{p}=None" for p in self.diff_params)
-        lines = [f"def {_ident(self.name)}_jvp(ans, {params}, *, {dparams}):", "    out = None"]
+        """``f(ans, <params>, *, d<param>=None...)``: the tangent of ``ans`` (None if none)."""
+        sig = _runtime_signature(self, ["ans"], [_P("d" + p, _P.KEYWORD_ONLY, default=None)
+                                                 for p in self.diff_params])
+        lines = [f"def {_ident(self.name)}_jvp({sig}):", "    _out = None"]
         for p in self.diff_params:
             expr = self.jvp.get(p)
-            if expr is None:
-                term = f"_missing({self.name!r}, {p!r}, 'forward')"
-            else:
-                term = f"({expr})"
+            term = f"_missing({self.name!r}, {p!r}, 'forward')" if expr is None else f"({expr})"
             lines.append(f"    if d{p} is not None:")
-            lines.append(f"        t = {term}")
-            lines.append("        out = t if out is None else out + t")
-        lines.append("    return out")
+            lines.append(f"        _t = {term}")
+            lines.append("        _out = _t if _out is None else _out + _t")
+        lines.append("    return _out")
         return "\n".join(lines) + "\n"
 
     def jvp_function(self):
@@ -153,6 +150,18 @@ def _parse_signature(params, name):
     ns = {}
     exec(compile(ast.Module([fn], []), "<rule>", "exec"), {"np": np}, ns)
     return inspect.signature(ns["_f"])
+
+
+_P = inspect.Parameter
+
+
+def _runtime_signature(rule, lead, extra):
+    """The rule's parameters with ``lead`` (positional-only) before and ``extra`` after."""
+    params = list(rule.signature.parameters.values())
+    front = [_P(n, _P.POSITIONAL_ONLY) for n in lead]
+    kw = [p for p in params if p.kind == _P.VAR_KEYWORD]
+    rest = [p for p in params if p.kind != _P.VAR_KEYWORD]
+    return str(inspect.Signature(front + rest + extra + kw))[1:-1]
 
 
 def _signature_source(sig):
@@ -203,6 +212,11 @@ def lookup(func):
 
 def is_nograd(func):
     return id(func) in _NOGRAD
+
+
+def all_nograd():
+    """Display names of the functions whose result carries no gradient."""
+    return sorted(_NOGRAD.values())
 
 
 def all_rules():
