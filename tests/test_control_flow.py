@@ -1063,6 +1063,134 @@ def return_list_element_early(x, a):
             return np.sum(np.stack(outs))
     return outs[-1] * outs[0]
 
+
+@case(R(2), 0, wrt=0)
+def zero_trip_range(x, n):
+    s = np.sum(x)
+    for i in range(n):
+        s = s * np.sum(x)
+    return s
+
+
+@case(R(2), [])
+def zero_trip_list(x, xs):
+    s = np.sum(x)
+    for v in xs:
+        s = s * v
+    return s
+
+
+@case(R(2))
+def while_never_runs(x):
+    y = x * 2.0
+    while np.sum(y) > 1e9:
+        y = y * 0.5
+    return np.sum(y * y)
+
+
+@case(R(3), R(3))
+def while_in_for_with_branch(x, w):
+    s = 0.0
+    for i in range(3):
+        k = 0
+        while k < 2:
+            if np.sum(x * w) > 0.1 * i:
+                s = s + np.sum(x * w) * k
+            else:
+                s = s - np.sum(x)
+            k += 1
+    return s
+
+
+@case(np.array([0.5, -0.3, 0.8]))
+def ifexp_in_loop(x):
+    s = 0.0
+    for v in x:
+        s = s + (v * v if v > 0 else -v * 3.0)
+    return s
+
+
+@case(np.array([[0.9, 0.8, 0.7], [0.6, 1.2, 0.1]]))
+@case(np.array([[0.1, 0.2, 0.3], [0.1, 0.2, 0.3]]))
+def return_depth2_then_more_code(X):
+    s = 0.0
+    for i in range(2):
+        for j in range(3):
+            s = s + X[i, j] ** 2
+            if s > 2.0:
+                return s
+        s = s * 0.5
+    t = s * 2.0
+    return t + s
+
+
+@case(R(3))
+def defined_in_loop_used_after(x):
+    for i in range(3):
+        last = x * (i + 1.0)
+    return np.sum(last * x) * i
+
+
+@case(R(3), R(3))
+def list_element_augassign(x, w):
+    lst = [x * 1.0, w * 1.0]
+    lst[0] += w
+    lst[1] *= x
+    return np.sum(lst[0] * lst[1])
+
+
+@case(R(4))
+def range_counting_down(x):
+    s = 0.0
+    for i in range(len(x) - 1, -1, -1):
+        s = s * 0.5 + x[i]
+    return s
+
+
+@case(np.array([0.5, -0.3, 0.8]))
+def where_in_loop(x):
+    for i in range(2):
+        x = np.where(x > 0, x, 0.1 * x) * 1.5
+    return np.sum(x)
+
+
+@case(R(3), R(3))
+def dict_entry_updated_in_loop(x, w):
+    d = {"h": x * 1.0}
+    for i in range(3):
+        d["h"] = np.tanh(d["h"] * w)
+    return np.sum(d["h"])
+
+
+@case(R(2, 3))
+def continue_in_inner_loop(X):
+    s = 0.0
+    for row in X:
+        for v in row:
+            if v < 0:
+                continue
+            s = s + v * v
+    return s
+
+
+@case(R(3))
+def chained_assignment(x):
+    a = b = x * 2.0
+    return np.sum(a * b)
+
+
+@case(R(3), R(3))
+def swap_arrays_in_loop(x, w):
+    a, b = x, w
+    for i in range(3):
+        a, b = b * 0.5, a + b
+    return np.sum(a * b)
+
+
+@case(R(3))
+def helper_with_loop_nested_calls(x):
+    return np.sum(looped_helper(looped_helper(x, 2), 1))
+
 # =========================================================================================
 
 assert len({c[0] for c in CASES}) >= 80, len({c[0] for c in CASES})

@@ -63,3 +63,23 @@ def test_no_input_mutation_and_same_primal(f, args, wrt, data):
     assert type(np.asarray(value)) is type(np.asarray(expected))
     assert np.array_equal(np.asarray(value), np.asarray(expected), equal_nan=True), \
         (value, expected)
+
+
+@pytest.mark.parametrize("f, args, wrt", SUBSET)
+@settings(max_examples=5, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_vjp_is_reusable_and_keeps_its_output(f, args, wrt, data):
+    new = data.draw(like(args))
+    expected, error = _call_original(f, new)
+    assume(error is None)
+    before = deep_copy(new)
+    with np.errstate(all="ignore"):
+        out, vjp_fn = sg.vjp(f, *new, wrt=wrt)
+        kept = deep_copy(out)
+        first = vjp_fn(1.0)
+        second = vjp_fn(1.0)
+    assert same_values(new, before), "the generated code changed its inputs"
+    assert same_values(out, kept), "the backward sweep changed the forward's output"
+    assert np.array_equal(np.asarray(out), np.asarray(expected), equal_nan=True)
+    assert same_values(first, second), "a second call of vjp_fn gave another gradient"

@@ -625,3 +625,71 @@ def test_compile_matches_eager():
     c.add_(1)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         out.backward()
+
+
+# A stand-in for cupy (an ndarray subclass that calls itself cupy), to exercise the device
+# paths of the runtime on machines without a GPU: creation, ops, backward, moves, errors.
+
+class _FakeGPUArray(np.ndarray):
+    def get(self):
+        return self.view(np.ndarray).copy()
+
+    @property
+    def device(self):
+        return type("Dev", (), {"id": 0})()
+
+
+_FakeGPUArray.__module__ = "cupy._core.core"
+
+
+def _fake_cupy():
+    import contextlib
+    import types
+    mod = types.ModuleType("cupy")
+
+    def on_gpu(f):
+        return lambda *a, **k: np.array(f(*a, **k), copy=False, subok=True).view(_FakeGPUArray)
+
+    for name in ("asarray", "array", "ones_like", "zeros_like", "zeros", "ones", "empty",
+                 "full", "arange"):
+        setattr(mod, name, on_gpu(getattr(np, name)))
+    mod.may_share_memory = np.may_share_memory
+    mod.copyto = np.copyto
+    mod.cuda = types.SimpleNamespace(
+        runtime=types.SimpleNamespace(getDeviceCount=lambda: 1, getDevice=lambda: 0),
+        Device=lambda i=0: contextlib.nullcontext())
+    mod.random = types.SimpleNamespace(seed=lambda s: None)
+    return mod
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    if _cupy_gpu():
+        pytest.skip("a real GPU is present: test_cuda_tensors_with_cupy covers it")
+    import sys
+    monkeypatch.setitem(sys.modules, "cupy", _fake_cupy())
+
+
+def test_device_paths_with_a_stand_in_for_cupy(fake_gpu):
+    assert sg.cuda.is_available()
+    x = sg.tensor([[1., 2.], [3., 4.]], device="cuda", requires_grad=True)
+    assert x.is_cuda and str(x.device) == "cuda:0" and type(x._data) is _FakeGPUArray
+    assert repr(x) == ("tensor([[1., 2.],\n        [3., 4.]], device='cuda:0', "
+                       "requires_grad=True)")
+    y = (x * x + 1).tanh().mean()
+    y.backward()
+    assert x.grad.is_cuda
+    ref = sg.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+    (ref * ref + 1).tanh().mean().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), ref.grad.numpy(), rtol=1e-6)
+    with pytest.raises(RuntimeError, match="^Expected all tensors to be on the same device"):
+        x + ref
+    with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
+        x.detach().numpy()
+    # a move between devices is recorded; the gradient comes back to the CPU leaf
+    w = sg.tensor([1., 2.], requires_grad=True)
+    wg = w.cuda()
+    assert wg.grad_fn.name() == "ToCopyBackward0" and wg.is_cuda
+    (wg * 3).sum().backward()
+    assert w.grad.tolist() == [3., 3.] and not w.grad.is_cuda
+    assert x.detach().cpu().tolist() == [[1., 2.], [3., 4.]]

@@ -227,6 +227,12 @@ class Analysis:
         if "out" in kws and not (isinstance(kws["out"], gast.Constant) and kws["out"].value is None):
             raise self.info.error(v, "srcgrad does not support out= arguments: the result "
                                      "would alias an array; assign the result instead")
+        inline = getattr(obj, "__srcgrad_inline__", None)
+        if inline is not None:
+            # a transformation called inside transformed code (``sg.jvp(g, ...)``): a
+            # call of generated code that srcgrad can transform again
+            func, pos, kw = inline(self, args, kws, s)
+            return Op("call", func=func, callee_args=(pos, list(kw.items())))
         rule = rules.lookup(obj)
         if rule is not None:
             return Op("rule", rule, self.bind(rule, args, kws, s))

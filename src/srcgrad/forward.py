@@ -43,7 +43,7 @@ from .errors import NonDifferentiableError
 from .normalize import normalize
 from .parsing import get_function_ast, unwrap
 from .reverse import Comment, Names, _Qualify, _as_node, _check_aliases, _setitem_targets, \
-    _template
+    _template, temporaries
 from .rules.table import helper_names
 from .transform import _code_key, _dead_code, _funcdef, _helper_name, _infer_kinds, \
     param_names
@@ -353,8 +353,10 @@ class Forward:
             out.append(A.assign(self.d(lst), self.zero(A.name(lst))))
             st.defined.add(lst)
         item = s.value.args[0]
-        out += [s, A.expr_stmt(A.call(A.attr(self.d(lst), "append"),
-                                      [self.tangent_or_zero(item, st)]))]
+        t = self.tangent_of(item, st) if isinstance(item, gast.Name) else None
+        if t is None:   # (a record of loop steps is a range: its zeros can be indexed)
+            t = A.call(A.attr(self.names.ad, "zeros_tangent"), [copy.deepcopy(item)])
+        out += [s, A.expr_stmt(A.call(A.attr(self.d(lst), "append"), [t]))]
         return out
 
     def setitem(self, s, st):
@@ -523,6 +525,7 @@ def _build(func, wrt, kinds):
     src = codegen.to_source(newdef)
     fn = codegen.build({name: src}, closure, func, f"jvp of {func.__qualname__}")[name]
     fn.__srcgrad_transformable__ = True
+    fn.__srcgrad_temps__ = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())
     fn.tangent_params = dict(zip(wrt, tangent_params))
     return fn
 

@@ -12,13 +12,16 @@ the operators compose: ``hessian`` is the forward-mode Jacobian of ``grad``,
 """
 import copy
 import inspect
+import types
+
+import gast
 
 import numpy as np
 
 from . import rules, runtime
 from .api import (_Signature, _kind, _leaves, _resolve_wrt, _to_tensors, _unwrap_tensors,
                   grad, traced_function)
-from .forward import forward_function
+from .forward import _CACHE as _forward_cache, forward_function
 from .parsing import unwrap
 from .transform import reverse_function
 
@@ -61,12 +64,26 @@ def _array(x):
 
 
 def _tangent_like(t, x, name):
-    """A tangent for the primal ``x``, checked: the same shape, a float."""
+    """A tangent for the primal ``x``, checked: the same structure and shapes, floats.
+
+    Inside a container, None stands for a zero tangent."""
     t = _array(t)
+    if isinstance(x, dict):
+        if not isinstance(t, dict) or set(t) != set(x):
+            raise ValueError(f"the tangent for {name!r} must be a dict with the keys {sorted(x)}")
+        return {k: _tangent_like(t[k], x[k], f"{name}[{k!r}]") for k in x}
+    if isinstance(x, (list, tuple)):
+        if not isinstance(t, (list, tuple)) or len(t) != len(x):
+            raise ValueError(f"the tangent for {name!r} must be a {type(x).__name__} of "
+                             f"length {len(x)}")
+        return type(x)(_tangent_like(ti, xi, f"{name}[{i}]")
+                       for i, (ti, xi) in enumerate(zip(t, x)))
+    if t is None:
+        return runtime.zeros_like(x)
     if np.shape(t) != np.shape(x):
         raise ValueError(f"the tangent for {name!r} has shape {np.shape(t)}, but the "
                          f"argument has shape {np.shape(x)}")
-    if isinstance(x, float) or (np.isscalar(x) and not hasattr(x, "shape")):
+    if not hasattr(x, "shape"):
         return float(t)
     dtype = getattr(x, "dtype", None)
     if dtype is not None and dtype.kind in "fc":
@@ -91,6 +108,61 @@ def jvp(f, primals, tangents):
     given = {names[i]: t for i, t in enumerate(tangents) if t is not None}
     out, dout = _forward(call, given)
     return call.out(out), call.out(dout)
+
+
+_ADAPTERS = {}
+
+
+def _inline_jvp(analysis, args, kws, stmt):
+    """``sg.jvp(g, primals, tangents)`` inside a function srcgrad transforms.
+
+    Becomes a call of a small generated function (source and all) that calls g's
+    forward-mode code, so that the outer transformation reads it like any callee:
+    ``sg.grad`` of a function that calls ``sg.jvp`` is reverse over forward."""
+    info = analysis.info
+    if len(args) != 3 or kws:
+        raise info.error(stmt, "inside a transformed function, call sg.jvp(f, primals, "
+                               "tangents) with three positional arguments")
+    g = analysis.static(args[0]) if isinstance(args[0], gast.AST) else None
+    if not isinstance(g, types.FunctionType):
+        raise info.error(stmt, "inside a transformed function, sg.jvp needs a module-level "
+                               "function (a def) as its first argument")
+    n = None
+    seq = args[1]
+    if isinstance(seq, gast.Name):
+        for s in analysis.body:
+            for node in gast.walk(s):
+                if isinstance(node, gast.Assign) and isinstance(node.targets[0], gast.Name) \
+                        and node.targets[0].id == seq.id and \
+                        isinstance(node.value, (gast.Tuple, gast.List)):
+                    n = len(node.value.elts)
+    elif isinstance(seq, (gast.Tuple, gast.List)):
+        n = len(seq.elts)
+    params = [p for p in inspect.signature(g).parameters.values()
+              if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if n is None:
+        n = len([p for p in params if p.default is p.empty])
+    return _jvp_adapter(g, n), [args[1], args[2]], {}
+
+
+def _jvp_adapter(g, n):
+    key = (g, n)
+    if key not in _ADAPTERS:
+        from . import codegen
+        names = [p.name for p in inspect.signature(g).parameters.values()][:n]
+        fwd = forward_function(g, tuple(names))
+        callee = f"jvp_{g.__name__}"
+        pos = ", ".join(f"primals[{i}]" for i in range(n))
+        kw = ", ".join(f"{fwd.tangent_params[p]}=tangents[{i}]" for i, p in enumerate(names))
+        src = (f"def jvp_of_{g.__name__}(primals, tangents):\n"
+               f"    \"\"\"sg.jvp({g.__name__}, primals, tangents) as code srcgrad can "
+               f"transform again.\"\"\"\n"
+               f"    return {callee}({pos}{', ' if pos and kw else ''}{kw})\n")
+        fn = codegen.build({f"jvp_of_{g.__name__}": src}, {callee: fwd}, g,
+                           f"sg.jvp of {g.__qualname__}")[f"jvp_of_{g.__name__}"]
+        fn.__srcgrad_transformable__ = True
+        _ADAPTERS[key] = fn
+    return _ADAPTERS[key]
 
 
 def _forward(call, tangents):
@@ -304,9 +376,10 @@ def gradcheck(f, *args, wrt=None, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exceptio
                     which = f" of output {i}" if isinstance(out, tuple) else ""
                     others = "; ".join(f"{m} mode gives {float(np.reshape(np.asarray(analytic[m][i][j], dtype=float), num.shape)[o, k]):.10g}"
                                        for m in modes if m != mode)
-                    msg = (f"gradcheck failed for {func.__qualname__}: d(output{which})"
-                           f"[{', '.join(map(str, out_idx))}] / d{n}"
-                           f"[{', '.join(map(str, in_idx))}] (input {n!r}, argument {pos}): "
+                    out_el = f"[{', '.join(map(str, out_idx))}]" if out_idx else ""
+                    in_el = f"[{', '.join(map(str, in_idx))}]" if in_idx else ""
+                    msg = (f"gradcheck failed for {func.__qualname__}: d(output{which}){out_el}"
+                           f" / d{n}{in_el} (input {n!r}, argument {pos}): "
                            f"{mode} mode gives {ana[o, k]:.10g}, finite differences give "
                            f"{num[o, k]:.10g}" + (f" ({others})" if others else "") +
                            f"; max difference over all elements "
@@ -350,5 +423,9 @@ def tangent(func):
         rules.defrule(func, params_src, vjp=existing.vjp if existing else {},
                       jvp=jvp_templates, torch_name=existing.torch_name if existing else None,
                       name=existing.name if existing else getattr(func, "__name__", None))
+        _forward_cache.clear()     # code generated before inlined the old rule
         return tan
     return register
+
+
+jvp.__srcgrad_inline__ = _inline_jvp

@@ -357,10 +357,26 @@ class Normalizer:
         return [new]
 
     def stmt_If(self, s):
-        new = gast.If(test=s.test, body=self.block(s.body) or [gast.Pass()],
+        pre = []
+        test = self.hoist_pops(s.test, pre, s)
+        new = gast.If(test=test, body=self.block(s.body) or [gast.Pass()],
                       orelse=self.block(s.orelse))
         A.copy_loc(new, s)
-        return [new]
+        return pre + [new]
+
+    def hoist_pops(self, e, pre, s):
+        """``lst.pop()`` inside a condition or a loop header becomes a statement of its
+        own (``popped = lst.pop()``), so that the pop is seen like any other (this is
+        how generated code reads its record stack: ``if stack.pop():``)."""
+        class Hoist(gast.NodeTransformer):
+            def visit_Call(inner, node):
+                inner.generic_visit(node)
+                if _is_list_pop(node, self.locals):
+                    tmp = self.names.fresh("popped")
+                    pre.append(A.assign(tmp, node, like=s))
+                    return A.name(tmp)
+                return node
+        return Hoist().visit(e)
 
     def stmt_With(self, s):
         if len(s.items) == 1 and self.is_nograd_ctx(s.items[0].context_expr) \
@@ -398,7 +414,10 @@ class Normalizer:
     def stmt_For(self, s):
         if s.orelse:
             raise self.info.error(s, "srcgrad does not support 'for ... else'; use a flag")
+        hoisted = []
+        s.iter = self.hoist_pops(s.iter, hoisted, s)
         pre, target, iter_, per_item = self.loop_header(s)
+        pre = hoisted + pre
         self.loop_depth += 1
         body, has_break = self.loop_body(per_item + s.body)
         self.loop_depth -= 1

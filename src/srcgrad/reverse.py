@@ -737,10 +737,12 @@ def _check_aliases(body, info):
     if not targets:
         return
     aliases = {}
+    # generated code being transformed again: its temporaries were marked when made
+    temps = getattr(info.func, "__srcgrad_temps__", ())
     for s in body:
         for n in gast.walk(s):
             if not (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)) or \
-                    getattr(n, "srcgrad_temp", False):
+                    getattr(n, "srcgrad_temp", False) or n.targets[0].id in temps:
                 continue
             t = n.targets[0].id
             v = n.value
@@ -782,6 +784,12 @@ def _check_aliases(body, info):
                                         f"were copies. Write '{t} = "
                                         f"{A.unparse_short(v, 80)}.copy()' (or "
                                         f"np.array(...)) to make the copy explicit.")
+
+
+def temporaries(body):
+    """Names of normalize's temporaries (used once, right away: never an alias)."""
+    return frozenset(n.targets[0].id for s in body for n in gast.walk(s)
+                     if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False))
 
 
 def shape_only_reads(bwd, ad_name):

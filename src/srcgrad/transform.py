@@ -19,7 +19,7 @@ from . import astutil as A
 from . import codegen, runtime
 from .normalize import normalize
 from .parsing import get_function_ast, resolve, MISSING, unwrap
-from .reverse import Reverse, Names, Comment, shape_only_reads
+from .reverse import Reverse, Names, Comment, shape_only_reads, temporaries
 from .rules.table import helper_names
 
 _CACHE = {}
@@ -104,7 +104,12 @@ def _build(func, wrt, mode, kinds):
     primal = A.names_stored(fwd) | set(params)
     needed = A.names_read(bwd) & primal
     rev, fwd, bwd = run(needed, shape_only_reads(bwd, names.ad) & needed)
-    return _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names)
+    result = _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names)
+    # so that transforming the generated code again knows its temporaries
+    temps = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())
+    for fn in (result if isinstance(result, tuple) else (result,)):
+        fn.__srcgrad_temps__ = temps
+    return result
 
 
 def _callee_factory(func, wrt, stmt):
@@ -169,7 +174,10 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     for p in rev.copy_params:
         prologue.append(A.assign(p, A.call(A.attr(ad, "copy"), [A.name(p)])))
     # names pushed (or read by the adjoint sweep) that may be unbound on some path
-    init = sorted(n for n in rev.saved_vars if n not in params and not _always_bound(n, fwd))
+    maybe_unbound = set(rev.saved_vars)
+    if mode == "split":  # the forward returns everything the backward reads, on any path
+        maybe_unbound |= A.names_read(bwd) & A.names_stored(fwd)
+    init = sorted(n for n in maybe_unbound if n not in params and not _always_bound(n, fwd))
     for n in init:
         prologue.append(A.assign(n, A.const(None)))
     if rev.stack:
@@ -205,6 +213,16 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         dres = None
         if isinstance(result, gast.Name):
             dres = names.d(result.id)
+        value = copy.deepcopy(result)
+        if mode == "value_and_grad" and isinstance(result, gast.Name):
+            # the reverse sweep restores overwritten values: keep the result's value
+            mutated = _mutated_in_place(bwd)
+            if result.id in A.names_stored(bwd) | mutated:
+                value = A.name(names.gen.fresh("value"))
+                keep = A.name(result.id)
+                if result.id in mutated:
+                    keep = A.call(A.attr(ad, "copy"), [keep])
+                body.append(A.assign(value.id, keep))
         body.append(Comment("reverse sweep"))
         if dres:
             body.append(seed_stmt(dres))
@@ -213,7 +231,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         body.extend(bwd)
         ret = grads[0] if len(grads) == 1 else A.tuple_(grads)
         if mode == "value_and_grad":
-            ret = A.tuple_([copy.deepcopy(result), ret])
+            ret = A.tuple_([value, ret])
         body.append(gast.Return(value=ret))
         body = _dead_code(body)
         kind = "Gradient" if mode == "grad" else "Value and gradient"
@@ -227,11 +245,15 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         return fn
 
     # split form: forward (primal + records) and backward (adjoint)
-    bwd_reads = A.names_read(bwd)
+    bwd_reads = A.names_read(bwd) | A.names_read(grads)   # ``ad.zeros_like(w)`` reads w
     primal = A.names_stored(fwd) | set(params)
     saved = sorted(bwd_reads & primal, key=lambda n: (n not in params, n))
     if rev.stack and rev.stack not in saved:
         saved.insert(0, rev.stack)
+    # a name set on one path only (a branch's condition) is still packed into ``saved``
+    unbound = [n for n in saved if n not in params and n not in init and
+               not _always_bound(n, fwd[len(prologue):])]
+    fwd = [A.assign(n, A.const(None)) for n in unbound] + fwd
     dres = names.d(result.id) if isinstance(result, gast.Name) else names.gen.fresh("dresult")
     saved_name = names.gen.fresh("saved")
     fwd_body = list(fwd) + [gast.Return(value=A.tuple_([copy.deepcopy(result),
@@ -241,6 +263,12 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     if saved:
         unpack = [A.assign(A.tuple_([A.store(n) for n in saved], gast.Store()),
                            A.name(saved_name))]
+    # the backward sweep may run several times (vjp_fn called twice, retain_graph) and
+    # must not change the forward's value: it works on copies of what it changes in place
+    # (the stack it pops, arrays and dicts it restores)
+    mutated = _mutated_in_place(bwd)
+    unpack += [A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)]))
+               for n in saved if n in mutated]
     bwd_body = unpack + list(bwd) + [gast.Return(value=A.tuple_(grads))]
     fname, bname = f"{fdef.name}_fwd", f"{fdef.name}_bwd"
     fdoc = (f"Forward sweep of {func.__qualname__} ({where}): its value and what the "
@@ -259,6 +287,25 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     for f in fns.values():
         f.__srcgrad_transformable__ = True
     return fns[fname], fns[bname]
+
+
+def _mutated_in_place(stmts):
+    """Names whose value ``stmts`` change in place: ``y[i] = ...``, ``stack.pop()``,
+    ``ad.restore_item(d, ...)``."""
+    out = set()
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Assign):
+                for t in n.targets:
+                    if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+                        out.add(t.value.id)
+            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
+                if n.func.attr == "pop" and isinstance(n.func.value, gast.Name):
+                    out.add(n.func.value.id)
+                elif n.func.attr == "restore_item" and n.args and \
+                        isinstance(n.args[0], gast.Name):
+                    out.add(n.args[0].id)
+    return out
 
 
 def _type_params():

@@ -36,10 +36,19 @@ def fit(t, like):
     return rt.unbroadcast(t, like)
 
 
-# ``fit`` is a runtime helper like the others: templates name it bare.
-rt.fit = fit
-if "fit" not in rt.__all__:
-    rt.__all__.append("fit")
+def zeros_tangent(x):
+    """A zero tangent for ``x`` (forward mode): ``zeros_like(x)``, and for a
+    ``range`` (loop steps on a record stack) zeros that can be indexed like it."""
+    if isinstance(x, range):
+        return np.zeros(len(x))
+    return rt.zeros_like(x)
+
+
+# runtime helpers like the others: generated code and templates name them bare
+for _f in (fit, zeros_tangent):
+    setattr(rt, _f.__name__, _f)
+    if _f.__name__ not in rt.__all__:
+        rt.__all__.append(_f.__name__)
 
 
 def _linear(func, params, vjp, jvp):
@@ -122,9 +131,47 @@ if _helper("dot_grad"):
                      a="zeros_like(ans) if which == 0 else dot_grad(t, da, b, 1)",
                      b="dot_grad(t, a, db, 0) if which == 0 else zeros_like(ans)"))
 
+# The adjoints of linear NumPy functions (transpose, concatenate, take, pad ...) are
+# linear in the cotangent: their own adjoint is the function itself.
+_LINEAR_ADJOINTS = {
+    # helper: (params, its adjoint applied to g, its tangent applied to dt)
+    "transpose_grad": ("t, axes=None", "np.transpose(g, axes)", "transpose_grad(dt, axes)"),
+    "join_grad": ("t, arrays, axis=0, how='concatenate'", "join_jvp(g, arrays, axis, how)",
+                  "join_grad(dt, arrays, axis, how)"),
+    "join_jvp": ("t, arrays, axis=0, how='concatenate'", "join_grad(g, arrays, axis, how)",
+                 "join_jvp(dt, arrays, axis, how)"),
+    "split_grad": ("t, ary, indices_or_sections, axis=0",
+                   "np.array_split(g, indices_or_sections, axis)",
+                   "split_grad(dt, ary, indices_or_sections, axis)"),
+    "ravel_grad": ("t, a, order='C'", "ravel_jvp(g, a, order)", "ravel_grad(dt, a, order)"),
+    "ravel_jvp": ("t, a, order='C'", "ravel_grad(g, a, order)", "ravel_jvp(dt, a, order)"),
+    "roll_grad": ("t, shift, axis=None", "np.roll(g, shift, axis)", "roll_grad(dt, shift, axis)"),
+    "cumsum_grad": ("t, a, axis=None", "np.cumsum(g, axis=axis)", "cumsum_grad(dt, a, axis)"),
+    "diff_grad": ("t, a, n=1, axis=-1", "np.diff(g, n, axis)", "diff_grad(dt, a, n, axis)"),
+    "take_grad": ("t, a, indices, axis=None, mode='raise'", "np.take(g, indices, axis, mode=mode)",
+                  "take_grad(dt, a, indices, axis, mode)"),
+    "take_along_axis_grad": ("t, arr, indices, axis=-1", "np.take_along_axis(g, indices, axis)",
+                             "take_along_axis_grad(dt, arr, indices, axis)"),
+    "diag_grad": ("t, v, k=0", "np.diag(g, k)", "diag_grad(dt, v, k)"),
+    "diagonal_grad": ("t, a, offset=0, axis1=0, axis2=1", "np.diagonal(g, offset, axis1, axis2)",
+                      "diagonal_grad(dt, a, offset, axis1, axis2)"),
+    "trace_grad": ("t, a, offset=0, axis1=0, axis2=1", "np.trace(g, offset, axis1, axis2)",
+                   "trace_grad(dt, a, offset, axis1, axis2)"),
+    "tile_grad": ("t, A, reps", "np.tile(g, reps)", "tile_grad(dt, A, reps)"),
+    "repeat_grad": ("t, a, repeats, axis=None", "np.repeat(g, repeats, axis)",
+                    "repeat_grad(dt, a, repeats, axis)"),
+    "pad_grad": ("t, array, pad_width, mode='constant'", "np.pad(g, pad_width, mode)",
+                 "pad_grad(dt, array, pad_width, mode)"),
+    "sort_jvp": ("t, a, axis=-1", "sort_grad(g, a, axis)", "sort_jvp(dt, a, axis)"),
+}
+for _name, (_params, _vjp, _jvp) in _LINEAR_ADJOINTS.items():
+    if _helper(_name):
+        _linear(_helper(_name), _params, _vjp, _jvp)
+
 # -- constants: seeds, zeros, shapes, masks ----------------------------------------
-defnograd(rt.seed, rt.zeros_like, rt.ones_like_grad, rt.shape_of, rt.array_ns,
-          names=["ad.seed", "ad.zeros_like", "ad.ones_like_grad", "ad.shape_of", "ad.array_ns"])
+defnograd(rt.seed, rt.zeros_like, zeros_tangent, rt.ones_like_grad, rt.shape_of, rt.array_ns,
+          names=["ad.seed", "ad.zeros_like", "ad.zeros_tangent", "ad.ones_like_grad",
+                 "ad.shape_of", "ad.array_ns"])
 for _name in ("balanced_eq", "clip_mask", "sinc_deriv_mask"):
     if _helper(_name):
         defnograd(_helper(_name), names=[f"ad.{_name}"])

@@ -115,13 +115,19 @@ class AccumulateGrad(Node):
 
 
 class InputMeta:
-    """Shape, dtype and device of an input, to check and cast the gradient sent to it."""
+    """Shape, dtype and array type (device) of an input, to check, cast and move the
+    gradient sent to it."""
 
-    __slots__ = ("shape", "dtype")
+    __slots__ = ("shape", "dtype", "kind", "device")
 
     def __init__(self, array):
         self.shape = array.shape
         self.dtype = array.dtype
+        self.kind = type(array)
+        self.device = None
+        if self.kind is not np.ndarray:
+            from .device import device_of
+            self.device = device_of(array)
 
 
 # nodes that PyTorch's name() reports with their C++ namespace
@@ -183,22 +189,8 @@ class RuleNode(Node):
 
 
 def vjp_function(rule):
-    """The rule's compiled vjp function (``Rule.vjp_function``).
-
-    Workaround, until rules/table.py makes ``needs`` keyword-only: a rule whose
-    parameters have defaults generates ``def f(g, ans, a, axis=None, needs)``,
-    a SyntaxError; the same source is then compiled with ``*, needs``.
-    """
-    try:
-        return rule.vjp_function()
-    except SyntaxError:
-        from ..rules import table
-        src = rule.vjp_source()
-        head, _, rest = src.partition("\n")
-        if "*" not in head:
-            head = head.replace(", needs):", ", *, needs):")
-        rule._vjp_fn = table._compile_rule_source(head + "\n" + rest, rule.name, "vjp")
-        return rule._vjp_fn
+    """The rule's compiled vjp function (compiled once per rule, then cached on it)."""
+    return rule._vjp_fn or rule.vjp_function()
 
 
 _SECOND_TIME = (
@@ -391,6 +383,9 @@ def _owned(g, dtype):
 def _fit_grad(g, meta, node, index):
     """``g`` as the gradient of an input described by ``meta``: cast, and summed down if
     broadcast (as PyTorch's engine does); an incompatible shape is a rule's bug."""
+    if hasattr(g, "shape") and type(g) is not meta.kind and not isinstance(g, np.generic):
+        from .device import CPU, move
+        g = move(g, meta.device or CPU)
     xp = runtime.array_ns(g)
     if not hasattr(g, "shape"):
         g = xp.asarray(g)
@@ -414,17 +409,20 @@ def _fit_grad(g, meta, node, index):
 def _graph_order(roots):
     """Nodes reachable from ``roots`` and, for each, how many edges point at it."""
     deps = {}
-    stack = list(roots)
-    seen = set(id(r) for r in roots)
+    stack = list(dict.fromkeys(roots))
+    seen = set(stack)
     while stack:
         node = stack.pop()
         for nxt, _ in node._edges:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if id(nxt) not in seen:
-                seen.add(id(nxt))
-                stack.append(nxt)
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
     return deps
 
 
@@ -445,7 +443,8 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
             node = ready.pop()
             g = buffers.pop(node, None)
             if g is not None:
-                g = _pre_hooks(node, g)
+                if node._tensor_hooks or node._retained:
+                    g = _pre_hooks(node, g)
                 if capture is not None and node in capture:
                     capture[node] = g
                 if isinstance(node, AccumulateGrad):
@@ -457,7 +456,9 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                 for i, ((nxt, meta), gi) in enumerate(zip(node._edges, grads)):
                     if nxt is None or gi is None:
                         continue
-                    gi = _fit_grad(gi, meta, node, i)
+                    if not (type(gi) is np.ndarray and gi.shape == meta.shape
+                            and gi.dtype == meta.dtype):
+                        gi = _fit_grad(gi, meta, node, i)
                     old = buffers.get(nxt)
                     buffers[nxt] = gi if old is None else old + gi
             for nxt, _ in node._edges:

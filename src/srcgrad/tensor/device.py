@@ -67,7 +67,7 @@ def array_module(dev):
 
 def device_of(array):
     """The device an array lives on."""
-    if isinstance(array, np.ndarray) or np.isscalar(array):
+    if type(array) is np.ndarray:
         return CPU
     if type(array).__module__.startswith("cupy"):
         return device("cuda", array.device.id)

@@ -71,9 +71,12 @@ def _by_name(name):
 
 def from_numpy_dtype(np_dtype):
     """The tensor dtype of a NumPy dtype (TypeError for ones PyTorch lacks)."""
+    d = _FROM_NUMPY.get(np_dtype)
+    if d is not None:
+        return d
     try:
         return _FROM_NUMPY[np.dtype(np_dtype)]
-    except KeyError:
+    except (KeyError, TypeError):
         raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype)}. The only "
                         "supported types are: float64, float32, float16, complex64, complex128, "
                         "int64, int32, int16, int8, uint8, and bool.") from None

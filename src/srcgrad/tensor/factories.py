@@ -38,6 +38,9 @@ class Generator:
     def initial_seed(self):
         return self._seed
 
+    def __repr__(self):
+        return f"<torch._C.Generator object at {hex(id(self))}>"   # as PyTorch prints it
+
 
 _default_generator = Generator()
 

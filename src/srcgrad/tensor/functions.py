@@ -22,7 +22,7 @@ _METHODS = [
     "logical_and", "logical_or", "isnan", "isinf", "isfinite",
     "reshape", "flatten", "ravel", "t", "transpose", "swapaxes", "swapdims", "permute",
     "squeeze", "unsqueeze", "flip", "roll", "clone", "chunk", "split", "unbind",
-    "masked_fill", "index_select", "numel",
+    "masked_fill", "index_select", "numel", "trace", "tril", "triu", "diagonal",
 ]
 
 __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",
@@ -83,7 +83,7 @@ def sort(input, dim=-1, descending=False):
     d = _wrap_dim(dim, input.ndim)
     idx = np.argsort(-input._data if descending else input._data, axis=d, kind="stable")
     indices = Tensor._make(idx.astype(np.int64))
-    values = take_along_dim(input, indices, d)
+    values = _gather(input, indices, d, "SortBackward0")
     return _ReturnType(values, indices, "sort")
 
 
@@ -92,8 +92,11 @@ def argsort(input, dim=-1, descending=False):
 
 
 def take_along_dim(input, indices, dim):
-    return apply(np.take_along_axis, (input, indices._data), {"axis": dim},
-                 name="TakeAlongDimBackward0")
+    return _gather(input, indices, dim, "TakeAlongDimBackward0")
+
+
+def _gather(input, indices, dim, name):
+    return apply(np.take_along_axis, (input, indices._data), {"axis": dim}, name=name)
 
 
 def topk(input, k, dim=-1, largest=True, sorted=True):
@@ -101,4 +104,5 @@ def topk(input, k, dim=-1, largest=True, sorted=True):
     values, indices = sort(input, dim, descending=largest)
     d = _wrap_dim(dim, input.ndim)
     index = (slice(None),) * d + (slice(0, k),)
-    return _ReturnType(take_along_dim(input, indices[index], d), indices[index], "topk")
+    return _ReturnType(_gather(input, indices[index], d, "TopkBackward0"), indices[index],
+                       "topk")

@@ -77,6 +77,8 @@ def _tensors_in(values):
 
 
 def _check_devices(tensors):
+    if all(type(t._data) is np.ndarray for t in tensors):
+        return CPU
     first = None
     for t in tensors:
         d = t.device
@@ -89,6 +91,14 @@ def _check_devices(tensors):
 
 
 _BINDERS = {}
+_DIFF_PARAMS = {}
+
+
+def _diff_params(rule):
+    params = _DIFF_PARAMS.get(id(rule))
+    if params is None:
+        params = _DIFF_PARAMS[id(rule)] = tuple(rule.diff_params)
+    return params
 
 
 def _bind(rule, args, kwargs):
@@ -105,7 +115,8 @@ def _bind(rule, args, kwargs):
     return bound
 
 
-def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, view=False):
+def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, view=False,
+          forward=None):
     """Run ``func`` on the tensors' arrays and record it for backward when needed.
 
     ``func`` is a primitive of the rule table (``np.multiply``); ``name`` the
@@ -113,28 +124,36 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
     promoted dtype first (elementwise binary operations); ``floating``: compute
     integer inputs in the default float dtype (``exp`` of an int tensor);
     ``view``: the result shares the input's memory and version counter when
-    NumPy returned a view.
+    NumPy returned a view.  ``forward``: compute the value with this function
+    instead of ``func`` (same value; ``func`` still names the rule), as a move
+    between devices does with ``np.copy``'s rule.
     """
-    kwargs = kwargs or {}
-    tensors = list(_tensors_in(args)) + list(_tensors_in(kwargs.values()))
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            tensors.extend(t for t in a if isinstance(t, Tensor))
+    if kwargs:
+        tensors.extend(_tensors_in(kwargs.values()))
+    else:
+        kwargs = {}
     dev = _check_devices(tensors)
-    if promote and len(tensors) > 1:
-        _check_broadcast(tensors)
     if promote:
-        target = dtypes.result_type(*[a for a in args if isinstance(a, (Tensor, numbers.Number))])
-        if floating and dtypes.category(target) < 2:
-            target = dtypes.get_default_dtype()
-        args = tuple(a.to(target) if isinstance(a, Tensor) and a.dtype is not target else a
-                     for a in args)
+        args = _promoted(args, tensors, floating)
     elif floating:
         args = tuple(a.to(dtypes.get_default_dtype())
-                     if isinstance(a, Tensor) and not (a.is_floating_point() or a.is_complex())
-                     else a for a in args)
-    arrays = [_unwrap(a) for a in args]
-    kw_arrays = {k: _unwrap(v) for k, v in kwargs.items()}
-    ans = func(*arrays, **kw_arrays)
-    if not hasattr(ans, "shape") or isinstance(ans, np.generic):
-        ans = (np.asarray(ans) if dev.type == "cpu" else runtime.array_ns(*arrays).asarray(ans))
+                     if isinstance(a, Tensor) and a._data.dtype.kind not in "fc" else a
+                     for a in args)
+    arrays = [a._data if isinstance(a, Tensor) else _unwrap(a) for a in args]
+    run = forward or func
+    try:
+        ans = run(*arrays, **{k: _unwrap(v) for k, v in kwargs.items()}) if kwargs \
+            else run(*arrays)
+    except ValueError:
+        if promote and len(tensors) > 1:
+            _check_broadcast(tensors)       # PyTorch's message for shapes that do not broadcast
+        raise
+    if type(ans) is not np.ndarray and (not hasattr(ans, "shape") or isinstance(ans, np.generic)):
+        ans = np.asarray(ans) if dev.type == "cpu" else runtime.array_ns(*arrays).asarray(ans)
     out = Tensor._make(ans)
     if view and tensors and ans.size and runtime.array_ns(ans).may_share_memory(ans, tensors[0]._data):
         base = tensors[0]
@@ -152,7 +171,7 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
     bound = _bind(rule, args, kwargs)
     needs, edges, layout = [], [], []
     scalar_edges = name in _SCALAR_EDGES
-    for i, p in enumerate(rule.diff_params):
+    for i, p in enumerate(_diff_params(rule)):
         v = bound.get(p)
         if isinstance(v, Tensor):
             needs.append(v._requires_grad)
@@ -186,9 +205,38 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
     return out
 
 
+def _promoted(args, tensors, floating):
+    """``args`` with tensor operands cast to PyTorch's promoted dtype."""
+    if tensors and _same_dtype(args, tensors, floating):
+        return args
+    target = dtypes.result_type(*[a for a in args if isinstance(a, (Tensor, numbers.Number))])
+    if floating and dtypes.category(target) < 2:
+        target = dtypes.get_default_dtype()
+    return tuple(a.to(target) if isinstance(a, Tensor) and a.dtype is not target else a
+                 for a in args)
+
+
+def _same_dtype(args, tensors, floating):
+    """The common case, decided without the promotion lattice: tensors of one dtype with
+    Python scalars that do not change it."""
+    first = tensors[0]._data.dtype
+    kind = first.kind
+    if floating and kind not in "fc" or any(t._data.dtype != first for t in tensors):
+        return False
+    for a in args:
+        if isinstance(a, Tensor) or isinstance(a, _bool):
+            continue
+        if isinstance(a, _int) and kind != "b" or isinstance(a, _float) and kind in "fc":
+            continue
+        return False
+    return True
+
+
 def _check_broadcast(tensors):
     """PyTorch's message for operands whose shapes do not broadcast."""
     shapes = [t._data.shape for t in tensors]
+    if all(sh == shapes[0] for sh in shapes):
+        return
     out = shapes[0]
     for other in shapes[1:]:
         n = builtins.max(len(out), len(other))
@@ -293,8 +341,18 @@ class Tensor:
 
     @classmethod
     def _make(cls, data, requires_grad=False, grad_fn=None):
+        """A tensor of the array ``data`` (no copy): how every operation makes its result."""
         self = object.__new__(cls)
-        self._init(data, requires_grad, grad_fn)
+        self._data = data
+        self._requires_grad = requires_grad
+        self._grad_fn = grad_fn
+        self._grad = None
+        self._vc = VersionCounter()
+        self._base = None
+        self._acc = None
+        self._retains_grad = False
+        self._hooks = None
+        self._view_index = None
         return self
 
     # -- autograd attributes --------------------------------------------------------------
@@ -398,8 +456,7 @@ class Tensor:
     def detach(self):
         """The same data and version counter, cut from the graph."""
         out = Tensor._make(self._data)
-        out._vc = self._vc
-        out._base = self
+        out._vc = self._vc          # a non-differentiable view: no _base
         return out
 
     def detach_(self):
@@ -1210,6 +1267,31 @@ class Tensor:
     def where(self, condition, other):
         return where(condition, self, other)
 
+    def sort(self, dim=-1, descending=False):
+        from .functions import sort
+        return sort(self, dim, descending)
+
+    def argsort(self, dim=-1, descending=False):
+        from .functions import argsort
+        return argsort(self, dim, descending)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        from .functions import topk
+        return topk(self, k, dim, largest, sorted)
+
+    def trace(self):
+        return apply(np.trace, (self,), name="TraceBackward0")
+
+    def tril(self, diagonal=0):
+        return apply(np.tril, (self, diagonal), name="TrilBackward0")
+
+    def triu(self, diagonal=0):
+        return apply(np.triu, (self, diagonal), name="TriuBackward0")
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return apply(np.diagonal, (self, offset, dim1, dim2), name="DiagonalBackward0",
+                     view=True)
+
     def index_select(self, dim, index):
         d = _wrap_dim(dim, self.ndim)
         return self._index((slice(None),) * d + (index,), "IndexSelectBackward0")
@@ -1301,35 +1383,27 @@ class Tensor:
         """
         self._check_inplace()
         if not _recording(self, *others):
-            new = compute(self)
-            self._write(new)
+            self._write(compute(self))
             return self
-        if self._base is not None and self._grad_fn is not None or (
-                self._base is not None and self._view_index is not None
-                and self._base._requires_grad):
+        if self._base is not None:
             return self._inplace_on_view(compute)
-        if self._base is not None and self._view_index is not None and not self._requires_grad:
-            return self._inplace_on_view(compute)
-        old = self._snapshot()
-        new = compute(old)
+        new = compute(self._snapshot())
         self._write(new)
         self._set_history(new._grad_fn)
         return self
 
     def _inplace_on_view(self, compute):
-        """An in-place change of ``base[index]`` while recording: the base's history gets a
-        ``CopySlices`` node, and this view reads from the new base."""
+        """An in-place change of a view ``parent[index]`` while recording: the parent
+        gets the new value by ``parent[index] = new`` (a ``CopySlices`` node, recursively
+        up to the base), and this view is re-read from the new parent."""
         if self._view_index is None:
             raise NotImplementedError(
                 "srcgrad: an in-place operation that needs a gradient on a view made by "
-                "reshape/transpose/expand is not supported; use an out-of-place operation")
-        base, index = self._view_index
-        if base._base is not None:
-            raise NotImplementedError("srcgrad: in-place operation on a view of a view that "
-                                      "needs a gradient is not supported")
-        new = compute(self._snapshot())
-        base[index] = new
-        fresh = apply(operator.getitem, (base, index), name="AsStridedBackward0")
+                "view/reshape/transpose/expand is not supported; index the base instead "
+                "(x[i] = ...) or use an out-of-place operation")
+        parent, index = self._view_index
+        parent[index] = compute(self._snapshot())
+        fresh = apply(operator.getitem, (parent, index), name="AsStridedBackward0")
         self._set_history(fresh._grad_fn)
         return self
 
@@ -1345,10 +1419,10 @@ class Tensor:
                                f"output type {self.dtype.short}")
         if new._data.shape != self._data.shape:
             try:
-                np.broadcast_shapes(new._data.shape, self._data.shape)
-                if np.broadcast_shapes(new._data.shape, self._data.shape) != self._data.shape:
-                    raise ValueError
+                fits = np.broadcast_shapes(new._data.shape, self._data.shape) == self._data.shape
             except ValueError:
+                fits = False
+            if not fits:
                 raise RuntimeError(f"output with shape [{', '.join(map(str, self.shape))}] "
                                    "doesn't match the broadcast shape "
                                    f"[{', '.join(map(str, new.shape))}]") from None
@@ -1422,25 +1496,9 @@ class Tensor:
 
 
 def _setitem(x, index, value):
-    """``x`` with ``x[index] = value``, out of place and recorded (PyTorch's CopySlices).
-
-    With a rule for ``runtime.setitem`` it is one node.  Without one it is built
-    from primitives that have rules: ``value`` broadcast to the selected shape,
-    gathered into ``x``'s shape (a fancy index), and chosen by ``where`` over
-    ``x``.  Repeated indices keep the last write, as NumPy's assignment does.
-    """
-    setitem = getattr(runtime, "setitem", None)
-    if lookup(setitem) is not None:
-        return apply(setitem, (x, index, value), name="CopySlices")
-    xp = runtime.array_ns(x._data)
-    selected = x._data[index].shape
-    mask = xp.zeros(x._data.shape, dtype=bool)
-    mask[index] = True
-    position = xp.zeros(x._data.shape, dtype=np.intp)
-    position[index] = xp.arange(int(np.prod(selected))).reshape(selected)
-    spread = value.expand(selected) if tuple(value.shape) != selected else value
-    gathered = spread.reshape(-1)[Tensor._make(position)] if spread.numel() else x
-    return apply(np.where, (Tensor._make(mask), gathered, x), name="CopySlices")
+    """``x`` with ``x[index] = value``, out of place and recorded: PyTorch's CopySlices,
+    differentiated by the rule of ``runtime.setitem``."""
+    return apply(runtime.setitem, (x, index, value), name="CopySlices")
 
 
 def _rebuild(array, requires_grad):
@@ -1541,13 +1599,9 @@ def _on_device(t, ref):
 
 
 def _to_device(t, dev):
-    """A copy of ``t`` on ``dev`` (cupy <-> numpy); gradients flow back across devices."""
-    moved = move(t._data, dev)
-    out = Tensor._make(moved)
-    if grad_mode.is_grad_enabled() and t._requires_grad:
-        raise NotImplementedError("srcgrad: moving a tensor that is part of a graph between "
-                                  "devices is not supported; move the leaves, then compute")
-    return out
+    """A copy of ``t`` on ``dev`` (cupy <-> numpy).  Recorded with the rule of ``np.copy``
+    (the gradient passes through); the engine moves the gradient back to ``t``'s device."""
+    return apply(np.copy, (t,), name="ToCopyBackward0", forward=lambda a: move(a, dev))
 
 
 def is_tensor(obj):

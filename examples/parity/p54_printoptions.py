@@ -1,0 +1,22 @@
+# torch.set_printoptions: precision, sci_mode, threshold, linewidth, profiles.
+import torch
+
+x = torch.tensor([3.14159265, 2.71828, 1e-3])
+torch.set_printoptions(precision=2)
+print(x, torch.tensor(1 / 3))
+torch.set_printoptions(precision=6)
+print(x)
+torch.set_printoptions(sci_mode=True)
+print(x)
+torch.set_printoptions(sci_mode=False)
+print(torch.tensor([1e-6, 1e6]))
+torch.set_printoptions(profile="default")
+print(x, torch.tensor([1e-6, 1e6]))
+torch.set_printoptions(threshold=5, edgeitems=2)
+print(torch.arange(10), torch.arange(12.).reshape(3, 4))
+torch.set_printoptions(profile="default", linewidth=40)
+print(torch.arange(20.))
+torch.set_printoptions(profile="short")
+print(torch.arange(2000) / 7)
+torch.set_printoptions(profile="default")
+print(torch.arange(8.) / 3)
