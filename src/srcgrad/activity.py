@@ -91,7 +91,7 @@ class Analysis:
                 self.assigns.append(s)
             elif isinstance(s, gast.Expr):
                 s.srcgrad_op = self.expr_op(s)
-                if s.srcgrad_op.kind in ("append", "mutate"):  # mutate: checked in activity()
+                if s.srcgrad_op.kind in ("append", "mutate", "restore"):  # mutate: checked in activity()
                     self.assigns.append(s)
             elif isinstance(s, gast.If):
                 self.classify(s.body)
@@ -115,6 +115,15 @@ class Analysis:
                 op.target = v.func.value.id
                 op.names = [a.id for a in v.args if isinstance(a, gast.Name)]
                 return op
+        if isinstance(v, gast.Call) and len(v.args) == 3 and isinstance(v.args[0], gast.Name) \
+                and v.args[0].id in self.locals and _RESTORE_ITEM is not None and \
+                self.static(v.func) is _RESTORE_ITEM:
+            # generated code undoing ``x[key] = v`` (ad.restore_item(x, key, old)): a
+            # setitem of x that forward mode follows; reverse mode refuses it (reverse.py)
+            op = Op("restore")
+            op.target = v.args[0].id
+            op.names = [v.args[2].id] if isinstance(v.args[2], gast.Name) else []
+            return op
         if isinstance(v, gast.Call):
             # NumPy calls that write into an argument (``np.add.at(y, i, x)``,
             # ``np.copyto(y, x)``, ``np.multiply(a, b, out=y)``): an in-place update
@@ -339,10 +348,8 @@ def _flow(s):
     """(target name, names whose value flows into it) for an assignment-like statement."""
     op = s.srcgrad_op
     if isinstance(s, gast.Expr):
-        if op.kind == "append":
-            return op.target, op.names
-        if op.kind == "mutate":
-            return op.target, op.names
+        if op.kind in ("append", "mutate", "restore"):
+            return op.target, list(op.names) + ([op.target] if op.kind == "restore" else [])
         return None, ()
     t = s.targets[0]
     if isinstance(t, gast.Subscript):
@@ -360,8 +367,6 @@ _NUMPY_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_alo
 
 def _writes_first_arg(obj):
     """Does this NumPy callable modify its first argument in place?"""
-    if obj is _RESTORE_ITEM and obj is not None:   # generated code undoing x[key] = v
-        return True
     owner = getattr(obj, "__self__", None)
     if isinstance(owner, np.ufunc):          # np.add.at, np.maximum.at...
         return getattr(obj, "__name__", "") == "at"

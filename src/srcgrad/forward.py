@@ -151,6 +151,8 @@ class Forward:
             op = getattr(s, "srcgrad_op", None)
             if op is not None and op.kind == "append":
                 return self.append(s, st)
+            if op is not None and op.kind == "restore":
+                return self.restore(s, st)
             return [s]
         if isinstance(s, gast.If):
             return self.if_(s, st)
@@ -364,18 +366,35 @@ class Forward:
         y = t.value.id
         if not self.an.active(y):
             return [s]
-        out = self.comment(s)
+        out = self.comment(s) + self.own(y, st)
         dy = self.d(y)
-        if y not in st.defined:
-            out.append(A.assign(dy, self.zero(A.name(y))))
-            st.defined.add(y)
-            st.owned.add(y)
-        elif y not in st.owned:
-            out.append(A.assign(dy, A.call(A.attr(self.names.ad, "copy"), [A.name(dy)])))
-            st.owned.add(y)
         sub = gast.Subscript(value=A.name(dy), slice=copy.deepcopy(t.slice), ctx=gast.Store())
         out += [s, A.assign(sub, self.tangent_or_zero(s.value, st))]
         return out
+
+    def restore(self, s, st):
+        """``ad.restore_item(x, key, old)`` (generated code undoing ``x[key] = v``): the
+        same on the tangent, ``ad.restore_item(dx, key, dold)``."""
+        x = s.srcgrad_op.target
+        if not self.an.active(x):
+            return [s]
+        out = self.comment(s) + self.own(x, st)
+        _, key, old = s.value.args
+        call = A.call(A.attr(self.names.ad, "restore_item"),
+                      [A.name(self.d(x)), copy.deepcopy(key), self.tangent_or_zero(old, st)])
+        return out + [s, A.expr_stmt(call)]
+
+    def own(self, y, st):
+        """Statements that make ``dy`` a tangent this code may write into."""
+        dy = self.d(y)
+        if y not in st.defined:
+            st.defined.add(y)
+            st.owned.add(y)
+            return [A.assign(dy, self.zero(A.name(y)))]
+        if y not in st.owned:
+            st.owned.add(y)
+            return [A.assign(dy, A.call(A.attr(self.names.ad, "copy"), [A.name(dy)]))]
+        return []
 
     # -- control flow ----------------------------------------------------------
     def merge_into(self, branch_st, other_st, out):
@@ -410,7 +429,7 @@ class Forward:
             if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
                 updated.add(n.targets[0].value.id)
             elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
-                    and n.srcgrad_op.kind == "append":
+                    and n.srcgrad_op.kind in ("append", "restore"):
                 updated.add(n.srcgrad_op.target)
         active = {n for n in assigned | updated if self.an.active(n)}
         pre = []

@@ -304,6 +304,11 @@ class Reverse:
             op = getattr(s, "srcgrad_op", None)
             if op is not None and op.kind == "append":
                 return self.bwd_append(s, state)
+            if op is not None and op.kind == "restore" and self.an.active(op.target):
+                raise self.info.error(s, f"srcgrad's reverse mode cannot differentiate "
+                                         f"generated code that restores an item of "
+                                         f"{op.target} (ad.restore_item); differentiate it in "
+                                         f"forward mode (sg.hvp, sg.hessian, sg.jvp of sg.grad)")
             return []
         if isinstance(s, gast.If):
             return self.bwd_if(s, state, depth)
@@ -315,10 +320,19 @@ class Reverse:
 
     def accumulate(self, state, var, expr, out, container=False):
         d = self.names.d(var)
+        scatter = isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and \
+            expr.func.attr == "index_grad" and isinstance(expr.func.value, gast.Name) and \
+            expr.func.value.id == self.names.ad and len(expr.args) == 3
         if var not in state:
             if not (isinstance(expr, gast.Name) and expr.id == d):  # never "dx = dx"
                 out.append(A.assign(d, expr))
-            state[var] = "shared"
+            # index_grad allocates a fresh adjoint: later scatters may add into it in place
+            state[var] = "owned" if scatter else "shared"
+            return
+        if scatter and state[var] == "owned":
+            # x[i] read in a loop: add into our own adjoint, O(len(i)) not O(len(x))
+            g, _, index = expr.args
+            out.append(A.assign(d, A.call(A.attr(self.names.ad, "add_at"), [A.name(d), index, g])))
             return
         # ``ad.index_grad(g, x, i)`` is a tuple/list/dict when ``x`` is one: unless ``x``
         # is known to be an array or a float, ``+`` could concatenate two tuples
@@ -599,7 +613,8 @@ class Reverse:
                     new_head[n] = head[n]
             if new_head.keys() == head.keys():
                 break
-            self.names.gen.taken = saved_gen
+            # (adjoint names handed out stay taken: names.adjoints keeps them)
+            self.names.gen.taken = saved_gen | set(self.names.adjoints.values())
             head = new_head
         out = []
         pre = []
@@ -693,7 +708,7 @@ def _assign_counts(body, params):
                 else:
                     counts[t.value.id] = counts.get(t.value.id, 0) + 2
             elif isinstance(s, gast.Expr) and getattr(s, "srcgrad_op", None) is not None \
-                    and s.srcgrad_op.kind in ("append", "mutate"):
+                    and s.srcgrad_op.kind in ("append", "mutate", "restore"):
                 counts[s.srcgrad_op.target] = counts.get(s.srcgrad_op.target, 0) + 2
             elif isinstance(s, gast.If):
                 visit(s.body, in_loop)

@@ -10,7 +10,7 @@ __all__ = [
     "unbroadcast", "expand", "zeros_like", "ones_like_grad", "reduced_grad",
     "index_grad", "setitem", "zero_index", "add_grads", "shape_of",
     "keep_axis", "moveaxis_back", "minmax_grad", "sort_grad", "cast_like",
-    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "sum_grad", "mean_grad",
+    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "add_at", "sum_grad", "mean_grad",
 ]
 
 
@@ -234,6 +234,31 @@ def _basic_index(index):
             continue
         return False
     return True
+
+
+def add_at(d, index, g):
+    """``d[index] += g`` in place on an adjoint the generated code owns; returns ``d``.
+
+    Repeated fancy indices accumulate (np.add.at); dict and list adjoints add
+    item by item.
+    """
+    if isinstance(d, tuple):          # immutable: a new tuple
+        d = list(d)
+        add_at(d, index, g)
+        return tuple(d)
+    if isinstance(d, dict):
+        d[index] = add_grads(d.get(index), g)
+    elif isinstance(d, list):
+        if isinstance(index, slice):
+            for i, gi in zip(range(*index.indices(len(d))), g):
+                d[i] = add_grads(d[i], gi)
+        else:
+            d[index] = add_grads(d[index], g)
+    elif _basic_index(index):
+        d[index] += g
+    else:
+        np.add.at(d, index, g)
+    return d
 
 
 def setitem(x, index, v):

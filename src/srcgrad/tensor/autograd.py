@@ -499,9 +499,9 @@ def _root_grads(tensors, grads):
             raise RuntimeError(f"element {i} of tensors does not require grad and does not "
                                "have a grad_fn")
         if g is None:
-            if t.numel() != 1:
+            if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            garr = runtime.array_ns(t._data).ones_like(t._data)
+            garr = np.ones_like(t._data)
         else:
             if not isinstance(g, Tensor):
                 g = _wrap(runtime.array_ns(t._data).asarray(g, dtype=t._data.dtype))
