@@ -340,6 +340,10 @@ class Reverse:
             expr.func.attr == "index_grad" and self.kinds.get(var) not in ("num", "float")
         if container or indexed or self.kinds.get(var) == "container":
             value = A.call(A.attr(self.names.ad, "add_grads"), [A.name(d), expr])
+        elif state[var] == "owned":
+            # an adjoint only we hold (zeros we made, or a sum we computed): add in place
+            out.append(gast.AugAssign(target=A.store(d), op=gast.Add(), value=expr))
+            return
         else:
             value = gast.BinOp(left=A.name(d), op=gast.Add(), right=expr)
         out.append(A.assign(d, value))
