@@ -577,8 +577,7 @@ def _make_closure():
 closure_reads_constants = case(R(3))(_make_closure())
 
 
-@case(R(3), 1.3, xfail="a function defined with def inside the differentiated function "
-                        "is not transformed: NonDifferentiableError")
+@case(R(3), 1.3)
 def nested_def(x, a):
     def sq(v):
         return v * v

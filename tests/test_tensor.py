@@ -693,3 +693,9 @@ def test_device_paths_with_a_stand_in_for_cupy(fake_gpu):
     (wg * 3).sum().backward()
     assert w.grad.tolist() == [3., 3.] and not w.grad.is_cuda
     assert x.detach().cpu().tolist() == [[1., 2.], [3., 4.]]
+    x.grad = None
+    z = (x.double().clone()[0] * 2).sum()
+    assert z.dtype is sg.float64 and z.is_cuda
+    z.backward()
+    assert x.grad.is_cuda and x.grad.dtype is sg.float32
+    assert x.grad.cpu().tolist() == [[2., 2.], [0., 0.]]

@@ -766,7 +766,96 @@ def _tuple_item(idx, seq, start):
 
 def normalize(fdef, info, names):
     body = Normalizer(fdef, info, names).run()
+    body = inline_local_functions(body, info, names, A.names_stored(fdef.body) |
+                                  {a.id for a in Normalizer._params(fdef)})
     return eliminate_common_subexpressions(body, info.func)
+
+
+def inline_local_functions(body, info, names, outer_locals, defs=None, active=()):
+    """``y = f(a)`` where ``f`` is a ``def`` inside the function: inline f's body.
+
+    A closure reads the enclosing variables when it is called; the inlined body
+    reads them at the call site, which is the same moment.  f's own names are
+    renamed so they never meet the caller's.
+    """
+    defs = dict(defs or {})
+    stored_twice = {}
+    for s in body:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                stored_twice[n.id] = stored_twice.get(n.id, 0) + 1
+    out = []
+    for s in body:
+        if isinstance(s, gast.FunctionDef):
+            if stored_twice.get(s.name):
+                defs.pop(s.name, None)     # rebound later: not a fixed function
+            elif not any(isinstance(n, (gast.Nonlocal, gast.Global)) for n in gast.walk(s)):
+                defs[s.name] = s
+            out.append(s)
+            continue
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and block and not isinstance(s, gast.FunctionDef):
+                setattr(s, field, inline_local_functions(block, info, names, outer_locals,
+                                                         defs, active))
+        v = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
+        if isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and v.func.id in defs:
+            fdef = defs[v.func.id]
+            if fdef.name in active:
+                raise info.error(s, f"srcgrad cannot inline the recursive local function "
+                                    f"{fdef.name}(); move it to module level and write the "
+                                    f"recursion as a loop")
+            target = s.targets[0] if isinstance(s, gast.Assign) else None
+            out.extend(_inline_call(fdef, v, target, s, info, names, outer_locals, defs,
+                                    active + (fdef.name,)))
+            continue
+        out.append(s)
+    return out
+
+
+def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, active):
+    import copy as _copy
+    sub_def = _copy.deepcopy(fdef)
+    sub = Normalizer(sub_def, info, names)
+    sub.locals |= outer_locals
+    inner = sub.run()
+    params = [a.id for a in Normalizer._params(sub_def)]
+    if sub_def.args.vararg or sub_def.args.kwarg:
+        raise info.error(site, f"srcgrad cannot inline {fdef.name}(*args/**kwargs); give it "
+                               f"named parameters")
+    own = (A.names_stored(inner) | set(params)) - {fdef.name}
+    mapping = {n: names.fresh(f"{fdef.name}_{n}") for n in sorted(own)}
+    for st in inner:
+        A.rename(st, mapping)
+    # bind the arguments
+    binds = []
+    positional = list(sub_def.args.posonlyargs) + list(sub_def.args.args)
+    defaults = list(sub_def.args.defaults)
+    given = {}
+    for p, a in zip(positional, call.args):
+        given[p.id] = a
+    for k in call.keywords:
+        given[k.arg] = k.value
+    first_default = len(positional) - len(defaults)
+    for i, p in enumerate(positional):
+        if p.id in given:
+            value = given[p.id]
+        elif i >= first_default:
+            value = defaults[i - first_default]
+        else:
+            raise info.error(site, f"{fdef.name}() is missing the argument {p.id!r}")
+        binds.append(A.assign(mapping[p.id], _copy.deepcopy(value), like=site))
+    for p, d in zip(sub_def.args.kwonlyargs, sub_def.args.kw_defaults):
+        value = given.get(p.id, d)
+        if value is None:
+            raise info.error(site, f"{fdef.name}() is missing the argument {p.id!r}")
+        binds.append(A.assign(mapping[p.id], _copy.deepcopy(value), like=site))
+    ret = inner[-1]
+    body = inline_local_functions(inner[:-1], info, names, outer_locals | own, defs, active)
+    tail = []
+    if target is not None:
+        tail.append(A.assign(_copy.deepcopy(target), ret.value, like=site))
+    return binds + body + tail
 
 
 def _pure_rhs(v, func):

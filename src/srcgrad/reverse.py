@@ -58,7 +58,7 @@ class Comment(gast.stmt):
 
 class Reverse:
     def __init__(self, body, params, wrt, info, names, kinds, callee_factory,
-                 needed=None, shape_only=()):
+                 needed=None, shape_only=(), reads_before=None):
         self.info = info
         self.names = names
         self.params = params
@@ -70,6 +70,8 @@ class Reverse:
         self.an = Analysis(body, params, wrt, info, local_defs)
         self.needed = needed               # None: first pass, treat everything as needed
         self.shape_only = set(shape_only)  # needed only for their shape
+        self.reads_before = reads_before   # per top-level statement: names read by the
+        self.top_index = None              # adjoints of the statements before it
         self.assign_counts = _assign_counts(body, params)
         self.stack = None
         self.saved_vars = set()            # names saved before an overwrite
@@ -96,6 +98,10 @@ class Reverse:
             return False
         if depth > 0:
             return True
+        if self.reads_before is not None and self.top_index is not None:
+            # outside loops: only if the adjoint code of earlier statements reads it
+            if n not in self.reads_before[self.top_index]:
+                return False
         return self.assign_counts.get(n, 0) > 1 and n in self.maybe_defined
 
     # -- entry ---------------------------------------------------------------
@@ -105,13 +111,24 @@ class Reverse:
         main = self.body[:-1]
         self.maybe_defined = set(self.params)
         self.last_comment = None
-        fwd = self.fwd_block(main, 0)
+        fwd = []
+        for i, s in enumerate(main):
+            self.top_index = i
+            fwd.extend(self.fwd_stmt(s, 0))
+            self.maybe_defined |= A.names_stored([s])
+        self.top_index = None
         state = {}
         result = ret.value
-        seed = []
         if isinstance(result, gast.Name) and self.an.active(result.id):
             state[result.id] = "shared"
-        bwd = self.bwd_block(main, state, 0)
+        # the adjoint sweep, statement by statement, noting what each piece reads
+        bwd = []
+        self.last_comment = None
+        self.top_reads = [set() for _ in main]
+        for i in reversed(range(len(main))):
+            piece = self.bwd_block([main[i]], state, 0, fresh_comments=False)
+            self.top_reads[i] = A.names_read(piece)
+            bwd.extend(piece)
         self.final_state = state
         self.result = result
         return fwd, bwd
@@ -275,8 +292,9 @@ class Reverse:
         return False
 
     # -- adjoint sweep -------------------------------------------------------
-    def bwd_block(self, stmts, state, depth):
-        self.last_comment = None
+    def bwd_block(self, stmts, state, depth, fresh_comments=True):
+        if fresh_comments:
+            self.last_comment = None
         out = []
         for s in reversed(stmts):
             piece = self.bwd_stmt(s, state, depth)

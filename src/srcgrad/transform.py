@@ -90,12 +90,12 @@ def _build(func, wrt, mode, kinds):
 
     gen_state = set(gen.taken)
 
-    def run(needed, shape_only=()):
+    def run(needed, shape_only=(), reads_before=None):
         gen.taken = set(gen_state)
         names.adjoints = {}
         rev = Reverse(copy.deepcopy(body), params, wrt, info, names,
                       _infer_kinds(body, kinds), _callee_factory, needed=needed,
-                      shape_only=shape_only)
+                      shape_only=shape_only, reads_before=reads_before)
         fwd, bwd = rev.run()
         return rev, fwd, bwd
 
@@ -103,7 +103,13 @@ def _build(func, wrt, mode, kinds):
     rev, fwd, bwd = run(None)
     primal = A.names_stored(fwd) | set(params)
     needed = A.names_read(bwd) & primal
-    rev, fwd, bwd = run(needed, shape_only_reads(bwd, names.ad) & needed)
+    # a top-level statement saves the value it overwrites only if the adjoints of the
+    # statements before it (or its own, for compound statements) read that name
+    reads_before, acc = [], set()
+    for r in rev.top_reads:
+        reads_before.append(acc | r)
+        acc = acc | r
+    rev, fwd, bwd = run(needed, shape_only_reads(bwd, names.ad) & needed, reads_before)
     result = _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names)
     # so that transforming the generated code again knows its temporaries
     temps = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())

@@ -643,8 +643,8 @@ class Tensor:
         if dt is not None:
             dt = dtypes.to_dtype(dt)
             if dt is not out.dtype or copy:
-                out = apply(_rule_for(np.ndarray.astype, np.asarray), (out, dt.numpy),
-                            name="ToCopyBackward0")
+                out = apply(np.ndarray.astype, (out, dt.numpy), name="ToCopyBackward0",
+                            forward=_astype)
         if dev is not None:
             dev = to_device(dev)
             if dev != out.device:
@@ -1234,7 +1234,7 @@ class Tensor:
         return self if self.is_contiguous() else self.clone()
 
     def clone(self, memory_format=None):
-        return apply(_rule_for(np.copy, np.array), (self,), name="CloneBackward0")
+        return apply(np.copy, (self,), name="CloneBackward0")
 
     def chunk(self, chunks, dim=0):
         d = _wrap_dim(dim, self.ndim)
@@ -1499,6 +1499,10 @@ def _setitem(x, index, value):
     """``x`` with ``x[index] = value``, out of place and recorded: PyTorch's CopySlices,
     differentiated by the rule of ``runtime.setitem``."""
     return apply(runtime.setitem, (x, index, value), name="CopySlices")
+
+
+def _astype(array, dtype):
+    return array.astype(dtype)          # the method: works for numpy and cupy arrays alike
 
 
 def _rebuild(array, requires_grad):
