@@ -43,8 +43,19 @@ def test_enough_scripts():
     assert len(parity) >= 40 and len(seeds) >= 2
 
 
+# PyTorch's CPU build made these outputs: where cupy sees a GPU, srcgrad rightly differs
+CPU_BUILD_ONLY = {"p34_devices"}
+
+
+def _gpu_available():
+    import srcgrad
+    return srcgrad.cuda.is_available()
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_prints_what_pytorch_prints(script, srcgrad_env):
+    if script.stem in CPU_BUILD_ONLY and _gpu_available():
+        pytest.skip("expected output is PyTorch's CPU build; a GPU is available here")
     expected_file = script.with_suffix(".expected")
     assert expected_file.exists(), f"run tools/regen_expected.py {script.relative_to(ROOT)}"
     code, out, err = regen_expected.run(script, env=srcgrad_env)

@@ -631,8 +631,20 @@ def test_compile_matches_eager():
 # paths of the runtime on machines without a GPU: creation, ops, backward, moves, errors.
 
 class _FakeGPUArray(np.ndarray):
+    """Like a cupy array: NumPy functions and ufuncs applied to it return arrays of its kind
+    (0-d arrays for full reductions, as cupy does)."""
+
     def get(self):
         return self.view(np.ndarray).copy()
+
+    def __array_function__(self, func, types, args, kwargs):
+        return _on_fake_gpu(super().__array_function__(func, types, args, kwargs))
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        plain = [i.view(np.ndarray) if isinstance(i, _FakeGPUArray) else i for i in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(o.view(np.ndarray) for o in kwargs["out"])
+        return _on_fake_gpu(getattr(ufunc, method)(*plain, **kwargs))
 
     @property
     def device(self):
@@ -640,6 +652,14 @@ class _FakeGPUArray(np.ndarray):
 
 
 _FakeGPUArray.__module__ = "cupy._core.core"
+
+
+def _on_fake_gpu(value):
+    if isinstance(value, (np.ndarray, np.generic)) and not isinstance(value, _FakeGPUArray):
+        return np.asarray(value).view(_FakeGPUArray)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_on_fake_gpu(v) for v in value)
+    return value
 
 
 def _fake_cupy():

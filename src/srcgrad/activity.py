@@ -149,6 +149,11 @@ class Analysis:
         e = func_node
         while isinstance(e, gast.Attribute):
             e = e.value
+        if isinstance(e, gast.Name) and e.id == getattr(self.info, "ad_name", None) and \
+                isinstance(func_node, gast.Attribute) and func_node.value is e:
+            # a runtime helper the normalizer inserted (ad.indexable, ad.keys_of)
+            from . import runtime
+            return getattr(runtime, func_node.attr, MISSING)
         if isinstance(e, gast.Name) and e.id in self.locals:
             return MISSING
         return resolve(func_node, self.func)

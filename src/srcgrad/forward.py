@@ -53,6 +53,8 @@ _LOCK = threading.RLock()
 _IN_PROGRESS = []
 
 _ANS = "__srcgrad_ans__"   # stands for the rule's result while a template is instantiated
+_STRUCTURED_SUMS = tuple(f for f in (getattr(runtime, "add_grads", None),
+                                     getattr(runtime, "add_at", None)) if f is not None)
 
 
 class _State:
@@ -256,7 +258,7 @@ class Forward:
             terms = [self.strip_expand(t) for t in terms]
         total = terms[0]
         for t in terms[1:]:
-            if rule.func is runtime.add_grads:
+            if rule.func in _STRUCTURED_SUMS:    # gradients of containers add item by item
                 total = A.call(A.attr(self.names.ad, "add_grads"), [total, t])
             elif isinstance(t, gast.UnaryOp) and isinstance(t.op, gast.USub):
                 total = gast.BinOp(left=total, op=gast.Sub(), right=t.operand)  # a - b

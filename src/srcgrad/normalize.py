@@ -57,7 +57,9 @@ OP_NAMES = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "div", "Pow": "pow
 
 
 class Normalizer:
-    def __init__(self, fdef, info, names):
+    def __init__(self, fdef, info, names, ad_name="ad", known_arrays=()):
+        self.ad_name = ad_name              # how generated code names srcgrad.runtime
+        self.known_arrays = set(known_arrays)  # parameters known to be arrays at this call
         self.fdef = fdef
         self.info = info
         self.func = info.func
@@ -486,14 +488,41 @@ class Normalizer:
             rng = gast.Subscript(value=_range_len(seq), slice=gast.Slice(
                 lower=None, upper=None, step=A.const(-1)), ctx=gast.Load())
             return pre, idx, rng, self.assign_target(s.target, _item(seq, idx), s)
+        # dict views: index the keys, read values through the dict (so gradients flow)
+        if isinstance(it, gast.Call) and isinstance(it.func, gast.Attribute) and \
+                it.func.attr in ("items", "values", "keys") and not it.args and \
+                not it.keywords and self._is_local(it.func):
+            d = self.atom(it.func.value, pre, "dict")
+            keys = self.names.fresh("keys")
+            pre.append(A.assign(keys, A.call(A.attr(self.ad_name, "keys_of"), [d]), like=s))
+            idx = self.names.fresh("i")
+            key = _item(A.name(keys), idx)
+            value = gast.Subscript(value=A.name(d.id), slice=key, ctx=gast.Load())
+            if it.func.attr == "keys":
+                per = self.assign_target(s.target, key, s)
+            elif it.func.attr == "values":
+                per = self.assign_target(s.target, value, s)
+            elif isinstance(s.target, gast.Tuple) and len(s.target.elts) == 2:
+                k_t, v_t = s.target.elts
+                per = self.assign_target(k_t, key, s)
+                kname = k_t if isinstance(k_t, gast.Name) else None
+                item = gast.Subscript(value=A.name(d.id), slice=A.name(kname.id) if kname
+                                      else _item(A.name(keys), idx), ctx=gast.Load())
+                per += self.assign_target(v_t, item, s)
+            else:
+                per = self.assign_target(s.target, A.tuple_([key, value]), s)
+            return pre, idx, _range_len(A.name(keys)), per
         seq = self.atom(it, pre, "seq")
         if isinstance(it, gast.Call) or isinstance(it, gast.Attribute):
-            # dict views and other iterables: materialize once so they can be indexed
+            # other iterables: materialize once so they can be indexed
             tmp = self.names.fresh("items")
             pre.append(A.assign(tmp, A.call(A.name("list"), [seq]), like=s))
             seq = A.name(tmp)
-        elif isinstance(it, gast.Name) and not (it.id in self.locals):
-            pass
+        elif isinstance(seq, gast.Name) and seq.id not in self.known_arrays:
+            # a dict iterates over its keys, a list or an array over its items
+            tmp = self.names.fresh("seq")
+            pre.append(A.assign(tmp, A.call(A.attr(self.ad_name, "indexable"), [seq]), like=s))
+            seq = A.name(tmp)
         idx = self.names.fresh("i")
         per = self.assign_target(s.target, _item(seq, idx), s)
         return pre, idx, _range_len(seq), per
@@ -764,8 +793,8 @@ def _tuple_item(idx, seq, start):
     return A.tuple_([first, _item(seq, idx)])
 
 
-def normalize(fdef, info, names):
-    body = Normalizer(fdef, info, names).run()
+def normalize(fdef, info, names, ad_name="ad", known_arrays=()):
+    body = Normalizer(fdef, info, names, ad_name, known_arrays).run()
     body = inline_local_functions(body, info, names, A.names_stored(fdef.body) |
                                   {a.id for a in Normalizer._params(fdef)})
     return eliminate_common_subexpressions(body, info.func)
@@ -816,7 +845,7 @@ def inline_local_functions(body, info, names, outer_locals, defs=None, active=()
 def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, active):
     import copy as _copy
     sub_def = _copy.deepcopy(fdef)
-    sub = Normalizer(sub_def, info, names)
+    sub = Normalizer(sub_def, info, names, ad_name=getattr(info, "ad_name", "ad"))
     sub.locals |= outer_locals
     inner = sub.run()
     params = [a.id for a in Normalizer._params(sub_def)]

@@ -10,7 +10,8 @@ __all__ = [
     "unbroadcast", "expand", "zeros_like", "ones_like_grad", "reduced_grad",
     "index_grad", "setitem", "zero_index", "add_grads", "shape_of",
     "keep_axis", "moveaxis_back", "minmax_grad", "sort_grad", "cast_like",
-    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "add_at", "sum_grad", "mean_grad",
+    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "add_at", "indexable", "indexable_grad",
+    "keys_of", "sum_grad", "mean_grad",
 ]
 
 
@@ -364,3 +365,24 @@ def fill_like(g, x):
     if g is None:
         return zeros_like(x)
     return g
+
+
+def indexable(x):
+    """What ``for v in x`` visits, as something ``len`` and ``[i]`` work on."""
+    if isinstance(x, dict):
+        return list(x)
+    if hasattr(x, "__getitem__") and hasattr(x, "__len__"):
+        return x
+    return list(x)
+
+
+def indexable_grad(g, x):
+    """Adjoint of :func:`indexable`: identity, except that dict keys carry no gradient."""
+    if isinstance(x, dict):
+        return fill_like(None, x)
+    return g
+
+
+def keys_of(d):
+    """The keys of a dict, as a list (loops over ``d.items()`` index them)."""
+    return list(d)

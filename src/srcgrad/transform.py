@@ -86,7 +86,9 @@ def _build(func, wrt, mode, kinds):
     math_name = _helper_name("math", user_names, func, math, gen)
     names = Names(gen, np_name, ad_name, math_name)
     names.helper_names = helper_names()
-    body = normalize(fdef, info, gen)
+    info.ad_name = ad_name
+    body = normalize(fdef, info, gen, ad_name,
+                     known_arrays=[n for n, k in kinds.items() if k == "num"])
 
     gen_state = set(gen.taken)
 

@@ -60,3 +60,10 @@ SYMBOLS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "Pow": "**", "MatMul
 # x[index]: the adjoint scatters g back (np.add.at semantics: repeated indices add up)
 defrule(operator.getitem, "x, index", name="getitem", torch_name="IndexBackward0",
         vjp=dict(x="index_grad(g, x, index)"), jvp=dict(x="dx[index]"))
+
+# loops: ``for v in x`` visits ad.indexable(x) (a dict's keys, a list's or an array's items)
+from .. import runtime as _rt  # noqa: E402
+defrule(_rt.indexable, "x", name="ad.indexable", vjp=dict(x="indexable_grad(g, x)"),
+        jvp=dict(x="dx if not isinstance(x, dict) else None"))
+from .table import defnograd as _defnograd  # noqa: E402
+_defnograd(_rt.keys_of, names=["ad.keys_of"])

@@ -88,10 +88,19 @@ defrule(rt.setitem, "x, index, v", name="ad.setitem",
 _linear(rt.copy, "t", "g", "copy(dt)")
 if hasattr(rt, "fill_like"):
     _linear(rt.fill_like, "t, x", "g", "fill_like(dt, x)")
+if hasattr(rt, "indexable_grad"):   # identity, or zeros for a dict: self-adjoint
+    _linear(rt.indexable_grad, "t, x", "indexable_grad(g, x)", "indexable_grad(dt, x)")
 if hasattr(rt, "old_item"):
     _linear(rt.old_item, "t, key", "index_grad(g, t, key)", "old_item(dt, key)")
 defrule(rt.add_grads, "a, b", name="ad.add_grads",
         vjp=dict(a="g", b="g"), jvp=dict(a="da", b="db"))
+if hasattr(rt, "add_at"):
+    # d[index] += v on an adjoint the generated code owns (returned, and assigned back
+    # to d's name): the tangent adds index_grad(dv) with add_grads (forward.py), never
+    # in place, since a tangent may be shared
+    defrule(rt.add_at, "d, index, v", name="ad.add_at",
+            vjp=dict(d="g", v="take(g, index)"),
+            jvp=dict(d="dd", v="index_grad(dv, ans, index)"))
 
 # -- adjoints of reductions with a selection mask (linear in the cotangent) --------
 _linear(rt.minmax_grad, "t, extreme, x, axis=None, keepdims=False",

@@ -1,6 +1,5 @@
 """``torch.exp(x)``, ``torch.sum(x, 1)``...: the free-function spellings of Tensor methods,
 and the operations that take several tensors (``cat``, ``stack``, ``where``...)."""
-import numbers
 
 import numpy as np
 

@@ -23,8 +23,8 @@ from ..errors import NonDifferentiableError
 from ..rules import lookup
 from . import dtypes, grad_mode, printing
 from .autograd import (AccumulateGrad, InputMeta, VersionCounter, _node_class,
-                       _warn_nonleaf_grad, rule_reads, run_backward, backward as _backward)
-from .device import CPU, device as Device, device_of, move, to_device
+                       _warn_nonleaf_grad, rule_reads, backward as _backward)
+from .device import CPU, device_of, move, to_device
 
 __all__ = ["Tensor", "Size", "apply", "is_tensor"]
 
