@@ -321,7 +321,7 @@ def _promote_matmul(g, x, y):
 
 def matmul_grad_x(g, x, y):
     """Adjoint of ``x @ y`` for x: 1-D, 2-D and batched (broadcast) operands."""
-    if np.ndim(x) == 2 and np.ndim(y) == 2:
+    if getattr(x, "ndim", 0) == 2 and getattr(y, "ndim", 0) == 2:   # the common case, fast
         return g @ y.T
     g1, x1, y1 = _promote_matmul(g, x, y)
     dx = g1 @ np.swapaxes(y1, -1, -2)
@@ -332,7 +332,7 @@ def matmul_grad_x(g, x, y):
 
 def matmul_grad_y(g, x, y):
     """Adjoint of ``x @ y`` for y."""
-    if np.ndim(x) == 2 and np.ndim(y) == 2:
+    if getattr(x, "ndim", 0) == 2 and getattr(y, "ndim", 0) == 2:
         return x.T @ g
     g1, x1, y1 = _promote_matmul(g, x, y)
     dy = np.swapaxes(x1, -1, -2) @ g1
