@@ -18,14 +18,7 @@ from . import rules  # noqa: F401  (registers the derivative table)
 from .api import (grad, value_and_grad, vjp, make_vjp, source, adjoint,  # noqa: F401,E402
                   detach)
 from .higher import jvp, jacobian, hessian, hvp, gradcheck, GradcheckError, tangent  # noqa: F401,E402
-try:
-    from .tensor import *  # noqa: F401,F403
-    from .tensor import __all__ as _tensor_all
-except ImportError:  # pragma: no cover - bootstrap
-    _tensor_all = []
-try:
-    from .api import compile  # noqa: F401,A004
-except ImportError:  # pragma: no cover
-    pass
+from .tensor import *  # noqa: F401,F403,E402  (the PyTorch-style Tensor runtime)
+from .tensor.compiled import compile  # noqa: F401,E402,A004
 
 __version__ = "0.1.0"
