@@ -5,6 +5,7 @@ ratio srcgrad / hand-written (and srcgrad / peer where a peer is installed).
 Run: tools/demo-style venv, then `python tools/bench.py [--quick]`.
 """
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -143,7 +144,11 @@ def check(a, b, name):
 def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
+    p.add_argument("--tensor-only", action="store_true", help="only the Tensor runtime section")
     args = p.parse_args(argv)
+    if args.tensor_only:
+        tensor_section(args)
+        return
     rng = np.random.default_rng(0)
     print(f"{'benchmark':<34} {'srcgrad us':>11} {'hand us':>11} {'ratio':>7}")
 
@@ -232,6 +237,109 @@ def main(argv=None):
     hidden_bytes = 2000 * h0.nbytes
     print(f"2,000-step RNN (batch 4, hidden 64): forward sweep keeps {cur / 1e6:.2f} MB; "
           f"the hidden states alone are {hidden_bytes / 1e6:.2f} MB")
+
+    tensor_section(args)      # PyTorch's column is left blank when torch is not installed
+
+
+# -- (5) the Tensor runtime: eager and @sg.compile, next to PyTorch and NumPy --------
+
+def seed_loss_tensor(x, w1, w2):
+    """The seed loss on tensors: runs on srcgrad and PyTorch tensors alike."""
+    l1 = x * w1
+    l2 = l1 + w2
+    return l2.mean()
+
+
+def mlp_loss_tensor(W1, b1, W2, b2, x, onehot):
+    """``mlp_loss`` written with tensor methods (srcgrad and PyTorch alike)."""
+    h = (x @ W1 + b1).tanh()
+    z = h @ W2 + b2
+    z = z - z.max(dim=1, keepdim=True).values
+    p = z.exp() / z.exp().sum(dim=1, keepdim=True)
+    return -(onehot * p.log()).sum() / x.shape[0]
+
+
+def _train_step(loss_fn, args, wrt):
+    """What a training loop does each step: loss, backward, read the grads, zero them."""
+    params = [args[i] for i in wrt]
+
+    def step():
+        loss = loss_fn(*args)
+        loss.backward()
+        grads = [p.grad for p in params]
+        for p in params:
+            p.grad = None
+        return loss, grads
+    return step
+
+
+def tensor_row(name, times):
+    """One row: each timing in us, then compile/hand and eager/torch."""
+    cells = "".join(f" {times[k] * 1e6:>9.1f}" if times.get(k) is not None else f" {'-':>9}"
+                    for k in ("eager", "compile", "torch", "hand"))
+    ch = times["compile"] / times["hand"]
+    et = f"{times['eager'] / times['torch']:>7.2f}" if times.get("torch") else f"{'-':>7}"
+    print(f"{name:<28}{cells} {ch:>7.2f} {et}")
+    sys.stdout.flush()
+
+
+def tensor_section(args):
+    """Seed loss and MLP: srcgrad eager, srcgrad @compile, PyTorch eager, NumPy by hand.
+
+    Same process, same float64 inputs.  Each srcgrad / PyTorch step is a training
+    step (forward, ``.backward()``, read and zero ``.grad``); the hand-written step
+    is the NumPy forward plus the hand-derived gradient.
+    """
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    # NumPy's BLAS and PyTorch should use the same number of threads; on a small or
+    # shared machine, run with OMP_NUM_THREADS=1 (or OPENBLAS_NUM_THREADS=1): oversubscribed
+    # BLAS threads give timings that jump by whole scheduler slices.
+    threads = os.environ.get("OPENBLAS_NUM_THREADS") or os.environ.get("OMP_NUM_THREADS")
+    if torch is not None and threads:
+        torch.set_num_threads(int(threads))
+    print()
+    print("Tensor runtime: one training step (forward + backward + read/zero .grad), us")
+    print(f"{'benchmark':<28} {'eager':>9} {'compile':>9} {'torch':>9} {'hand':>9} "
+          f"{'cmp/hand':>7} {'eag/trch':>7}")
+    rng = np.random.default_rng(0)
+
+    def run(name, loss_tensor, loss_numpy, hand, arrays, wrt):
+        """Time one loss four ways; ``wrt``: the positions of the parameters."""
+        sga = [sg.tensor(a, requires_grad=i in wrt) for i, a in enumerate(arrays)]
+        compiled = sg.compile(loss_numpy)
+        steps = {"eager": _train_step(loss_tensor, sga, wrt),
+                 "compile": _train_step(compiled, sga, wrt),
+                 "hand": lambda: hand(*arrays)}
+        if torch is not None:
+            ta = [torch.tensor(a, requires_grad=i in wrt) for i, a in enumerate(arrays)]
+            steps["torch"] = _train_step(loss_tensor, ta, wrt)
+        ref = hand(*arrays)
+        for k in ("eager", "compile", "torch"):
+            if k in steps:
+                _, grads = steps[k]()
+                check(tuple(np.asarray(g.detach().numpy()) for g in grads), ref,
+                      f"{name} ({k})")
+        min_time = 0.05 if args.quick else 0.2
+        times = {k: median_time(fn, min_time=min_time) for k, fn in steps.items()}
+        tensor_row(name, times)
+
+    x = np.array([[1., 2.], [3., 4.]])
+    run("seed loss (2x2)", seed_loss_tensor, seed_loss, seed_loss_hand,
+        [x, np.array(2.0), np.array(3.0)], (1, 2))
+    d_in, classes, batch = 784, 10, 32
+    hiddens = [64, 256] if args.quick else [64, 256, 1024, 4096]
+    for hidden in hiddens:
+        W1 = rng.standard_normal((d_in, hidden)) / np.sqrt(d_in)
+        b1 = np.zeros(hidden)
+        W2 = rng.standard_normal((hidden, classes)) / np.sqrt(hidden)
+        b2 = np.zeros(classes)
+        xb = rng.standard_normal((batch, d_in))
+        onehot = np.eye(classes)[rng.integers(0, classes, batch)]
+        run(f"MLP hidden {hidden} (batch 32)", mlp_loss_tensor, mlp_loss, mlp_hand,
+            [W1, b1, W2, b2, xb, onehot], (0, 1, 2, 3))
 
 
 if __name__ == "__main__":

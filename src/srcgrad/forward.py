@@ -516,7 +516,9 @@ def _build(func, wrt, kinds):
                   _helper_name("ad", user_names, func, runtime, gen),
                   _helper_name("math", user_names, func, math, gen))
     names.helper_names = helper_names()
-    body = normalize(fdef, info, gen)
+    info.ad_name = names.ad        # (as transform._build: helpers normalize inserts)
+    body = normalize(fdef, info, gen, names.ad,
+                     known_arrays=[n for n, k in kinds.items() if k == "num"])
     tangent_params = [names.d(w) for w in wrt]     # dx for x, before any other name
     fwd = Forward(body, params, wrt, info, names, _infer_kinds(body, kinds), _callee_factory)
     stmts, result, tangent = fwd.run()

@@ -64,6 +64,6 @@ defrule(operator.getitem, "x, index", name="getitem", torch_name="IndexBackward0
 # loops: ``for v in x`` visits ad.indexable(x) (a dict's keys, a list's or an array's items)
 from .. import runtime as _rt  # noqa: E402
 defrule(_rt.indexable, "x", name="ad.indexable", vjp=dict(x="indexable_grad(g, x)"),
-        jvp=dict(x="dx if not isinstance(x, dict) else None"))
+        jvp=dict(x="dx if not isinstance(x, dict) else zeros_like(ans)"))  # keys: zero tangents
 from .table import defnograd as _defnograd  # noqa: E402
 _defnograd(_rt.keys_of, names=["ad.keys_of"])
