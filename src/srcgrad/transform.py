@@ -210,7 +210,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
                 closure[n] = cell.cell_contents
             except ValueError:
                 pass
-    where = f"{info.filename.rsplit('/', 1)[-1]}:{info.first_line}"
+    where = f"{info.filename.rsplit('/', 1)[-1]}:{fdef.lineno}"
     wrt_text = ", ".join(wrt) if wrt else "nothing"
 
     def seed_stmt(dr):

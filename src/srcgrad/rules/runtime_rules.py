@@ -97,10 +97,11 @@ defrule(rt.add_grads, "a, b", name="ad.add_grads",
 if hasattr(rt, "add_at"):
     # d[index] += v on an adjoint the generated code owns (returned, and assigned back
     # to d's name): the tangent adds index_grad(dv) with add_grads (forward.py), never
-    # in place, since a tangent may be shared
+    # in place, since a tangent may be shared; a dict adjoint may gain the key here, so
+    # the tangent of d is filled out to the result's keys
     defrule(rt.add_at, "d, index, v", name="ad.add_at",
             vjp=dict(d="g", v="take(g, index)"),
-            jvp=dict(d="dd", v="index_grad(dv, ans, index)"))
+            jvp=dict(d="fill_like(dd, ans)", v="index_grad(dv, ans, index)"))
 
 # -- adjoints of reductions with a selection mask (linear in the cotangent) --------
 _linear(rt.minmax_grad, "t, extreme, x, axis=None, keepdims=False",
