@@ -428,6 +428,7 @@ class Reverse:
                 restore_first = True
             ans = temp_post or y
             if op.kind == "rule":
+                contribs = []   # (name, expression), in parameter order
                 for p, n in op.diff_names():
                     if n not in self.an.varied:
                         continue
@@ -438,11 +439,18 @@ class Reverse:
                             f"{p!r} ({self.info.where(s)}); register one with @sg.adjoint")
                     contrib = self.instantiate(expr_src, op, ans, dy)
                     contrib = self.drop_unbroadcast(contrib, op, p)
+                    # x * x: the same contribution twice is written once, times two
+                    for i, (m, e) in enumerate(contribs):
+                        if m == n and A.unparse(e) == A.unparse(contrib):
+                            contribs[i] = (m, gast.BinOp(left=A.const(2), op=gast.Mult(),
+                                                         right=e))
+                            break
+                    else:
+                        contribs.append((n, contrib))
+                for n, contrib in contribs:
                     if n == y:
                         self_terms.append(contrib)
                     else:
-                        if n == dy:
-                            pass
                         self.accumulate(state, n, contrib, out)
             elif op.kind in ("copy",):
                 for n in op.names:
