@@ -947,3 +947,17 @@ def test_vjp_fn_is_reusable_and_leaves_the_output_alone():
         return np.sum(setitem_output(x, v) * ct)
     assert_close(first[0], numeric_grad(scalarized, (x, 0.7), 0))
     assert_close(first[1], numeric_grad(scalarized, (x, 0.7), 1))
+
+
+def test_grad_of_tensors_follows_requires_grad():
+    """wrt=None with Tensors: the leaves are the arguments that require grad."""
+    def f(x, w):
+        return (x * w).sum()
+    x = sg.tensor([1., 2.], requires_grad=True)
+    w = sg.tensor([3., 4.])
+    g = sg.grad(f)(x, w)
+    assert type(g).__name__ == "Tensor" and g.tolist() == [3.0, 4.0]
+    value, g2 = sg.value_and_grad(f)(x, w)
+    assert value.item() == 11.0 and g2.tolist() == [3.0, 4.0]
+    out, vjp_fn = sg.vjp(f, x, w)
+    assert vjp_fn(1.0).tolist() == [3.0, 4.0]

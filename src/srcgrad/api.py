@@ -130,15 +130,15 @@ class Transformed:
         self.__wrapped__ = None  # keep inspect from unwrapping to the primal
         del self.__wrapped__
 
-    def _select(self, bound):
+    def _select(self, bound, leaves=None):
         if self.wrt_names is None:
-            wrt = _leaves(bound)
+            wrt = _leaves(bound) if leaves is None else leaves
             single = len(wrt) == 1
         else:
             wrt, single = self.wrt_names, self.single
         return wrt, single
 
-    def compiled(self, bound):
+    def compiled(self, bound, leaves=None):
         kinds = tuple(map(_kind, bound.values()))
         if self.wrt_names is not None:
             # fast path: one dict lookup per call once this case is compiled
@@ -146,7 +146,7 @@ class Transformed:
             if hit is not None and hit[3] is self.func.__code__:
                 self._last = hit[0]
                 return hit[:3]
-        wrt, single = self._select(bound)
+        wrt, single = self._select(bound, leaves)
         target = self.func if self.inner is None else self.inner.generated(bound)
         fn = reverse_function(target, wrt, self.mode, dict(zip(bound, kinds)))
         self._last = fn
@@ -196,8 +196,10 @@ def traced_function(f, bound):
 class GradFunction(Transformed):
     def __call__(self, *args, **kwargs):
         bound = self.sig.bind(args, kwargs)
+        # with Tensors, the leaves are the ones that require grad: decide before unwrapping
+        leaves = _leaves(bound) if self.wrt_names is None else None
         bound, tnames = _unwrap_tensors(bound)
-        fn, wrt, single = self.compiled(bound)
+        fn, wrt, single = self.compiled(bound, leaves if tnames else None)
         out = fn(**bound) if kwargs or not self.sig.simple else fn(*bound.values())
         if self.mode == "grad":
             grads = out

@@ -369,8 +369,8 @@ def fill_like(g, x):
 
 def indexable(x):
     """What ``for v in x`` visits, as something ``len`` and ``[i]`` work on."""
-    if isinstance(x, dict):
-        return list(x)
+    if isinstance(x, (dict, list)):
+        return list(x)    # a list: a snapshot, never an alias of a list changed later
     if hasattr(x, "__getitem__") and hasattr(x, "__len__"):
         return x
     return list(x)
