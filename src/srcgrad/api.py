@@ -268,11 +268,12 @@ def vjp(f, *args, wrt=None, **kwargs):
     check_function(func)
     sig = _Signature(func)
     bound = sig.bind(args, kwargs)
+    leaves = _leaves(bound)          # decided before Tensors become arrays
     bound, tnames = _unwrap_tensors(bound)
     func = traced_function(f, bound)
     wrt_names, single = _resolve_wrt(wrt, sig, func)
     if wrt_names is None:
-        wrt_names = _leaves(bound)
+        wrt_names = leaves
         single = len(wrt_names) == 1
     kinds = {n: _kind(v) for n, v in bound.items()}
     fwd, bwd = reverse_function(func, wrt_names, "split", kinds)
