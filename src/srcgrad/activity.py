@@ -262,6 +262,16 @@ class Analysis:
             return op
         if isinstance(obj, types.FunctionType) and not _is_srcgrad_internal(obj):
             return Op("call", func=obj, callee_args=(args, list(kws.items())))
+        # a method of a module-level object (layer.apply(x)), or a callable object (layer(x))
+        method = obj if isinstance(obj, types.MethodType) else getattr(
+            type(obj), "__call__", None) if not isinstance(obj, (types.BuiltinFunctionType,
+                                                                  np.ufunc, type)) else None
+        if method is not None and not isinstance(method, types.MethodType):
+            method = types.MethodType(method, obj) if isinstance(method, types.FunctionType) \
+                else None
+        if isinstance(method, types.MethodType) and isinstance(method.__func__, types.FunctionType) \
+                and not _is_srcgrad_internal(method.__func__):
+            return Op("call", func=method, callee_args=(args, list(kws.items())))
         if isinstance(obj, type) and not issubclass(obj, np.ndarray):
             return Op("nograd") if obj in (int, bool, str, range, slice, type) else \
                 self.unknown(v, getattr(obj, "__name__", "?") + "()", s, obj)

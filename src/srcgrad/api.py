@@ -4,6 +4,7 @@ Each one resolves ``wrt`` against the call's arguments (DESIGN.md §1), picks
 the cached generated function for that case, and calls it.
 """
 import functools
+import types
 import inspect
 
 import numpy as np
@@ -112,6 +113,9 @@ def _rewrap(value, like):
         T.tensor(np.asarray(value))
 
 
+_NO_SELF = object()
+
+
 class Transformed:
     """A transformed function: call it, or read its generated ``.source``."""
 
@@ -119,9 +123,15 @@ class Transformed:
         self.__srcgrad_wrapped__ = func
         # a derivative of a derivative transforms the inner one's generated code
         self.inner = func if _is_derivative(func) else None
+        # a bound method (model.loss): self is passed along, never differentiated
+        self.bound_self = func.__self__ if isinstance(func, types.MethodType) else _NO_SELF
         self.func = unwrap(func)
         check_function(self.func)   # a builtin, a ufunc, a lambda: a clear TypeError now
         self.sig = _Signature(self.func)
+        if self.bound_self is not _NO_SELF and isinstance(wrt, (int, tuple, list)):
+            # positions count the method's visible parameters, as for any function
+            shift = (lambda w: w + 1 if isinstance(w, int) and w >= 0 else w)
+            wrt = tuple(map(shift, wrt)) if isinstance(wrt, (tuple, list)) else shift(wrt)
         self.wrt_names, self.single = _resolve_wrt(wrt, self.sig, self.func)
         self.mode = mode
         self._last = None
@@ -195,6 +205,8 @@ def traced_function(f, bound):
 
 class GradFunction(Transformed):
     def __call__(self, *args, **kwargs):
+        if self.bound_self is not _NO_SELF:
+            args = (self.bound_self,) + args
         bound = self.sig.bind(args, kwargs)
         # with Tensors, the leaves are the ones that require grad: decide before unwrapping
         leaves = _leaves(bound) if self.wrt_names is None else None

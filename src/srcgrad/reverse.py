@@ -14,6 +14,7 @@ Guarantees:
 * Only active statements (activity.py) get adjoint code.
 """
 import copy
+import types
 
 import gast
 
@@ -259,6 +260,9 @@ class Reverse:
         wrt = tuple(p for p, a in bound.arguments.items()
                     if isinstance(a, gast.Name) and a.id in self.an.varied)
         fwd_fn, bwd_fn = self.callee_factory(op.func, wrt, s)
+        if isinstance(op.func, types.MethodType):
+            # layer.apply(x): the generated forward gets the same object as its self
+            fwd_fn = types.MethodType(fwd_fn, op.func.__self__)
         fname = self.names.gen.fresh(op.func.__name__ + "_fwd")
         bname = self.names.gen.fresh(op.func.__name__ + "_bwd")
         self.callees[fname] = fwd_fn
