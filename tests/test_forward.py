@@ -16,6 +16,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import srcgrad as sg
+from srcgrad.rules import table
 import test_control_flow as cf
 from gradcheck_util import float_params, is_float_leaf
 
@@ -225,18 +226,30 @@ def opaque(x):
     return x * 2
 
 
+@pytest.fixture
+def registered():
+    """Register rules for the test only (the table is global: tests/test_rules.py checks
+    every rule in it)."""
+    funcs = []
+
+    def register(func, define):
+        funcs.append(func)
+        define()
+    yield register
+    for f in funcs:
+        table._RULES.pop(id(f), None)
+
+
 def only_reverse(x):
     return x * 3.0
-
-
-sg.rules.defrule(only_reverse, "x", vjp=dict(x="g * 3.0"))
 
 
 def uses_only_reverse(x):
     return only_reverse(x) + 1.0
 
 
-def test_a_rule_without_a_forward_template_is_an_error():
+def test_a_rule_without_a_forward_template_is_an_error(registered):
+    registered(only_reverse, lambda: sg.rules.defrule(only_reverse, "x", vjp=dict(x="g * 3.0")))
     with pytest.raises(sg.NonDifferentiableError, match=r"only_reverse.*forward-mode.*'x'.*"
                                                          r"sg\.tangent"):
         sg.jvp(uses_only_reverse, (1.0,), (1.0,))
@@ -264,7 +277,6 @@ def scaled_sin(x, a):
     return a * np.sin(x)
 
 
-@sg.tangent(scaled_sin)
 def _scaled_sin_tangent(ans, x, a, dx, da):
     return a * np.cos(x) * dx + np.sin(x) * da
 
@@ -273,7 +285,8 @@ def uses_scaled_sin(x, a):
     return np.sum(scaled_sin(x, a) ** 2)
 
 
-def test_user_tangent_is_inlined():
+def test_user_tangent_is_inlined(registered):
+    registered(scaled_sin, lambda: sg.tangent(scaled_sin)(_scaled_sin_tangent))
     x, t = _rng.normal(size=3), _rng.normal(size=3)
     _, d = sg.jvp(uses_scaled_sin, (x, 0.7), (t, 0.3))
     assert d == pytest.approx(float(directional_fd(uses_scaled_sin, (x, 0.7), (t, 0.3))),

@@ -15,6 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import srcgrad as sg
 from srcgrad import rules, runtime
+from srcgrad.rules import table
 import test_control_flow as cf
 from gradcheck_util import float_params, is_float_leaf
 
@@ -297,12 +298,10 @@ def my_op(x, y):
     return x * np.sin(y)
 
 
-@sg.adjoint(my_op)
 def _my_op_adjoint(g, ans, x, y):
     return g * np.sin(y), g * x * np.cos(y) * 1.5      # deliberately wrong for y
 
 
-@sg.tangent(my_op)
 def _my_op_tangent(ans, x, y, dx, dy):
     return dx * np.sin(y) + x * np.cos(y) * dy
 
@@ -311,7 +310,17 @@ def uses_my_op(x, y):
     return np.sum(my_op(x, y) ** 2)
 
 
-def test_gradcheck_catches_a_wrong_user_adjoint():
+@pytest.fixture
+def wrong_adjoint():
+    """my_op's (wrong) adjoint and (right) tangent, registered for the test only: the
+    table is global, and tests/test_rules.py checks every rule in it."""
+    sg.adjoint(my_op)(_my_op_adjoint)
+    sg.tangent(my_op)(_my_op_tangent)
+    yield
+    table._RULES.pop(id(my_op), None)
+
+
+def test_gradcheck_catches_a_wrong_user_adjoint(wrong_adjoint):
     x, y = np.array([0.3, -0.2]), np.array([0.5, 1.2])
     with pytest.raises(sg.GradcheckError, match=r"d\(output\) / dy\[0\] \(input 'y', argument "
                                                 r"1\): reverse mode gives .* finite "
@@ -329,7 +338,7 @@ def test_gradcheck_passes_and_promotes_to_float64():
     assert sg.gradcheck(pair, x)
 
 
-def test_gradcheck_names_the_element_of_a_non_scalar_output():
+def test_gradcheck_names_the_element_of_a_non_scalar_output(wrong_adjoint):
     def wrong_second_column(x):
         return np.stack([x * 2.0, my_op(x, x)])
     with pytest.raises(sg.GradcheckError, match=r"d\(output\)\[1, 0\] / dx\[0\]"):

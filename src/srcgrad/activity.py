@@ -24,7 +24,8 @@ from .rules.operators import BINOPS, UNARYOPS
 
 NOGRAD_ATTRS = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "device", "data",
                 "strides", "flags", "is_leaf", "requires_grad", "grad_fn"}
-NOGRAD_METHODS = {"item", "tolist", "detach", "numpy", "argmax", "argmin", "argsort",
+# (not "tolist": a list of the values carries their gradient; numpy_rules has its rule)
+NOGRAD_METHODS = {"item", "detach", "numpy", "argmax", "argmin", "argsort",
                   "nonzero", "keys", "size", "dim", "numel", "__len__", "any", "all",
                   "get_device", "cpu", "is_contiguous", "count", "index", "startswith",
                   "format", "split", "join", "upper", "lower"}
@@ -48,8 +49,10 @@ class Op:
                 a = self.args.get(p)
                 if isinstance(a, gast.Name):
                     out.append((p, a.id))
-                elif isinstance(a, (gast.Tuple, gast.List)):
-                    for e in a.elts:
+                elif isinstance(a, (gast.Tuple, gast.List, tuple, list)):
+                    # a list literal, or the items bound to ``*args`` (a Python tuple of
+                    # nodes: np.einsum("ij,jk", x, y), max(x, y), math.hypot(x, y))
+                    for e in (a.elts if isinstance(a, gast.AST) else a):
                         if isinstance(e, gast.Name):
                             out.append((p, e.id))
             return out

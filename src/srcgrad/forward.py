@@ -210,6 +210,9 @@ class Forward:
                 return gast.Call(func=copy.deepcopy(v.func), args=[t], keywords=[])
             return t
         if op.kind == "literal":
+            if isinstance(v, (gast.List, gast.Dict)) and not (v.keys if isinstance(
+                    v, gast.Dict) else v.elts):
+                return copy.deepcopy(v)        # [] / {}: the tangent starts empty too
             if not any(self.has_tangent(n, st) for n in op.names):
                 return None
             if isinstance(v, (gast.Tuple, gast.List)):
@@ -256,6 +259,7 @@ class Forward:
             return None
         if self.expand_is_noop(op, st):
             terms = [self.strip_expand(t) for t in terms]
+        terms = [_Fold().visit(t) for t in terms]
         total = terms[0]
         for t in terms[1:]:
             if rule.func in _STRUCTURED_SUMS:    # gradients of containers add item by item
@@ -461,6 +465,41 @@ class Forward:
         else:
             new = gast.While(test=s.test, body=body or [gast.Pass()], orelse=[])
         return pre + [A.copy_loc(new, s)]
+
+
+class _Fold(gast.NodeTransformer):
+    """Arithmetic on constants in an instantiated template: ``x ** (2 - 1)`` is ``x``.
+
+    Only folds that keep values, shapes and dtypes: numbers combined with numbers,
+    ``e ** 1``, ``e * 1`` and ``1 * e`` (``e`` is an array expression already)."""
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        left, right = node.left, node.right
+        if _number(left) and _number(right):
+            op = _FOLDABLE.get(type(node.op))
+            if op is not None:
+                try:
+                    return A.const(op(left.value, right.value))
+                except (ArithmeticError, ValueError):
+                    return node
+        if isinstance(node.op, gast.Pow) and _number(right) and right.value == 1:
+            return left
+        if isinstance(node.op, gast.Mult) and _number(right) and right.value == 1 \
+                and not _number(left):
+            return left
+        if isinstance(node.op, gast.Mult) and _number(left) and left.value == 1 \
+                and not _number(right):
+            return right
+        return node
+
+
+def _number(node):
+    return isinstance(node, gast.Constant) and type(node.value) in (int, float)
+
+
+_FOLDABLE = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
+             gast.Mult: lambda a, b: a * b}
 
 
 # -- the driver ----------------------------------------------------------------

@@ -353,7 +353,7 @@ def gradcheck(f, *args, wrt=None, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exceptio
     out = f(*args, **kwargs)
     parts = _outputs(out)
     wrt_tuple = tuple(call.wrt)
-    analytic = {}
+    analytic = {}      # mode -> [output][input] Jacobian
     for mode in modes:
         jac = jacobian(f, wrt=wrt_tuple, mode=mode)(*args, **kwargs)
         analytic[mode] = jac if isinstance(out, tuple) else (jac,)
@@ -362,32 +362,38 @@ def gradcheck(f, *args, wrt=None, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exceptio
         if pos >= len(args):
             raise ValueError(f"gradcheck: pass {n!r} positionally to check it")
         numeric = _numerical_jacobian(f, args, kwargs, pos, eps)
-        x = args[pos]
         for i, part in enumerate(parts):
             num = np.stack([c[i] for c in numeric], axis=-1) if numeric else \
                 np.zeros((np.size(part), 0))
+            flat = {m: np.reshape(np.asarray(analytic[m][i][j], dtype=float), num.shape)
+                    for m in modes}
             for mode in modes:
-                ana = np.reshape(np.asarray(analytic[mode][i][j], dtype=float), num.shape)
-                bad = ~(np.abs(ana - num) <= atol + rtol * np.abs(num))
-                if bad.any():
-                    o, k = np.argwhere(bad)[0]
-                    out_idx = np.unravel_index(o, np.shape(part)) if np.shape(part) else ()
-                    in_idx = np.unravel_index(k, np.shape(x)) if np.shape(x) else ()
-                    which = f" of output {i}" if isinstance(out, tuple) else ""
-                    others = "; ".join(f"{m} mode gives {float(np.reshape(np.asarray(analytic[m][i][j], dtype=float), num.shape)[o, k]):.10g}"
-                                       for m in modes if m != mode)
-                    out_el = f"[{', '.join(map(str, out_idx))}]" if out_idx else ""
-                    in_el = f"[{', '.join(map(str, in_idx))}]" if in_idx else ""
-                    msg = (f"gradcheck failed for {func.__qualname__}: d(output{which}){out_el}"
-                           f" / d{n}{in_el} (input {n!r}, argument {pos}): "
-                           f"{mode} mode gives {ana[o, k]:.10g}, finite differences give "
-                           f"{num[o, k]:.10g}" + (f" ({others})" if others else "") +
-                           f"; max difference over all elements "
-                           f"{np.max(np.abs(ana - num)):.3g} (atol={atol}, rtol={rtol})")
-                    if raise_exception:
-                        raise GradcheckError(msg)
-                    return False
+                bad = ~(np.abs(flat[mode] - num) <= atol + rtol * np.abs(num))
+                if not bad.any():
+                    continue
+                o, k = np.argwhere(bad)[0]
+                out_el = _element(o, np.shape(part))
+                in_el = _element(k, np.shape(args[pos]))
+                which = f" of output {i}" if isinstance(out, tuple) else ""
+                others = "; ".join(f"{m} mode gives {flat[m][o, k]:.10g}"
+                                   for m in modes if m != mode)
+                msg = (f"gradcheck failed for {func.__qualname__}: d(output{which}){out_el}"
+                       f" / d{n}{in_el} (input {n!r}, argument {pos}): {mode} mode gives "
+                       f"{flat[mode][o, k]:.10g}, finite differences give {num[o, k]:.10g}"
+                       + (f" ({others})" if others else "") +
+                       f"; max difference over all elements "
+                       f"{np.max(np.abs(flat[mode] - num)):.3g} (atol={atol}, rtol={rtol})")
+                if raise_exception:
+                    raise GradcheckError(msg)
+                return False
     return True
+
+
+def _element(flat_index, shape):
+    """``[i, j]`` for a flat index into ``shape`` ("" for a scalar)."""
+    if not shape:
+        return ""
+    return "[" + ", ".join(map(str, np.unravel_index(flat_index, shape))) + "]"
 
 
 # -- user-supplied forward derivatives --------------------------------------------------

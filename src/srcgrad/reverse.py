@@ -433,6 +433,10 @@ class Reverse:
             ans = temp_post or y
             if op.kind == "rule":
                 contribs = []   # (name, expression), in parameter order
+                # a parameter bound to several items (``*operands`` of np.einsum, the
+                # ``*args`` of max/min/math.hypot): its template returns one cotangent
+                # per item; compute it once and give item k its entry ``tmp[k]``
+                seq_grads, seq_slots = {}, {}
                 for p, n in op.diff_names():
                     if n not in self.an.varied:
                         continue
@@ -441,6 +445,23 @@ class Reverse:
                         raise NonDifferentiableError(
                             f"{op.rule.name} has no reverse-mode derivative for its argument "
                             f"{p!r} ({self.info.where(s)}); register one with @sg.adjoint")
+                    seq = op.args.get(p)
+                    if isinstance(seq, (tuple, list, gast.Tuple, gast.List)):
+                        elts = seq.elts if isinstance(seq, gast.AST) else seq
+                        if p not in seq_grads:
+                            seq_grads[p] = self.names.gen.fresh(self.names.d(p))
+                            out.append(A.assign(seq_grads[p],
+                                                self.instantiate(expr_src, op, ans, dy)))
+                            seq_slots[p] = iter([k for k, e in enumerate(elts)
+                                                 if isinstance(e, gast.Name)])
+                        # diff_names lists the Name items in order, as seq_slots does
+                        while True:
+                            k = next(seq_slots[p])
+                            if elts[k].id == n:
+                                break
+                        contribs.append((n, gast.Subscript(value=A.name(seq_grads[p]),
+                                                           slice=A.const(k), ctx=gast.Load())))
+                        continue
                     contrib = self.instantiate(expr_src, op, ans, dy)
                     contrib = self.drop_unbroadcast(contrib, op, p)
                     # x * x: the same contribution twice is written once, times two
@@ -468,14 +489,21 @@ class Reverse:
                 v = s.value
                 if isinstance(v, gast.Dict):
                     pairs = list(zip(v.keys, v.values))
+                elif isinstance(v, gast.Call):  # dict(...) / list(...)
+                    pairs = [(A.const(k.arg), k.value) for k in v.keywords]
                 else:
                     pairs = [(A.const(i), e) for i, e in enumerate(v.elts)]
-                if isinstance(v, gast.Call):  # dict(...) / list(...)
-                    pairs = [(A.const(k.arg), k.value) for k in v.keywords]
+                is_dict = isinstance(v, (gast.Dict, gast.Call))
                 for key, e in pairs:
                     if isinstance(e, gast.Name) and e.id in self.an.varied:
-                        part = gast.Subscript(value=A.name(dy), slice=copy.deepcopy(key),
-                                              ctx=gast.Load())
+                        if is_dict:
+                            # a dict's adjoint holds only the keys that were read
+                            # (ad.index_grad is sparse): ``dd[key]`` was a KeyError
+                            part = A.call(A.attr(self.names.ad, "item_grad"),
+                                          [A.name(dy), copy.deepcopy(key), A.name(e.id)])
+                        else:
+                            part = gast.Subscript(value=A.name(dy), slice=copy.deepcopy(key),
+                                                  ctx=gast.Load())
                         if e.id == y:
                             self_terms.append(part)
                         else:
@@ -530,11 +558,23 @@ class Reverse:
         if self.an.active(y) and y in state:
             out.extend(self.comment(s))
             dy = self.names.d(y)
+            container = self.kinds.get(y) == "container"
             if isinstance(v, gast.Name) and v.id in self.an.varied:
-                part = A.call(A.attr(self.names.ad, "take"), [A.name(dy), index])
-                contrib = A.call(A.attr(self.names.ad, "unbroadcast"), [part, A.name(v.id)])
+                if container:
+                    # a dict adjoint may lack the key (nobody read it): zeros then
+                    contrib = A.call(A.attr(self.names.ad, "item_grad"),
+                                     [A.name(dy), index, A.name(v.id)])
+                elif _is_basic_index(t.slice):
+                    part = A.call(A.attr(self.names.ad, "take"), [A.name(dy), index])
+                    contrib = A.call(A.attr(self.names.ad, "unbroadcast"),
+                                     [part, A.name(v.id)])
+                else:
+                    # ``y[[0, 0]] = v``: a repeated index keeps the last write only, so
+                    # the other items of v get no gradient (``take`` gave them one each)
+                    contrib = A.call(A.attr(self.names.ad, "assign_grad"),
+                                     [A.name(dy), index, A.name(v.id)])
                 self.accumulate(state, v.id, contrib, out)
-            if state.get(y) == "owned":
+            if state.get(y) == "owned" and not container:
                 sub = gast.Subscript(value=A.name(dy), slice=copy.deepcopy(t.slice),
                                      ctx=gast.Store())
                 out.append(A.assign(sub, A.const(0)))
@@ -719,6 +759,14 @@ def _as_node(v):
     if isinstance(v, list):
         return gast.List(elts=[_as_node(x) for x in v], ctx=gast.Load())
     return A.const(v)
+
+
+def _is_basic_index(index):
+    """An index made of constants and slices only (each item selected at most once)."""
+    return all(isinstance(n, (gast.Constant, gast.Slice, gast.Tuple, gast.expr_context,
+                              gast.UnaryOp, gast.unaryop)) and
+               not (isinstance(n, gast.Constant) and isinstance(n.value, (list, bool)))
+               for n in gast.walk(index))
 
 
 def _is_range_call(e):

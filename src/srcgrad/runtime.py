@@ -271,9 +271,43 @@ def setitem(x, index, v):
 
 def zero_index(g, index):
     """``g`` with ``g[index]`` set to zero, without mutating ``g``."""
+    if isinstance(g, dict):          # a sparse dict adjoint: the key holds no gradient
+        g = dict(g)
+        g.pop(index, None)
+        return g
+    if isinstance(g, (list, tuple)):  # items keep their shapes (fill_like needs them)
+        out = list(g)
+        for i in (range(*index.indices(len(out))) if isinstance(index, slice) else [index]):
+            out[i] = zeros_like(out[i])
+        return type(g)(out)
     g = g.copy()
     g[index] = 0
     return g
+
+
+def assign_grad(g, index, v):
+    """Adjoint of ``v`` in ``y[index] = v``, given ``g`` the adjoint of ``y`` after it.
+
+    Each element of ``y`` that the assignment wrote sends its gradient to the element of
+    (broadcast) ``v`` that wrote it; with a repeated fancy index NumPy keeps the last
+    write, so the earlier items of ``v`` get nothing.
+    """
+    part = g[index]
+    if not _basic_index(index):
+        shape = np.shape(part)
+        pos = np.arange(int(np.prod(shape)), dtype=np.intp).reshape(shape)
+        winner = np.full(np.shape(g), -1, dtype=np.intp)
+        winner[index] = pos
+        wrote = winner >= 0
+        flat = np.zeros(pos.size, dtype=np.result_type(g, np.float32))
+        flat[winner[wrote]] = np.asarray(g)[wrote]
+        part = flat.reshape(shape)
+    elif hasattr(part, "copy"):
+        part = part.copy()
+    return unbroadcast(part, v)
+
+
+__all__ += ["assign_grad"]
 
 
 def add_grads(a, b):
@@ -365,6 +399,18 @@ def fill_like(g, x):
     if g is None:
         return zeros_like(x)
     return g
+
+
+def item_grad(g, key, x):
+    """``g[key]``, the adjoint of the item ``x`` stored at ``key`` of a dict literal;
+    zeros when nobody read that key (dict adjoints are sparse)."""
+    if isinstance(g, dict):
+        v = g.get(key)
+        return zeros_like(x) if v is None else v
+    return g[key]
+
+
+__all__ += ["item_grad"]
 
 
 def indexable(x):

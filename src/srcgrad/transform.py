@@ -193,13 +193,25 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     fwd = prologue + fwd
 
     grads = []
+    # a parameter the function rebinds (``x = a * 2``) may hold another value (of
+    # another shape) when the sweeps end: zeros and structure come from the argument
+    rebound = A.names_stored(fwd)
+    arg_keep = []
+
+    def argument(w):
+        if w not in rebound:
+            return A.name(w)
+        keep = names.gen.fresh(w + "_arg")
+        arg_keep.append(A.assign(keep, A.name(w)))
+        return A.name(keep)
     for w in wrt:
         if w in rev.final_state and rev.kinds.get(w) == "container":
-            grads.append(A.call(A.attr(ad, "fill_like"), [A.name(names.d(w)), A.name(w)]))
+            grads.append(A.call(A.attr(ad, "fill_like"), [A.name(names.d(w)), argument(w)]))
         elif w in rev.final_state:
             grads.append(A.name(names.d(w)))
         else:
-            grads.append(A.call(A.attr(ad, "zeros_like"), [A.name(w)]))
+            grads.append(A.call(A.attr(ad, "zeros_like"), [argument(w)]))
+    fwd = arg_keep + fwd
 
     closure = {ad: runtime, names.np: np, names.math: math}
     closure.update(rev.callees)

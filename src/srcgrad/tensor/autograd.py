@@ -19,6 +19,7 @@ cannot alter them.
 """
 import ast
 import re
+import sys
 import types
 import warnings
 import weakref
@@ -49,20 +50,30 @@ class Node:
     ``next_functions`` is a tuple of ``(node, 0)`` pairs, one per input, with
     ``(None, 0)`` for inputs that need no gradient; ``source`` is the derivative
     code the node runs.
+
+    Every operation makes a node, so nodes are small: ``__slots__``, and the rarely
+    used lists (retained tensors, hooks) and ``metadata`` are made on first use.
     """
 
+    __slots__ = ("_edges", "_retained", "_tensor_hooks", "_metadata", "_freed", "__weakref__")
     source = None
-    _freed = False
-    _has_saved = False
+    _has_saved = False             # whether release() frees values (a second backward fails)
 
-    def __init__(self):
-        self._edges = ()           # ((node or None, InputMeta or None), ...)
-        self._retained = []        # weakrefs of tensors whose .grad is this node's output grad
-        self._tensor_hooks = []    # hooks registered on the output tensor (register_hook)
-        self.metadata = {}
+    def __init__(self, edges=()):
+        self._edges = edges        # ((node or None, InputMeta or None), ...)
+        self._retained = ()        # weakrefs of tensors whose .grad is this node's output grad
+        self._tensor_hooks = ()    # hooks registered on the output tensor (register_hook)
+        self._metadata = None
+        self._freed = False
 
     def name(self):
         return type(self).__name__
+
+    @property
+    def metadata(self):
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     @property
     def next_functions(self):
@@ -74,6 +85,18 @@ class Node:
     def release(self):
         """Drop the values saved for backward (after a backward without retain_graph)."""
         self._freed = True
+
+    def _retain(self, tensor):
+        """``tensor.retain_grad()``: its ``.grad`` receives this node's output gradient."""
+        if not self._retained:
+            self._retained = []
+        self._retained.append(weakref.ref(tensor))
+
+    def _hook_list(self):
+        """The (mutable) list of hooks registered on this node's output tensor."""
+        if not self._tensor_hooks:
+            self._tensor_hooks = []
+        return self._tensor_hooks
 
     def register_hook(self, fn):
         raise NotImplementedError("srcgrad: hooks on grad_fn nodes are not supported; "
@@ -89,24 +112,31 @@ class Node:
 class AccumulateGrad(Node):
     """The node of a leaf tensor: adds the incoming gradient into ``variable.grad``."""
 
+    __slots__ = ("variable",)
     source = ("def accumulate_grad(g, variable):\n"
               "    variable.grad = g if variable.grad is None else variable.grad + g\n")
 
     def __init__(self, variable):
-        super().__init__()
+        Node.__init__(self)
         self.variable = variable
 
     def name(self):
         return "torch::autograd::AccumulateGrad"
 
-    def apply(self, g):
+    def apply(self, g, owned=False):
+        """``owned``: the engine holds the only reference to ``g`` (see ``run_backward``),
+        so a first gradient can become ``.grad`` as it is, without a copy."""
         var = self.variable
-        for hook in var._hooks_list():
-            out = hook(_wrap(g))
-            if out is not None:
-                g = out._data
+        if var._hooks:
+            owned = False            # a hook may keep the tensor it was given
+            for hook in var._hooks:
+                out = hook(_wrap(g))
+                if out is not None:
+                    g = out._data
         if var._grad is None:
-            var._grad = _wrap(_owned(g, var._data.dtype))
+            if not (owned and g.dtype == var._data.dtype):
+                g = _owned(g, var._data.dtype)
+            var._grad = _wrap(g)
         else:
             acc = var._grad
             acc._data += g           # in place: the .grad tensor object stays the same
@@ -138,7 +168,7 @@ def _node_class(name, _cache={}):
     """A ``Node`` subclass named as PyTorch names the operation's node (``MulBackward0``)."""
     cls = _cache.get(name)
     if cls is None:
-        ns = {"__module__": "srcgrad.tensor"}
+        ns = {"__module__": "srcgrad.tensor", "__slots__": ()}
         if name in _QUALIFIED:
             ns["name"] = lambda self, _n=_QUALIFIED[name]: _n
         cls = _cache[name] = type(name, (RuleNode,), ns)
@@ -146,20 +176,26 @@ def _node_class(name, _cache={}):
 
 
 class RuleNode(Node):
-    """A node that runs a derivative rule: ``rule.vjp_function()(g, ans, **args, needs)``.
+    """A node that runs a derivative rule: ``vjp(g, ans, *args, needs=needs, **kwargs)``
+    where ``vjp`` is the rule's compiled function (``Rule.vjp_function``).
 
-    ``args`` are the operation's arguments as arrays, bound to the rule's
-    parameter names; ``layout`` says which entry of the rule's result goes to
-    which edge (a list argument, as in ``concatenate``, gives one edge per item).
+    ``args`` / ``kwargs`` are the operation's arguments as arrays, passed as the
+    operation got them (so they bind to the rule's parameters as they did to the
+    primitive's); ``layout`` says which entry of the rule's result goes to which
+    edge (a list argument, as in ``concatenate``, gives one edge per item), or is
+    None when entry i goes to edge i.
     """
 
-    def __init__(self, rule, args, ans, needs, edges, layout, saved):
-        super().__init__()
-        self._vjp = vjp_function(rule)
+    __slots__ = ("_vjp", "_args", "_kwargs", "_ans", "_needs", "_layout", "_saved",
+                 "_has_saved")
+
+    def __init__(self, vjp, args, kwargs, ans, needs, edges, layout, saved):
+        Node.__init__(self, edges)
+        self._vjp = vjp
         self._args = args
+        self._kwargs = kwargs
         self._ans = ans
         self._needs = needs
-        self._edges = edges
         self._layout = layout
         self._saved = saved          # ((tensor or weakref, VersionCounter, version), ...)
         self._has_saved = bool(saved)
@@ -174,7 +210,9 @@ class RuleNode(Node):
         for ref, counter, version in self._saved:
             if counter.value != version:
                 raise RuntimeError(_modified_message(ref, counter.value, version, self))
-        grads = self._vjp(g, self._ans, needs=self._needs, **self._args)
+        grads = self._vjp(g, self._ans, *self._args, needs=self._needs, **self._kwargs)
+        if self._layout is None:
+            return grads
         out = []
         for i, j in self._layout:
             gi = grads[i]
@@ -184,7 +222,7 @@ class RuleNode(Node):
     def release(self):
         self._freed = True
         if self._has_saved:           # free the memory; shape-only nodes can run again
-            self._args = self._ans = None
+            self._args, self._kwargs, self._ans = (), {}, None
             self._saved = ()
 
 
@@ -369,14 +407,16 @@ def rule_reads(rule, needs):
 
 # -- the engine -----------------------------------------------------------------------
 
+Tensor = None      # srcgrad.tensor.tensor.Tensor, set by that module (it imports this one)
+
+
 def _wrap(array):
-    from .tensor import Tensor
     return Tensor._make(array)
 
 
 def _owned(g, dtype):
     """A writable array of ``dtype`` that no one else holds (``.grad`` is updated in place)."""
-    xp = runtime.array_ns(g)
+    xp = np if type(g) is np.ndarray else runtime.array_ns(g)
     return xp.array(g, dtype=dtype, copy=True)
 
 
@@ -438,7 +478,11 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
     for node, g in zip(roots, root_grads):
         buffers[node] = g if node not in buffers else buffers[node] + g
     ready = [r for r in dict.fromkeys(roots) if deps.get(r, 0) == 0]
-    with grad_mode.no_grad():
+    # hooks and rules run with grad mode off; the thread-local flag is set directly
+    # (what no_grad() does) because this runs on every backward
+    state = grad_mode._state
+    prev, state.enabled = state.enabled, False
+    try:
         while ready:
             node = ready.pop()
             g = buffers.pop(node, None)
@@ -447,12 +491,19 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                     g = _pre_hooks(node, g)
                 if capture is not None and node in capture:
                     capture[node] = g
-                if isinstance(node, AccumulateGrad):
-                    grads = node.apply(g) if accumulate else ()
-                else:
-                    grads = node.apply(g)
-                    if not retain_graph:
-                        node.release()
+                if type(node) is AccumulateGrad:
+                    if accumulate:
+                        # As PyTorch does, a gradient that nothing else references (a fresh
+                        # array: not a view, not saved, not sent to another input) becomes
+                        # .grad without a copy.  References now: the name ``g`` and the
+                        # argument of getrefcount.
+                        owned = (type(g) is np.ndarray and g.base is None
+                                 and g.flags.writeable and sys.getrefcount(g) == 2)
+                        node.apply(g, owned)
+                    continue
+                grads = node.apply(g)
+                if not retain_graph:
+                    node.release()
                 for i, ((nxt, meta), gi) in enumerate(zip(node._edges, grads)):
                     if nxt is None or gi is None:
                         continue
@@ -461,12 +512,14 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                         gi = _fit_grad(gi, meta, node, i)
                     old = buffers.get(nxt)
                     buffers[nxt] = gi if old is None else old + gi
+                grads = gi = None     # only ``buffers`` may hold the gradients (see above)
             for nxt, _ in node._edges:
-                if nxt is None:
-                    continue
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    ready.append(nxt)
+                if nxt is not None:
+                    deps[nxt] -= 1
+                    if deps[nxt] == 0:
+                        ready.append(nxt)
+    finally:
+        state.enabled = prev
 
 
 def _pre_hooks(node, g):
@@ -487,7 +540,6 @@ def _pre_hooks(node, g):
 
 
 def _root_grads(tensors, grads):
-    from .tensor import Tensor
     if isinstance(tensors, Tensor):
         tensors = (tensors,)
     tensors = tuple(tensors)
@@ -501,7 +553,9 @@ def _root_grads(tensors, grads):
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            garr = np.ones_like(t._data)
+            data = t._data         # np.ones: a tenth of np.ones_like's cost on small arrays
+            garr = np.ones(data.shape, data.dtype) if type(data) is np.ndarray \
+                else np.ones_like(data)
         else:
             if not isinstance(g, Tensor):
                 g = _wrap(runtime.array_ns(t._data).asarray(g, dtype=t._data.dtype))

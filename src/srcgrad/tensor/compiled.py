@@ -16,7 +16,7 @@ import inspect
 import numpy as np
 
 from . import grad_mode
-from .autograd import InputMeta, Node, _modified_message
+from .autograd import _SECOND_TIME, InputMeta, Node, _modified_message
 from .tensor import Tensor
 
 __all__ = ["compile"]
@@ -25,39 +25,31 @@ __all__ = ["compile"]
 class CompiledFunctionBackward(Node):
     """Runs the generated backward sweep; ``source`` is its code."""
 
+    __slots__ = ("_bwd", "_saved_values", "_checks")
+    _has_saved = True
+
     def __init__(self, bwd, saved, edges, inputs):
-        super().__init__()
+        Node.__init__(self, edges)
         self._bwd = bwd
         self._saved_values = saved
-        self._edges = edges
         # every Tensor argument: the generated code may have saved its array
-        self._checks = tuple((t, t._vc, t._vc.value) for t in inputs)
-        self._has_saved = True
+        self._checks = tuple([(t, t._vc, t._vc.value) for t in inputs])
 
     @property
     def source(self):
         return getattr(self._bwd, "source", None)
 
     def apply(self, g):
-        from .autograd import _SECOND_TIME
         if self._freed:
             raise RuntimeError(_SECOND_TIME)
         for t, counter, version in self._checks:
             if counter.value != version:
                 raise RuntimeError(_modified_message(t, counter.value, version))
-        return tuple(self._bwd(self._saved_values, g))
+        return self._bwd(self._saved_values, g)
 
     def release(self):
         self._freed = True
         self._saved_values = None
-
-
-def _kind(x):
-    if isinstance(x, (float, int)) and not isinstance(x, bool):
-        return "float"
-    if hasattr(x, "shape"):
-        return "num"
-    return type(x).__name__
 
 
 def _as_array(value, like):
@@ -74,6 +66,9 @@ def compile(f):
     """
     from ..api import make_vjp          # the compiler; imported late (it imports us)
     sig = inspect.signature(f)
+    # (positions of the arguments that need a gradient, the arguments' types) ->
+    # (fwd, bwd, source).  The compiler specializes on the kind of each argument
+    # (Python scalar, array...), which its type decides.
     cache = {}
 
     @functools.wraps(f)
@@ -82,30 +77,36 @@ def compile(f):
             bound = sig.bind(*args, **kwargs)
             bound.apply_defaults()
             args = tuple(bound.arguments.values())
-        tensors = [a for a in args if isinstance(a, Tensor)]
-        arrays = tuple(a._data if isinstance(a, Tensor) else a for a in args)
+        recording = grad_mode._state.enabled
+        tensors, arrays, wrt = [], [], []
+        for i, a in enumerate(args):
+            if isinstance(a, Tensor):
+                tensors.append(a)
+                arrays.append(a._data)
+                if recording and a._requires_grad:
+                    wrt.append(i)
+            else:
+                arrays.append(a)
         like = tensors[0]._data if tensors else None
-        wrt = ()
-        if grad_mode.is_grad_enabled():
-            wrt = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor) and a.requires_grad)
         if not wrt:
             with grad_mode.no_grad():
                 out = f(*arrays)
             return _wrap_output(out, like)
-        key = (wrt, tuple(_kind(a) for a in arrays))
-        pair = cache.get(key)
-        if pair is None:
-            pair = cache[key] = make_vjp(f, wrt, *arrays)
-        fwd, bwd = pair
-        compiled.source = getattr(bwd, "source", None)
+        key = (tuple(wrt), tuple(map(type, arrays)))
+        entry = cache.get(key)
+        if entry is None:
+            fwd, bwd = make_vjp(f, key[0], *arrays)
+            entry = cache[key] = (fwd, bwd, getattr(bwd, "source", None))
+        fwd, bwd, compiled.source = entry
         value, saved = fwd(*arrays)
         if isinstance(value, (tuple, list)):
             raise NotImplementedError("srcgrad: @compile of a function with several outputs is "
                                       "not supported yet; return one array")
-        value = _as_array(value, like)
+        if type(value) is not np.ndarray:
+            value = _as_array(value, like)
         if value.dtype.kind not in "fc":
             return Tensor._make(value)
-        edges = tuple((args[i]._grad_node(), InputMeta(args[i]._data)) for i in wrt)
+        edges = tuple([(args[i]._grad_node(), InputMeta(arrays[i])) for i in wrt])
         node = CompiledFunctionBackward(bwd, saved, edges, tensors)
         return Tensor._make(value, True, node)
 

@@ -12,6 +12,7 @@ out of place, write it into the tensor's array, bump the version counter and,
 when recording, make the new node the tensor's ``grad_fn``.
 """
 import builtins
+import inspect
 import numbers
 import operator
 import weakref
@@ -22,8 +23,9 @@ from .. import runtime
 from ..errors import NonDifferentiableError
 from ..rules import lookup
 from . import dtypes, grad_mode, printing
+from . import autograd
 from .autograd import (AccumulateGrad, InputMeta, VersionCounter, _node_class,
-                       _warn_nonleaf_grad, rule_reads, backward as _backward)
+                       _warn_nonleaf_grad, rule_reads, vjp_function, backward as _backward)
 from .device import CPU, device_of, move, to_device
 
 __all__ = ["Tensor", "Size", "apply", "is_tensor"]
@@ -77,8 +79,11 @@ def _tensors_in(values):
 
 
 def _check_devices(tensors):
-    if all(type(t._data) is np.ndarray for t in tensors):
-        return CPU
+    for t in tensors:
+        if type(t._data) is not np.ndarray:
+            break
+    else:
+        return CPU                  # the common case: every array is a NumPy array
     first = None
     for t in tensors:
         d = t.device
@@ -90,29 +95,70 @@ def _check_devices(tensors):
     return first or CPU
 
 
-_BINDERS = {}
-_DIFF_PARAMS = {}
-
-
-def _diff_params(rule):
-    params = _DIFF_PARAMS.get(id(rule))
-    if params is None:
-        params = _DIFF_PARAMS[id(rule)] = tuple(rule.diff_params)
-    return params
-
-
 def _bind(rule, args, kwargs):
-    """``rule.bind`` with the positional names cached per call shape (it runs per op)."""
-    key = (id(rule), len(args))
-    names = _BINDERS.get(key)
-    if names is None:
-        params = list(rule.signature.parameters.values())
-        if any(p.kind is p.VAR_POSITIONAL for p in params[:len(args) + 1]):
-            return rule.bind(args, kwargs)
-        names = _BINDERS[key] = [p.name for p in params[:len(args)]]
-    bound = dict(zip(names, args))
+    """The call's arguments by the rule's parameter names (the general, slower way)."""
+    params = list(rule.signature.parameters.values())
+    if any(p.kind is p.VAR_POSITIONAL for p in params[:len(args) + 1]):
+        return rule.bind(args, kwargs)
+    bound = dict(zip([p.name for p in params[:len(args)]], args))
     bound.update(kwargs)
     return bound
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+class _Plan:
+    """How to record calls of one shape, worked out once and cached in ``_PLANS``.
+
+    A call shape is (primitive, node name, number of positional arguments,
+    keyword names).  ``names`` are the rule's parameter names of the call's values
+    (``args`` then the ``kwargs`` values), so recording needs no signature
+    binding per call: ``diff`` gives the index among the values of each
+    differentiable parameter (None when the call leaves it out), and
+    ``checks(needs)`` the indices of the values whose version the node checks.
+
+    When the positional arguments cannot be passed on to the rule positionally
+    (a ``*args`` parameter, a keyword-only one, more arguments than parameters),
+    ``names`` is None and each call binds by name with ``_bind``.
+    """
+
+    __slots__ = ("rule", "vjp", "node_cls", "scalar_edges", "names", "diff", "_checks")
+
+    def __init__(self, rule, name, nargs, kwnames):
+        self.rule = rule
+        self.vjp = vjp_function(rule)
+        self.node_cls = _node_class(name or rule.torch_name or f"{rule.name}Backward")
+        self.scalar_edges = name in _SCALAR_EDGES
+        params = list(rule.signature.parameters.values())
+        positional = nargs <= len(params) and \
+            builtins.all(p.kind in _POSITIONAL for p in params[:nargs]) and \
+            not builtins.any(p.kind is p.VAR_POSITIONAL for p in params[:nargs + 1])
+        self.names = self.diff = None
+        if positional:
+            self.names = [p.name for p in params[:nargs]] + list(kwnames)
+            self.diff = _diff_positions(rule, self.names)
+        self._checks = {}
+
+    def checks(self, needs):
+        out = self._checks.get(needs)
+        if out is None:
+            out = self._checks[needs] = _version_checks(self.rule, needs, self.names)
+        return out
+
+
+def _diff_positions(rule, names):
+    return tuple(names.index(p) if p in names else None for p in rule.diff_params)
+
+
+def _version_checks(rule, needs, names):
+    """(indices of the values whose version a node checks, whether it checks ``ans``):
+    the values the rule reads, not only the shape of, for the inputs that need a gradient."""
+    reads = rule_reads(rule, needs)
+    return tuple(i for i, n in enumerate(names) if n in reads), "ans" in reads
+
+
+_PLANS = {}
 
 
 def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, view=False,
@@ -128,14 +174,14 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
     instead of ``func`` (same value; ``func`` still names the rule), as a move
     between devices does with ``np.copy``'s rule.
     """
-    tensors = [a for a in args if isinstance(a, Tensor)]
+    tensors = []
     for a in args:
-        if isinstance(a, (list, tuple)):
+        if isinstance(a, Tensor):
+            tensors.append(a)
+        elif isinstance(a, (list, tuple)):
             tensors.extend(t for t in a if isinstance(t, Tensor))
     if kwargs:
         tensors.extend(_tensors_in(kwargs.values()))
-    else:
-        kwargs = {}
     dev = _check_devices(tensors)
     if promote:
         args = _promoted(args, tensors, floating)
@@ -143,11 +189,11 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
         args = tuple(a.to(dtypes.get_default_dtype())
                      if isinstance(a, Tensor) and a._data.dtype.kind not in "fc" else a
                      for a in args)
-    arrays = [a._data if isinstance(a, Tensor) else _unwrap(a) for a in args]
+    arrays = tuple([a._data if isinstance(a, Tensor) else _unwrap(a) for a in args])
+    kwarrays = {k: _unwrap(v) for k, v in kwargs.items()} if kwargs else _NO_KWARGS
     run = forward or func
     try:
-        ans = run(*arrays, **{k: _unwrap(v) for k, v in kwargs.items()}) if kwargs \
-            else run(*arrays)
+        ans = run(*arrays, **kwarrays)
     except ValueError:
         if promote and len(tensors) > 1:
             _check_broadcast(tensors)       # PyTorch's message for shapes that do not broadcast
@@ -160,49 +206,74 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
         out._vc = base._vc
         out._base = base._base if base._base is not None else base
 
-    if not (grad_mode.is_grad_enabled() and ans.dtype.kind in "fc"
-            and any(t._requires_grad for t in tensors)):
-        return out
+    if grad_mode._state.enabled and ans.dtype.kind in "fc":
+        for t in tensors:
+            if t._requires_grad:
+                _record(func, name, args, kwargs, arrays, kwarrays, out)
+                break
+    return out
+
+
+_NO_KWARGS = {}       # shared, never changed: the keyword arguments of most calls
+
+
+def _record(func, name, args, kwargs, arrays, kwarrays, out):
+    """Make ``out``'s grad_fn: a node that will run ``func``'s derivative rule on the
+    call's arrays (``arrays``, ``kwarrays``: the values ``func`` ran on)."""
     rule = lookup(func)
     if rule is None:
         raise NonDifferentiableError(
             f"srcgrad: no derivative rule for {getattr(func, '__name__', func)!r} "
             f"(needed by {name or 'a tensor operation'}); register one in srcgrad.rules")
-    bound = _bind(rule, args, kwargs)
+    key = (id(rule), name, len(args), tuple(kwargs) if kwargs else ())
+    plan = _PLANS.get(key)
+    if plan is None:                  # (the plan holds the rule, so its id stays unique)
+        plan = _PLANS[key] = _Plan(rule, name, len(args), key[3])
+    if plan.names is not None:         # the usual case: values in the order of the call
+        names, diff = plan.names, plan.diff
+        values = args + tuple(kwargs.values()) if kwargs else args
+    else:                              # bind by name, and pass on by name
+        bound = _bind(plan.rule, args, kwargs or {})
+        names, values = list(bound), tuple(bound.values())
+        diff = _diff_positions(plan.rule, names)
+        arrays, kwarrays = (), {k: _unwrap(v) for k, v in bound.items()}
+
     needs, edges, layout = [], [], []
-    scalar_edges = name in _SCALAR_EDGES
-    for i, p in enumerate(_diff_params(rule)):
-        v = bound.get(p)
+    simple = True                      # whether entry i of the rule's result goes to edge i
+    for i, pos in enumerate(diff):
+        v = values[pos] if pos is not None else None
         if isinstance(v, Tensor):
             needs.append(v._requires_grad)
             edges.append(_edge(v))
             layout.append((i, None))
-        elif isinstance(v, (list, tuple)) and any(isinstance(e, Tensor) for e in v):
-            needs.append(any(isinstance(e, Tensor) and e._requires_grad for e in v))
+        elif isinstance(v, (list, tuple)) and builtins.any(isinstance(e, Tensor) for e in v):
+            needs.append(builtins.any(isinstance(e, Tensor) and e._requires_grad for e in v))
             for j, e in enumerate(v):
                 edges.append(_edge(e) if isinstance(e, Tensor) else (None, None))
                 layout.append((i, j))
+            simple = False
         else:
             needs.append(False)
-            if scalar_edges and isinstance(v, numbers.Number):
+            if plan.scalar_edges and isinstance(v, numbers.Number):
                 edges.append((None, None))
                 layout.append((i, None))
+            else:
+                simple = False
     needs = tuple(needs)
+
+    slots, reads_ans = plan.checks(needs) if plan.names is not None \
+        else _version_checks(plan.rule, needs, names)
     saved = []
-    reads = rule_reads(rule, needs)
-    for p in reads:
-        v = bound.get(p)
+    for i in slots:
+        v = values[i]
         for t in ((v,) if isinstance(v, Tensor) else v if isinstance(v, (list, tuple)) else ()):
             if isinstance(t, Tensor):
                 saved.append((t, t._vc, t._vc.value))
-    if "ans" in reads:
+    if reads_ans:
         saved.append((weakref.ref(out), out._vc, out._vc.value))
-    node_args = {k: _unwrap(v) for k, v in bound.items()}
-    node = _node_class(name or rule.torch_name or f"{rule.name}Backward")(
-        rule, node_args, ans, needs, tuple(edges), tuple(layout), tuple(saved))
-    out._grad_fn = node
+    out._grad_fn = plan.node_cls(plan.vjp, arrays, kwarrays, out._data, needs, tuple(edges),
+                                 None if simple else tuple(layout), tuple(saved))
     out._requires_grad = True
-    return out
 
 
 def _promoted(args, tensors, floating):
@@ -420,9 +491,6 @@ class Tensor:
             self._acc = weakref.ref(acc)
         return acc
 
-    def _hooks_list(self):
-        return self._hooks or ()
-
     def retain_grad(self):
         if self._grad_fn is None:
             if not self._requires_grad:
@@ -430,7 +498,7 @@ class Tensor:
             return
         if not self._retains_grad:
             self._retains_grad = True
-            self._grad_fn._retained.append(weakref.ref(self))
+            self._grad_fn._retain(self)
 
     @property
     def retains_grad(self):
@@ -441,7 +509,7 @@ class Tensor:
         replacement.  Returns a handle with ``remove()``."""
         if not self._requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        hooks = self._grad_fn._tensor_hooks if self._grad_fn is not None else None
+        hooks = self._grad_fn._hook_list() if self._grad_fn is not None else None
         if hooks is None:
             if self._hooks is None:
                 self._hooks = []
@@ -1436,7 +1504,7 @@ class Tensor:
         self._grad_fn = node
         self._requires_grad = True
         if self._retains_grad and old is not None:
-            node._retained.append(weakref.ref(self))
+            node._retain(self)
 
     def add_(self, other, alpha=1):
         return self._inplace(lambda x: x.add(other, alpha=alpha), other)
@@ -1623,6 +1691,9 @@ def where(condition, input=None, other=None):
     if not isinstance(input, Tensor) and not isinstance(other, Tensor):
         raise TypeError("where(): expected a tensor for input or other")
     return apply(np.where, (condition, input, other), name="WhereBackward0")
+
+
+autograd.Tensor = Tensor       # the engine wraps gradients in Tensors
 
 
 # -- elementwise math, as a table: method -> (NumPy primitive, PyTorch's node name) -----------

@@ -1,0 +1,1037 @@
+"""A corpus of small NumPy programs, differentiated by the compiler (``sg.grad``).
+
+The kind of coverage other AD libraries' own suites have (scalar ops, systematic
+broadcasting, reductions with every axis / keepdims, shapes, indexing, linear
+algebra, array methods, the math module, builtins, second derivatives), written
+here in our own words as ordinary user code: ``def f(x): return np.sum(...)``.
+
+Every case runs the whole compiler (parse, normalize, activity, reverse, codegen)
+and checks, in float64:
+
+* the gradient against central finite differences (``gradcheck_util.numeric_grad``);
+* the gradient against HIPS autograd, an independent oracle, where autograd can
+  differentiate the same source (the function is re-bound with ``np`` ->
+  ``autograd.numpy``; a case autograd cannot run is checked by differences only);
+* that the inputs were not changed.
+
+Inputs are drawn once (fixed seed) away from kinks, ties and branch cuts.
+"""
+import copy
+import math
+import types
+import warnings
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from gradcheck_util import assert_close, numeric_grad, same_values
+
+try:                                 # the oracle is optional: tests still run without it
+    import autograd
+    import autograd.numpy as anp
+except ImportError:                  # pragma: no cover
+    autograd = anp = None
+
+_rng = np.random.default_rng(1234)
+
+
+def U(*shape, lo=-1.0, hi=1.0):
+    """Uniform float64 values in [lo, hi); ``U()`` is a 0-d array."""
+    return np.asarray(_rng.uniform(lo, hi, shape))
+
+
+def Pos(*shape):
+    return U(*shape, lo=0.5, hi=1.5)
+
+
+def F(lo=-1.0, hi=1.0):
+    """A Python float."""
+    return float(_rng.uniform(lo, hi))
+
+
+def SPD(n):
+    """A well-conditioned symmetric positive definite matrix."""
+    a = U(n, n)
+    return a @ a.T + n * np.eye(n)
+
+
+def Mat(*shape):
+    """Well-conditioned square matrices (a stack of them)."""
+    n = shape[-1]
+    return U(*shape, n) + 3 * np.eye(n)
+
+
+# ---------------------------------------------------------------------------------------
+# The case table
+# ---------------------------------------------------------------------------------------
+class Case:
+    def __init__(self, f, args, wrt=None, rtol=1e-5, atol=1e-6, eps=1e-6, oracle=True,
+                 xfail=None, label=""):
+        self.f, self.args = f, tuple(args)
+        self.wrt = wrt
+        self.rtol, self.atol, self.eps = rtol, atol, eps
+        self.oracle = oracle
+        self.xfail = xfail
+        self.label = label
+
+    def id(self):
+        def short(v):
+            if isinstance(v, np.ndarray):
+                return "x".join(map(str, v.shape)) or "0d"
+            if isinstance(v, float):
+                return "float"
+            if isinstance(v, (list, tuple)):
+                return "[" + ",".join(short(x) for x in v) + "]"
+            return repr(v).replace(" ", "")
+        return f"{self.f.__name__}-{self.label or ','.join(short(a) for a in self.args)}"
+
+
+CASES = []
+
+
+def case(*argsets, **opts):
+    """Decorator: register ``f`` with each argument tuple of ``argsets``."""
+    def deco(f):
+        for args in argsets:
+            CASES.append(Case(f, args if isinstance(args, tuple) else (args,), **opts))
+        return f
+    return deco
+
+
+def _is_float_leaf(v):
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (float, np.floating)):
+        return True
+    return isinstance(v, np.ndarray) and v.dtype.kind == "f"
+
+
+def _has_float(v):
+    if isinstance(v, (list, tuple)):
+        return any(_has_float(x) for x in v)
+    if isinstance(v, dict):
+        return any(_has_float(x) for x in v.values())
+    return _is_float_leaf(v)
+
+
+def _oracle_function(f):
+    """``f`` re-bound to ``autograd.numpy``: the module's functions too, so helpers work."""
+    ns = dict(f.__globals__)
+    ns["np"] = anp
+    for k, v in list(ns.items()):
+        if isinstance(v, types.FunctionType) and v.__module__ == __name__:
+            ns[k] = types.FunctionType(v.__code__, ns, v.__name__, v.__defaults__, v.__closure__)
+    return types.FunctionType(f.__code__, ns, f.__name__, f.__defaults__, f.__closure__)
+
+
+def _oracle_grads(f, args, wrt):
+    """autograd's gradients, or None where autograd cannot run this code."""
+    if autograd is None:
+        return None
+    g = _oracle_function(f)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return [autograd.grad(g, i)(*copy.deepcopy(args)) for i in wrt]
+    except Exception:                   # a function autograd lacks: differences only
+        return None
+
+
+def run_case(c):
+    args = c.args
+    before = copy.deepcopy(args)
+    wrt = c.wrt if c.wrt is not None else tuple(i for i, a in enumerate(args) if _has_float(a))
+    got = sg.grad(c.f, wrt=tuple(wrt))(*args)
+    assert same_values(args, before), "sg.grad changed its inputs"
+    assert isinstance(got, tuple) and len(got) == len(wrt), got
+    with np.errstate(all="ignore"):
+        expected = [numeric_grad(c.f, args, i, c.eps) for i in wrt]
+    got = [_zero_d(g, args[i]) for i, g in zip(wrt, got)]
+    for i, g, e in zip(wrt, got, expected):
+        assert_close(g, e, f"{c.f.__name__} d/d(arg {i}) vs finite differences", c.rtol, c.atol)
+    if c.oracle:
+        theirs = _oracle_grads(c.f, args, wrt)
+        if theirs is not None:
+            for i, g, e, fd in zip(wrt, got, theirs, expected):
+                try:                    # autograd itself wrong here (it has known bugs)?
+                    e = _plain(e, args[i])
+                    assert_close(e, fd, "autograd", c.rtol, c.atol)
+                except (AssertionError, TypeError, ValueError):
+                    continue
+                assert_close(g, e, f"{c.f.__name__} d/d(arg {i}) vs autograd", 1e-7, 1e-9)
+
+
+def _zero_d(g, x):
+    """A numpy float scalar is accepted as the gradient of a 0-d array (ufuncs return
+    scalars for 0-d inputs; the value and shape () are what matter)."""
+    if isinstance(x, np.ndarray) and x.ndim == 0 and isinstance(g, np.floating):
+        return np.asarray(g)
+    return g
+
+
+def _plain(g, x):
+    """autograd's gradient in the argument's types (a float for a float, a 0-d array for
+    a 0-d array, containers as the argument's)."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_plain(gi, xi) for gi, xi in zip(g, x))
+    if isinstance(x, dict):
+        return {k: _plain(g[k], x[k]) for k in x}
+    if isinstance(x, np.ndarray):
+        return np.asarray(g, dtype=np.float64)
+    if isinstance(x, float):
+        return float(g)
+    return g
+
+
+# =======================================================================================
+# 1. Scalar (elementwise) functions of one argument, on (), (3,), (2, 3) and a Python float
+# =======================================================================================
+def _unary_args(lo, hi):
+    return (U(lo=lo, hi=hi),), (U(3, lo=lo, hi=hi),), (U(2, 3, lo=lo, hi=hi),), (F(lo, hi),)
+
+
+def _away_from_zero(*shape):
+    x = U(*shape, lo=0.2, hi=1.5)
+    return x * np.where(_rng.uniform(size=x.shape) > 0.5, 1, -1)
+
+
+_NONZERO = ((_away_from_zero(),), (_away_from_zero(4),), (_away_from_zero(2, 3),), (-0.7,))
+_ANY = _unary_args(-1.5, 1.5)
+_UNIT = _unary_args(-0.9, 0.9)
+_POSV = _unary_args(0.3, 2.0)
+
+
+@case(*_NONZERO)
+def u_abs(x): return np.sum(np.abs(x))
+@case(*_NONZERO)
+def u_absolute(x): return np.sum(np.absolute(x) * x)
+@case(*_NONZERO)
+def u_fabs(x): return np.sum(np.fabs(x))
+@case(*_NONZERO)
+def u_builtin_abs(x): return np.sum(abs(x) ** 1.5)
+@case(*_ANY)
+def u_sin(x): return np.sum(np.sin(x))
+@case(*_ANY)
+def u_cos(x): return np.sum(np.cos(x))
+@case(*_UNIT)
+def u_tan(x): return np.sum(np.tan(x))
+@case(*_UNIT)
+def u_arcsin(x): return np.sum(np.arcsin(x))
+@case(*_UNIT)
+def u_arccos(x): return np.sum(np.arccos(x))
+@case(*_ANY)
+def u_arctan(x): return np.sum(np.arctan(x))
+@case(*_ANY)
+def u_sinh(x): return np.sum(np.sinh(x))
+@case(*_ANY)
+def u_cosh(x): return np.sum(np.cosh(x))
+@case(*_ANY)
+def u_tanh(x): return np.sum(np.tanh(x))
+@case(*_ANY)
+def u_arcsinh(x): return np.sum(np.arcsinh(x))
+@case(*_unary_args(1.2, 3.0))
+def u_arccosh(x): return np.sum(np.arccosh(x))
+@case(*_UNIT)
+def u_arctanh(x): return np.sum(np.arctanh(x))
+@case(*_ANY)
+def u_exp(x): return np.sum(np.exp(x))
+@case(*_ANY)
+def u_exp2(x): return np.sum(np.exp2(x))
+@case(*_ANY)
+def u_expm1(x): return np.sum(np.expm1(x))
+@case(*_POSV)
+def u_log(x): return np.sum(np.log(x))
+@case(*_POSV)
+def u_log2(x): return np.sum(np.log2(x))
+@case(*_POSV)
+def u_log10(x): return np.sum(np.log10(x))
+@case(*_unary_args(-0.5, 2.0))
+def u_log1p(x): return np.sum(np.log1p(x))
+@case(*_POSV)
+def u_sqrt(x): return np.sum(np.sqrt(x))
+@case(*_POSV)
+def u_cbrt(x): return np.sum(np.cbrt(x))
+@case(*_ANY)
+def u_square(x): return np.sum(np.square(x))
+@case(*_POSV)
+def u_reciprocal(x): return np.sum(np.reciprocal(x))
+@case(*_ANY)
+def u_negative(x): return np.sum(np.negative(x) * x)
+@case(*_ANY)
+def u_positive(x): return np.sum(np.positive(x) * x)
+@case(*_ANY)
+def u_unary_minus(x): return np.sum(-x * np.sin(x))
+@case(*_ANY)
+def u_rad2deg(x): return np.sum(np.rad2deg(x) ** 2)
+@case(*_ANY)
+def u_deg2rad(x): return np.sum(np.deg2rad(x) ** 2)
+@case(*_ANY)
+def u_degrees(x): return np.sum(np.degrees(x) ** 2)
+@case(*_ANY)
+def u_radians(x): return np.sum(np.radians(x) ** 2)
+@case(*_ANY)
+def u_sinc(x): return np.sum(np.sinc(x))
+@case(*_ANY)
+def u_real(x): return np.sum(np.real(x) ** 2)
+@case(*_ANY)
+def u_conj(x): return np.sum(np.conj(x) * x)
+@case(*_ANY)
+def u_nan_to_num(x): return np.sum(np.nan_to_num(x) ** 2)
+@case(*_ANY)
+def u_square_op(x): return np.sum(x ** 2)
+@case(*_POSV)
+def u_sqrt_op(x): return np.sum(x ** 0.5)
+@case(*_POSV)
+def u_neg_power(x): return np.sum(x ** -1.5)
+@case(*_ANY)
+def u_int_power(x): return np.sum(x ** 3)
+@case(*_ANY)
+def u_rpow(x): return np.sum(2.0 ** x)
+@case(*_POSV)
+def u_self_power(x): return np.sum(x ** x)
+@case(*_POSV)
+def u_rdiv(x): return np.sum(1.0 / x)
+@case(*_ANY)
+def u_sigmoid(x): return np.sum(1.0 / (1.0 + np.exp(-x)))
+@case(*_ANY)
+def u_softplus(x): return np.sum(np.logaddexp(0.0, x))
+@case(*_ANY)
+def u_gelu_tanh(x): return np.sum(0.5 * x * (1 + np.tanh(0.79788456 * (x + 0.044715 * x ** 3))))
+@case(*_ANY)
+def u_float_power(x): return np.sum(np.float_power(x, 2))
+
+
+# piecewise constant functions: zero gradient (inputs away from the jumps)
+_OFF_INT = ((U(3, lo=0.2, hi=0.8) + np.array([-2.0, 0.0, 1.0]),), (U(2, 3, lo=0.2, hi=0.8),),
+            (1.3,))
+
+
+@case(*_NONZERO)
+def z_sign(x): return np.sum(np.sign(x) * 3.0)
+@case(*_NONZERO)
+def z_sign_times_x(x): return np.sum(np.sign(x) * x)
+@case(*_OFF_INT)
+def z_floor(x): return np.sum(np.floor(x) + x)
+@case(*_OFF_INT)
+def z_ceil(x): return np.sum(np.ceil(x) * x)
+@case(*_OFF_INT)
+def z_round(x): return np.sum(np.round(x) + np.rint(x) + x)
+@case(*_OFF_INT)
+def z_trunc(x): return np.sum(np.trunc(x) + np.fix(x) + x)
+@case(*_OFF_INT)
+def z_floordiv(x): return np.sum(x // 0.5 + x)
+@case(*_OFF_INT)
+def z_heaviside(x): return np.sum(np.heaviside(x - 0.5, 0.5) * x)
+@case(*_NONZERO)
+def z_comparisons(x): return np.sum((x > 0) * x + (x <= 0) * x ** 2)
+@case(*_NONZERO)
+def z_signbit(x): return np.sum(np.where(np.signbit(x), -x, x))
+
+
+# =======================================================================================
+# 2. Binary functions, systematically over broadcasting shape pairs (both operands)
+# =======================================================================================
+SHAPE_PAIRS = [((), ()), ((3,), ()), ((), (3,)), ((3,), (3,)), ((2, 3), (3,)), ((3,), (2, 3)),
+               ((2, 1), (1, 3)), ((2, 3), (2, 1)), ((1, 3), (2, 3)), ((4, 2, 3), (2, 3)),
+               ((2, 3), (4, 1, 3)), ((4, 2, 1), (3,))]
+FLOAT_PAIRS = [("float", (2, 3)), ((3,), "float"), ("float", "float")]
+
+
+def _operand(shape, lo, hi):
+    return F(lo, hi) if shape == "float" else U(*shape, lo=lo, hi=hi)
+
+
+def binary(xdom, ydom, pairs=SHAPE_PAIRS + FLOAT_PAIRS, **opts):
+    argsets = [(_operand(sx, *xdom), _operand(sy, *ydom)) for sx, sy in pairs]
+    return case(*argsets, **opts)
+
+
+_R = (-1.5, 1.5)
+_P = (0.5, 2.0)
+_MOD_X, _MOD_Y = (2.3, 2.7), (1.0, 1.1)       # x / y stays strictly between 2 and 3
+
+
+@binary(_R, _R)
+def b_add(x, y): return np.sum(np.sin(x + y))
+@binary(_R, _R)
+def b_np_add(x, y): return np.sum(np.sin(np.add(x, y)))
+@binary(_R, _R)
+def b_sub(x, y): return np.sum(np.sin(x - y))
+@binary(_R, _R)
+def b_np_subtract(x, y): return np.sum(np.sin(np.subtract(x, y)))
+@binary(_R, _R)
+def b_mul(x, y): return np.sum(np.sin(x * y))
+@binary(_R, _R)
+def b_np_multiply(x, y): return np.sum(np.sin(np.multiply(x, y)))
+@binary(_R, _P)
+def b_div(x, y): return np.sum(np.sin(x / y))
+@binary(_R, _P)
+def b_np_divide(x, y): return np.sum(np.sin(np.divide(x, y)))
+@binary(_R, _P)
+def b_np_true_divide(x, y): return np.sum(np.sin(np.true_divide(x, y)))
+@binary(_P, _R)
+def b_pow(x, y): return np.sum(np.sin(x ** y))
+@binary(_P, _R)
+def b_np_power(x, y): return np.sum(np.sin(np.power(x, y)))
+@binary(_P, _R)
+def b_np_float_power(x, y): return np.sum(np.sin(np.float_power(x, y)))
+@binary(_MOD_X, _MOD_Y)
+def b_mod(x, y): return np.sum(np.sin(x % y))
+@binary(_MOD_X, _MOD_Y)
+def b_np_mod(x, y): return np.sum(np.sin(np.mod(x, y)))
+@binary(_MOD_X, _MOD_Y)
+def b_np_remainder(x, y): return np.sum(np.sin(np.remainder(x, y)))
+@binary(_MOD_X, _MOD_Y)
+def b_np_fmod(x, y): return np.sum(np.sin(np.fmod(x, y)))
+@binary(_P, _P)
+def b_hypot(x, y): return np.sum(np.sin(np.hypot(x, y)))
+@binary(_R, _P)
+def b_arctan2(x, y): return np.sum(np.sin(np.arctan2(x, y)))
+@binary(_R, _R)
+def b_logaddexp(x, y): return np.sum(np.sin(np.logaddexp(x, y)))
+@binary(_R, _R)
+def b_logaddexp2(x, y): return np.sum(np.sin(np.logaddexp2(x, y)))
+@binary(_R, _R)
+def b_maximum(x, y): return np.sum(np.sin(np.maximum(x, y)))
+@binary(_R, _R)
+def b_minimum(x, y): return np.sum(np.sin(np.minimum(x, y)))
+@binary(_R, _R)
+def b_fmax(x, y): return np.sum(np.sin(np.fmax(x, y)))
+@binary(_R, _R)
+def b_fmin(x, y): return np.sum(np.sin(np.fmin(x, y)))
+@binary(_P, _R)
+def b_copysign(x, y): return np.sum(np.sin(np.copysign(x, y)))
+@binary(_R, _R)
+def b_where_max(x, y): return np.sum(np.sin(np.where(x > y, x, y)))
+@binary(_R, _R)
+def b_composite(x, y): return np.sum(np.tanh(x) * y - x / (1.0 + y ** 2))
+
+
+# un-broadcasting of every operand also for ufuncs of three inputs
+@case((U(2, 3), U(3, lo=-1.5, hi=-1.0), U(2, 1, lo=1.0, hi=1.5)),
+      (U(4), -0.5, U(1, lo=0.6, hi=0.9)))
+def b_clip_arrays(x, lo, hi): return np.sum(np.sin(np.clip(x * 2, lo, hi)))
+
+
+@case((U(3, 4), U(3, 1), U(4)), (U(4), U(2, 4), F()))
+def b_where_three(x, y, z): return np.sum(np.sin(np.where(x > 0, y, z) * x))
+
+
+# =======================================================================================
+# 3. Reductions: every axis (None, int, negative, tuple) with keepdims False / True
+# =======================================================================================
+AXES = [None, 0, 1, -1, (0, 2), (-1, 0)]
+_RED_ARGS = [(U(2, 3, 4), ax, kd) for ax in AXES for kd in (False, True)]
+_POS_ARGS = [(Pos(2, 3, 4), ax, kd) for ax in AXES for kd in (False, True)]
+
+
+def reduction(argsets=_RED_ARGS, **opts):
+    return case(*argsets, wrt=(0,), **opts)
+
+
+@reduction()
+def r_sum(x, axis, keepdims): return np.sum(np.sin(np.sum(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_mean(x, axis, keepdims): return np.sum(np.sin(np.mean(x, axis=axis, keepdims=keepdims)))
+@reduction(_POS_ARGS)
+def r_prod(x, axis, keepdims): return np.sum(np.sin(np.prod(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_max(x, axis, keepdims): return np.sum(np.sin(np.max(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_min(x, axis, keepdims): return np.sum(np.sin(np.min(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_amax(x, axis, keepdims): return np.sum(np.sin(np.amax(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_amin(x, axis, keepdims): return np.sum(np.sin(np.amin(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_ptp(x, axis, keepdims): return np.sum(np.sin(np.ptp(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_var(x, axis, keepdims): return np.sum(np.sin(np.var(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_std(x, axis, keepdims): return np.sum(np.sin(np.std(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_var_ddof(x, axis, keepdims):
+    return np.sum(np.sin(np.var(x, axis=axis, ddof=1, keepdims=keepdims)))
+@reduction()
+def r_std_ddof(x, axis, keepdims):
+    return np.sum(np.sin(np.std(x, axis=axis, ddof=1, keepdims=keepdims)))
+@reduction()
+def r_nansum(x, axis, keepdims):
+    return np.sum(np.sin(np.nansum(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_nanmean(x, axis, keepdims):
+    return np.sum(np.sin(np.nanmean(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_norm(x, axis, keepdims):
+    return np.sum(np.sin(np.linalg.norm(x, axis=axis, keepdims=keepdims)))
+@reduction()
+def r_method_sum(x, axis, keepdims): return np.sum(np.sin(x.sum(axis=axis, keepdims=keepdims)))
+@reduction()
+def r_method_mean(x, axis, keepdims): return np.sum(np.sin(x.mean(axis=axis, keepdims=keepdims)))
+@reduction(_POS_ARGS)
+def r_method_prod(x, axis, keepdims): return np.sum(np.sin(x.prod(axis=axis, keepdims=keepdims)))
+@reduction()
+def r_method_max(x, axis, keepdims): return np.sum(np.sin(x.max(axis=axis, keepdims=keepdims)))
+@reduction()
+def r_method_min(x, axis, keepdims): return np.sum(np.sin(x.min(axis=axis, keepdims=keepdims)))
+@reduction()
+def r_method_var(x, axis, keepdims): return np.sum(np.sin(x.var(axis=axis, keepdims=keepdims)))
+@reduction()
+def r_method_std(x, axis, keepdims):
+    return np.sum(np.sin(x.std(axis=axis, ddof=1, keepdims=keepdims)))
+
+
+# reductions called positionally and on other ranks
+@case(U(5), U(3, 4), U())
+def r_sum_all(x): return np.sum(x) * np.mean(x) + np.max(x) - np.min(x)
+@case(U(3, 4), U(2, 3, 4))
+def r_sum_positional_axis(x): return np.sum(np.sin(np.sum(x, 0)) + np.mean(np.mean(x, -1)))
+@case(U(3, 4), U(5))
+def r_logsumexp(x):
+    m = np.max(x, axis=-1, keepdims=True)
+    return np.sum(m + np.log(np.sum(np.exp(x - m), axis=-1, keepdims=True)))
+@case(U(3, 4), U(2, 5))
+def r_softmax(x):
+    e = np.exp(x - np.max(x, axis=1, keepdims=True))
+    p = e / np.sum(e, axis=1, keepdims=True)
+    return np.sum(p * np.arange(x.shape[1]) ** 2)
+@case(np.array([[1.0, 3.0, 3.0], [2.0, 2.0, 0.5]]), oracle=False)
+def r_max_ties(x): return np.sum(np.max(x, axis=1) * np.array([1.0, 2.0]))
+
+
+# cumulative reductions and differences
+_CUM_ARGS = [(U(3, 4), ax) for ax in (None, 0, 1, -1)] + [(U(5), None), (U(2, 3, 2), -2)]
+
+
+@case(*_CUM_ARGS, wrt=(0,))
+def c_cumsum(x, axis): return np.sum(np.sin(np.cumsum(x, axis=axis)))
+@case(*[(Pos(*a.shape), ax) for a, ax in _CUM_ARGS], wrt=(0,))
+def c_cumprod(x, axis): return np.sum(np.sin(np.cumprod(x, axis=axis)))
+@case(*_CUM_ARGS, wrt=(0,))
+def c_method_cumsum(x, axis): return np.sum(np.sin(x.cumsum(axis=axis)))
+@case(*[(Pos(*a.shape), ax) for a, ax in _CUM_ARGS], wrt=(0,))
+def c_method_cumprod(x, axis): return np.sum(np.sin(x.cumprod(axis)))
+@case(U(6), U(3, 5))
+def c_diff(x): return np.sum(np.sin(np.diff(x))) + np.sum(np.diff(x, n=2) ** 2)
+@case(U(4, 3))
+def c_diff_axis0(x): return np.sum(np.sin(np.diff(x, axis=0)))
+
+
+# norms
+@case(U(5), U(3, 4))
+def n_norm_default(x): return np.linalg.norm(x)
+@case(U(5))
+def n_norm_vector_ords(x):
+    return (np.linalg.norm(x, 1) + np.linalg.norm(x, 2) + np.linalg.norm(x, np.inf)
+            + np.linalg.norm(x, -np.inf) + np.linalg.norm(x, ord=3) + np.linalg.norm(x, 0.5))
+@case(U(3, 4))
+def n_norm_matrix_ords(x):
+    return (np.linalg.norm(x, "fro") + np.linalg.norm(x, "nuc") + np.linalg.norm(x, 1)
+            + np.linalg.norm(x, np.inf) + np.linalg.norm(x, 2) + np.linalg.norm(x, -2))
+@case(U(3, 4), U(2, 3, 4))
+def n_norm_axis(x): return np.sum(np.sin(np.linalg.norm(x, axis=-1)))
+@case(U(2, 3, 4))
+def n_norm_matrix_axes(x): return np.sum(np.linalg.norm(x, ord="fro", axis=(1, 2), keepdims=True))
+@case(U(4, 3))
+def n_normalize_rows(x): return np.sum(np.sin(x / np.linalg.norm(x, axis=1, keepdims=True)))
+@case(U(3))
+def n_sqrt_sum_squares(x): return np.sqrt(np.sum(x * x))
+
+
+# =======================================================================================
+# 4. Shapes: reshape, transposes, joins, splits, tiling, flips, diagonals
+# =======================================================================================
+W = U(4, 6)                      # fixed weights make every output entry count differently
+
+
+def wsum(y):
+    """A weighted sum, so that a permuted or misplaced gradient is caught."""
+    return np.sum(np.sin(y) * np.cos(np.arange(np.size(y)).reshape(np.shape(y))))
+
+
+@case(U(2, 3, 4))
+def s_reshape(x): return wsum(np.reshape(x, (6, 4)))
+@case(U(2, 3, 4))
+def s_reshape_minus1(x): return wsum(np.reshape(x, (-1, 2)) + x.reshape(4, -1)[:, :2])
+@case(U(2, 3, 4))
+def s_reshape_order_f(x): return wsum(np.reshape(x, (4, 6), order="F"))
+@case(U(3, 4))
+def s_method_reshape(x): return wsum(x.reshape(2, 6)) + wsum(x.reshape((6, 2))) + wsum(x.reshape(-1))
+@case(U(2, 3, 4))
+def s_transpose(x): return wsum(np.transpose(x)) + wsum(np.transpose(x, (1, 2, 0)))
+@case(U(2, 3, 4))
+def s_transpose_negative(x): return wsum(np.transpose(x, axes=(-1, 0, 1)))
+@case(U(2, 3, 4))
+def s_method_transpose(x): return wsum(x.transpose(1, 0, 2)) + wsum(x.transpose((2, 1, 0)))
+@case(U(3, 4), U(2, 3, 4), U(3))
+def s_T(x): return wsum(x.T)
+@case(U(2, 3, 4))
+def s_swapaxes(x): return wsum(np.swapaxes(x, 0, 2)) + wsum(x.swapaxes(-1, 1))
+@case(U(2, 3, 4))
+def s_moveaxis(x): return wsum(np.moveaxis(x, 0, -1)) + wsum(np.moveaxis(x, (0, 1), (2, 0)))
+@case(U(2, 3, 4))
+def s_rollaxis(x): return wsum(np.rollaxis(x, 2)) + wsum(np.rollaxis(x, 2, 1))
+@case(U(1, 3, 1))
+def s_squeeze(x): return wsum(np.squeeze(x)) + wsum(np.squeeze(x, axis=0)) + wsum(x.squeeze(-1))
+@case(U(3, 4))
+def s_expand_dims(x): return wsum(np.expand_dims(x, 0)) + wsum(np.expand_dims(x, (0, -1)))
+@case(U(2, 3))
+def s_newaxis(x): return wsum(x[None]) + wsum(x[:, None, :]) + wsum(x[..., np.newaxis])
+@case(U(3, 4), U(4, 3).T)
+def s_ravel(x): return wsum(np.ravel(x)) + wsum(x.ravel()) + wsum(x.flatten())
+@case(U(3, 4))
+def s_ravel_order(x): return wsum(np.ravel(x, order="F")) + wsum(x.flatten("F"))
+@case(U(3), U(2, 3))
+def s_broadcast_to(x): return wsum(np.broadcast_to(x, (4, 2, 3)))
+@case(U(3, 1))
+def s_broadcast_to_column(x): return wsum(np.broadcast_to(x, (2, 3, 4)))
+@case(F(), U())
+def s_atleast_1d(x): return wsum(np.atleast_1d(x)) + wsum(np.atleast_2d(x)) + wsum(np.atleast_3d(x))
+@case(U(3), U(2, 3))
+def s_atleast_nd(x): return wsum(np.atleast_2d(x)) + wsum(np.atleast_3d(x))
+@case(((U(2, 3), U(4, 3)),))
+def s_concatenate(xy): return wsum(np.concatenate(xy)) + wsum(np.concatenate([xy[1], xy[0]]))
+@case((U(2, 3), U(2, 3)))
+def s_concatenate_axis(x, y): return wsum(np.concatenate((x, y), axis=1)) + wsum(np.concatenate([x, y], -1))
+@case((U(2, 3), U(4)))
+def s_concatenate_none(x, y): return wsum(np.concatenate([x, y], axis=None))
+@case((U(2, 3), U(2, 3)))
+def s_concat(x, y): return wsum(np.concat([x, y], axis=0))
+@case((U(2, 3), U(2, 3)))
+def s_stack(x, y): return wsum(np.stack([x, y])) + wsum(np.stack((x, y), axis=-1)) + wsum(np.stack([x, y], 1))
+@case((U(3), U(2)), (U(2, 3), U(2, 1)))
+def s_hstack(x, y): return wsum(np.hstack([x, y]))
+@case((U(3), U(3)), (U(2, 3), U(3)))
+def s_vstack(x, y): return wsum(np.vstack((x, y)))
+@case((U(2, 3), U(2, 3)), (U(3), U(3)))
+def s_dstack(x, y): return wsum(np.dstack([x, y]))
+@case((U(3), U(3, 2)))
+def s_column_stack(x, y): return wsum(np.column_stack([x, y]))
+@case((U(2, 3), U(3)))
+def s_row_stack_as_vstack(x, y): return wsum(np.vstack([x, y, x]))
+@case((U(2, 3), U(2, 2)))
+def s_append(x, y): return wsum(np.append(x, y, axis=1)) + wsum(np.append(x, y))
+@case((U(4), F()))
+def s_concat_scalars(x, a): return wsum(np.concatenate([x, np.array([a, a * 2])]))
+@case(U(6), U(4, 3))
+def s_split(x):
+    a, b = np.split(x, 2)
+    return wsum(a) * 2 + wsum(b * b)
+@case(U(6, 3))
+def s_split_indices(x):
+    parts = np.split(x, [1, 4], axis=0)
+    return wsum(parts[0]) + 2 * wsum(parts[2]) + np.sum(parts[1] ** 3)
+@case(U(7), U(5, 2))
+def s_array_split(x):
+    a, b, c = np.array_split(x, 3)
+    return wsum(a) + 3 * wsum(c)
+@case(U(2, 4))
+def s_hsplit_vsplit(x):
+    a, b = np.hsplit(x, 2)
+    c, d = np.vsplit(x, 2)
+    return wsum(a * b) + wsum(c - d)
+@case(U(2, 2, 4))
+def s_dsplit(x):
+    a, b = np.dsplit(x, 2)
+    return wsum(a) + 2 * wsum(b)
+@case(U(3), U(2, 3))
+def s_tile(x): return wsum(np.tile(x, 2)) + wsum(np.tile(x, (2, 1)))
+@case(U(3), U(2, 3))
+def s_repeat(x): return wsum(np.repeat(x, 2)) + wsum(np.repeat(x, 3, axis=0))
+@case(U(2, 3))
+def s_repeat_counts(x): return wsum(np.repeat(x, [1, 0, 2], axis=1)) + wsum(x.repeat(2))
+@case(U(3, 4))
+def s_flip(x): return wsum(np.flip(x)) + wsum(np.flip(x, 0)) + wsum(np.fliplr(x)) + wsum(np.flipud(x))
+@case(U(3, 4))
+def s_flip_slice(x): return wsum(x[::-1]) + wsum(x[:, ::-1]) + wsum(x[::-2, 1::2])
+@case(U(3, 4), U(2, 3, 4))
+def s_rot90(x): return wsum(np.rot90(x)) + wsum(np.rot90(x, 2)) + wsum(np.rot90(x, -1))
+@case(U(5), U(3, 4))
+def s_roll(x): return wsum(np.roll(x, 2)) + wsum(np.roll(x, -1, axis=0))
+@case(U(3, 4))
+def s_roll_axes(x): return wsum(np.roll(x, (1, 2), axis=(0, 1)))
+@case(U(3), U(2, 3))
+def s_pad(x): return wsum(np.pad(x, 1)) + wsum(np.pad(x, 2, mode="edge"))
+@case(U(4))
+def s_pad_modes(x):
+    return (wsum(np.pad(x, (2, 1), "reflect")) + wsum(np.pad(x, 2, "wrap"))
+            + wsum(np.pad(x, 1, "symmetric")) + wsum(np.pad(x, 1, constant_values=0.5)))
+@case(U(3))
+def s_diag_make(x): return wsum(np.diag(x)) + wsum(np.diag(x, 1)) + wsum(np.diag(x, k=-1))
+@case(U(3, 3), U(3, 4))
+def s_diag_take(x): return wsum(np.diag(x)) + wsum(np.diag(x, 1))
+@case(U(3, 4), U(2, 3, 4))
+def s_diagonal(x): return wsum(np.diagonal(x)) + wsum(x.diagonal(1)) + wsum(np.diagonal(x, -1))
+@case(U(2, 3, 4))
+def s_diagonal_axes(x): return wsum(np.diagonal(x, 0, 1, 2)) + wsum(x.diagonal(axis1=0, axis2=2))
+@case(U(3))
+def s_diagflat(x): return wsum(np.diagflat(x)) + wsum(np.diagflat(x, 1))
+@case(U(3, 3), U(3, 4))
+def s_triu_tril(x): return wsum(np.triu(x)) + wsum(np.tril(x)) + wsum(np.triu(x, 1)) + wsum(np.tril(x, -1))
+@case(U(3, 3), U(3, 4))
+def s_trace(x): return np.trace(x) * 2 + x.trace() ** 2 + np.trace(x, 1)
+@case(U(2, 3, 3))
+def s_trace_axes(x): return wsum(np.trace(x, axis1=1, axis2=2))
+@case(U(5))
+def s_sort(x): return wsum(np.sort(x))
+@case(U(3, 4))
+def s_sort_axis(x): return wsum(np.sort(x, axis=0)) + wsum(np.sort(x)) + wsum(np.sort(x, axis=None))
+@case(U(6))
+def s_partition(x): return wsum(np.partition(x, 2)[:3]) + np.partition(x, 4)[4]
+@case(U(3, 5))
+def s_partition_axis(x): return wsum(np.partition(x, 1, axis=1)[:, 1])
+@case(U(5), U(3, 4))
+def s_argsort_gather(x): return wsum(x[np.argsort(x, axis=None)] if x.ndim == 1 else np.take_along_axis(x, np.argsort(x, axis=1), axis=1))
+@case(U(5), U(6))
+def s_median(x): return np.median(x) * 3 + np.sum(x)
+@case(U(3, 4))
+def s_median_axis(x): return wsum(np.median(x, axis=1))
+@case(U(4, 3))
+def s_meshgrid(x):
+    a, b = np.meshgrid(x[0], x[1])
+    return wsum(a * b)
+
+
+# =======================================================================================
+# 5. Indexing: ints, slices, steps, None, Ellipsis, fancy with repeats, masks, take
+# =======================================================================================
+@case(U(5), U(4, 3))
+def i_int(x): return x[0] * 2 + x[-1] ** 2 + np.sum(x[1])
+@case(U(5), U(4, 3))
+def i_slice(x): return wsum(x[1:3]) + wsum(x[:-1]) + wsum(x[::2])
+@case(U(3, 4))
+def i_2d(x): return x[1, 2] + wsum(x[:, ::2]) + wsum(x[1:, 1:3]) + wsum(x[-1, :])
+@case(U(2, 3, 4))
+def i_ellipsis(x): return wsum(x[..., 1]) + wsum(x[0, ...]) + wsum(x[..., None]) + wsum(x[:, None, 1])
+@case(U(5))
+def i_fancy_repeats(x): return wsum(x[[0, 0, 3, 1, 3]])
+@case(U(5))
+def i_fancy_array(x): return wsum(x[np.array([[0, 1], [1, 4]])])
+@case(U(4, 3))
+def i_fancy_rows(x): return wsum(x[[2, 0, 2]]) + wsum(x[:, [1, 1]])
+@case(U(4, 3))
+def i_fancy_pairs(x): return wsum(x[[0, 1, 1], [2, 0, 0]]) + wsum(x[1, [0, 2]])
+@case(U(4, 3))
+def i_fancy_negative(x): return wsum(x[[-1, 0, -1]])
+@case(U(2, 3, 4))
+def i_fancy_mixed(x): return wsum(x[:, [2, 0, 2], 1:3]) + wsum(x[1, :, [0, 3]])
+@case(U(3, 4))
+def i_mask(x): return wsum(x[x > 0]) + np.sum(x[x < 0] ** 2)
+@case(U(3, 4))
+def i_mask_rows(x): return wsum(x[np.array([True, False, True])])
+@case(U(3, 4))
+def i_mask_where(x): return np.sum(np.where(x > 0, x, 0.1 * x))
+@case(U(4, 3))
+def i_nested(x): return x[1][2] * x[2][0] + wsum(x[1:][0])
+@case(U(5))
+def i_take(x): return wsum(np.take(x, [0, 2, 2])) + wsum(x.take([4, 1]))
+@case(U(3, 4))
+def i_take_axis(x): return wsum(np.take(x, [1, 1, 3], axis=1)) + wsum(np.take(x, 2))
+@case(U(3, 4))
+def i_take_along_axis(x):
+    idx = np.argsort(x, axis=1)[:, :2]
+    return wsum(np.take_along_axis(x, idx, axis=1))
+@case(U(3, 4))
+def i_argmax_index(x): return np.sum(x[np.arange(3), np.argmax(x, axis=1)])
+@case(U(4, 3))
+def i_compress(x): return wsum(np.compress([True, False, True], x, axis=1))
+@case(U(3, 4))
+def i_extract(x): return wsum(np.extract(x > 0, x))
+@case(U(3, 4))
+def i_select(x): return wsum(np.select([x > 0.5, x < -0.5], [x ** 2, x * 3], 0.5 * x))
+@case((U(4, 3), U(3)))
+def i_setitem(x, v):
+    y = np.zeros((5, 3))
+    y[1:] = x
+    y[0] = v * 2
+    return wsum(y)
+@case(U(4, 3))
+def i_setitem_copy(x):
+    y = x.copy()
+    y[1, :] = 0.0
+    y[:, 2] = y[:, 0] * 3
+    return wsum(y)
+@case(U(5))
+def i_setitem_fancy(x):
+    y = np.ones(5)
+    y[[0, 2]] = x[:2]
+    y[x > 0.5] = 2.0
+    return wsum(y * x)
+@case(U(4))
+def i_augassign_slice(x):
+    y = x * 1.0
+    y[1:3] += x[:2] ** 2
+    y[0] *= 3.0
+    return wsum(y)
+
+
+# =======================================================================================
+# 6. Linear algebra
+# =======================================================================================
+@case((U(4), U(4)), (U(3, 4), U(4)), (U(4), U(4, 2)), (U(3, 4), U(4, 2)), (U(2, 3, 4), U(4)),
+      (U(2, 3, 4), U(5, 4, 2)), (F(), U(3)), (U(2, 3), F()), (U(), U(3)))
+def l_dot(x, y): return wsum(np.dot(x, y))
+@case((U(3, 4), U(4, 2)), (U(4), U(4)))
+def l_method_dot(x, y): return wsum(x.dot(y))
+@case((U(3, 4), U(4, 2)), (U(4), U(4, 2)), (U(3, 4), U(4)), (U(4), U(4)), (U(2, 3, 4), U(4, 5)),
+      (U(2, 1, 3, 4), U(5, 4, 2)), (U(2, 3, 4), U(2, 4, 2)), (U(3, 4), U(2, 4, 2)))
+def l_matmul(x, y): return wsum(x @ y)
+@case((U(2, 3, 4), U(2, 4, 2)), (U(4), U(3, 4, 2)))
+def l_np_matmul(x, y): return wsum(np.matmul(x, y))
+@case((U(2, 3, 4), U(3, 4, 5)), (U(3, 4), U(4, 5)))
+def l_tensordot(x, y): return wsum(np.tensordot(x, y, axes=1 if x.ndim == 2 else 2))
+@case((U(2, 3, 4), U(4, 3, 2)))
+def l_tensordot_pairs(x, y): return wsum(np.tensordot(x, y, axes=([1, 2], [1, 0])))
+@case((U(3, 4), U(2, 5)))
+def l_tensordot_outer(x, y): return wsum(np.tensordot(x, y, 0))
+@case((U(2, 3), U(3, 4)))
+def l_einsum_matmul(x, y): return wsum(np.einsum("ij,jk->ik", x, y)) + wsum(np.einsum("ij,jk", x, y))
+@case(U(3, 3))
+def l_einsum_unary(x):
+    return (wsum(np.einsum("ii->i", x)) + np.einsum("ii", x) + wsum(np.einsum("ij->ji", x))
+            + wsum(np.einsum("ij->j", x)) + np.einsum("ij->", x))
+@case((U(3), U(4)))
+def l_einsum_outer(x, y): return wsum(np.einsum("i,j->ij", x, y)) + np.einsum("i,i", x, x)
+@case((U(2, 2, 3), U(2, 3, 4)))
+def l_einsum_batched(x, y): return wsum(np.einsum("bij,bjk->bik", x, y))
+@case((U(2, 3, 4), U(4, 2)))
+def l_einsum_ellipsis(x, y): return wsum(np.einsum("...ij,...jk->...ik", x, y))
+@case((U(2, 3), U(3, 4), U(4, 2)))
+def l_einsum_three(x, y, z): return wsum(np.einsum("ij,jk,kl->il", x, y, z))
+@case((U(3, 4), U(3, 4)))
+def l_einsum_hadamard(x, y): return wsum(np.einsum("ij,ij->ij", x, y)) + np.einsum("ij,ij->", x, y)
+@case((U(4), U(4)), (U(2, 4), U(3, 4)), (U(2, 3, 4), U(4)))
+def l_inner(x, y): return wsum(np.inner(x, y))
+@case((U(3), U(4)), (U(2, 2), U(3)))
+def l_outer(x, y): return wsum(np.outer(x, y))
+@case((U(2, 3), U(6)), (U(4), U(4)))
+def l_vdot(x, y): return np.vdot(x, y) ** 2
+@case((U(2, 3), U(2, 2)), (U(3), U(2)))
+def l_kron(x, y): return wsum(np.kron(x, y))
+@case((U(3), U(3)), (U(4, 3), U(3)), (U(2, 3), U(2, 3)))
+def l_cross(x, y): return wsum(np.cross(x, y))
+@case(Mat(3), Mat(2, 3))
+def l_inv(x): return wsum(np.linalg.inv(x))
+@case(Mat(3), Mat(2, 3), Mat(1))
+def l_det(x): return np.sum(np.linalg.det(x))
+@case(Mat(3), Mat(2, 3))
+def l_slogdet(x):
+    sign, logdet = np.linalg.slogdet(x)
+    return np.sum(sign * logdet)
+@case(Mat(3))
+def l_log_abs_det(x): return np.log(np.abs(np.linalg.det(x)))
+@case((Mat(3), U(3)), (Mat(3), U(3, 2)), (Mat(2, 3), U(2, 3, 1)))
+def l_solve(a, b): return wsum(np.linalg.solve(a, b))
+@case(U(3, 3), Mat(3))
+def l_matrix_power(x): return wsum(np.linalg.matrix_power(x, 3)) + wsum(np.linalg.matrix_power(x, 0))
+@case(Mat(3))
+def l_matrix_power_negative(x): return wsum(np.linalg.matrix_power(x, -2))
+@case((U(2, 3), U(3, 4), U(4, 2)))
+def l_multi_dot(x, y, z): return wsum(np.linalg.multi_dot([x, y, z]))
+@case(SPD(3), SPD(4))
+def l_cholesky(x):
+    x = 0.5 * (x + x.T)
+    return wsum(np.linalg.cholesky(x))
+@case(SPD(3))
+def l_eigh_values(x):
+    w, v = np.linalg.eigh(x)
+    return wsum(w)
+@case(SPD(3))
+def l_eigvalsh(x): return wsum(np.linalg.eigvalsh(x))
+@case(SPD(3))
+def l_eigh_vectors(x):
+    w, v = np.linalg.eigh(x)
+    return np.sum(w * np.abs(v[0]))
+@case(U(3, 4), U(4, 3), U(3, 3))
+def l_svd_values(x): return wsum(np.linalg.svd(x, compute_uv=False))
+@case(U(3, 4), U(4, 3))
+def l_svd_full(x):
+    u, s, vt = np.linalg.svd(x, full_matrices=False)
+    return wsum(s) + np.sum((u * s) @ vt * W[:x.shape[0], :x.shape[1]])
+@case(U(3, 4), U(4, 3))
+def l_pinv(x): return wsum(np.linalg.pinv(x))
+@case(U(4, 3), U(3, 3))
+def l_qr(x):
+    q, r = np.linalg.qr(x)
+    return wsum(r) + np.sum(q * W[:x.shape[0], :x.shape[1]])
+@case(U(3, 4))
+def l_gram(x): return wsum(x @ x.T) + wsum(x.T.dot(x))
+@case((U(4, 3), U(4)))
+def l_least_squares(a, b):
+    x = np.linalg.solve(a.T @ a, a.T @ b)
+    return np.sum((a @ x - b) ** 2)
+@case(U(2, 3, 4))
+def l_matrix_transpose(x): return wsum(np.matrix_transpose(x) @ x) + wsum(x.mT)
+@case((U(2, 3), U(3)))
+def l_vecdot(x, y): return wsum(np.vecdot(x, y))
+
+
+# =======================================================================================
+# 7. Array methods and attributes
+# =======================================================================================
+@case(U(3, 4))
+def m_sum_axis(x): return wsum(x.sum(axis=0)) + wsum(x.sum(1)) + x.sum()
+@case(U(3, 4))
+def m_mean_last(x): return wsum(x.mean(axis=-1)) + x.mean()
+@case(U(3, 4))
+def m_max_min(x): return x.max() * 2 + x.min() + wsum(x.max(axis=0)) + wsum(x.min(1))
+@case(U(3, 4))
+def m_clip(x): return wsum(x.clip(-0.5, 0.5)) + wsum(x.clip(0, 1)) + wsum(x.clip(max=0.2))
+@case(Pos(3, 4))
+def m_prod(x): return x.prod() + wsum(x.prod(axis=1))
+@case(U(3, 4))
+def m_cumsum(x): return wsum(x.cumsum()) + wsum(x.cumsum(axis=1))
+@case(U(3, 4))
+def m_var_std(x): return x.var() + x.std() + wsum(x.var(axis=0)) + wsum(x.std(axis=1, ddof=1))
+@case(U(1, 3, 1))
+def m_squeeze(x): return wsum(x.squeeze())
+@case(U(2, 3, 4))
+def m_swapaxes_transpose(x): return wsum(x.swapaxes(0, 1)) + wsum(x.transpose(2, 0, 1))
+@case(U(3, 3))
+def m_trace_diagonal(x): return x.trace() + wsum(x.diagonal())
+@case(U(3))
+def m_repeat_take(x): return wsum(x.repeat(2)) + wsum(x.take([0, 2]))
+@case(U(3, 4))
+def m_conj(x): return wsum(x.conj()) + wsum(x.conjugate())
+@case(U(3, 4))
+def m_astype(x): return wsum(x.astype(np.float64)) + wsum(x.astype(float)) + wsum(x.astype("float64"))
+@case(U(3, 4))
+def m_copy(x): return wsum(x.copy()) + wsum(np.copy(x))
+@case(U(3, 4))
+def m_shape_attrs(x): return np.sum(x) * x.shape[0] + x.size * np.sum(x ** 2) + x.ndim * x[0, 0]
+@case(U(3, 4))
+def m_dtype_attr(x): return np.sum(x.astype(x.dtype) ** 2)
+@case(U(3, 4))
+def m_T_dot(x): return wsum(x.T.dot(x)) + wsum(x.T @ x)
+@case(U(3, 4))
+def m_flat_ops(x): return wsum(x.flatten()) + wsum(x.ravel()) + wsum(x.reshape(-1))
+@case(U(3, 4))
+def m_item(x): return x[0, 0] * x.sum() + float(x[1, 1]) ** 2
+@case(U(3, 4))
+def m_dot_chain(x): return wsum(x.dot(x.T).dot(x))
+@case(U(3, 4))
+def m_argmax_select(x): return x.ravel()[x.argmax()] + x.ravel()[x.argmin()]
+@case(U(3, 4))
+def m_ptp(x): return np.ptp(x) + wsum(np.ptp(x, axis=1))
+@case(U(3))
+def m_tolist_sum(x): return sum(x.tolist())
+
+
+# =======================================================================================
+# 8. Building arrays from active values; casts
+# =======================================================================================
+@case((F(), F()))
+def a_array_of_scalars(a, b): return wsum(np.array([a, b, a * b]))
+@case((F(), F()))
+def a_array_2d(a, b): return wsum(np.array([[a, b], [b * b, 1.0]]))
+@case((U(3), U(3)))
+def a_array_of_arrays(x, y): return wsum(np.array([x, y, x * y]))
+@case((U(), U()))
+def a_asarray(x, y): return wsum(np.asarray([x, y]))
+@case(U(3))
+def a_float_of_element(x): return float(x[0]) * x[1] + float(np.sum(x)) ** 2
+@case(U(3))
+def a_float64(x): return np.float64(x[0]) * 2 + np.sum(np.float64(x) ** 2)
+@case((F(), U(3)))
+def a_full(a, x): return wsum(np.full((2, 3), a) * x) + wsum(np.full_like(x, a) ** 2)
+@case((F(), F()))
+def a_linspace(a, b): return wsum(np.linspace(a, b, 5))
+@case(U(3))
+def a_zeros_plus(x): return wsum(np.zeros(3) + x) + wsum(np.ones_like(x) * x) + wsum(np.zeros_like(x) - x)
+@case(U(3))
+def a_identity_mix(x): return wsum(np.eye(3) * x) + wsum(np.eye(3) @ x)
+@case(U(3))
+def a_array_list_comp(x): return wsum(np.array([x[i] * i for i in range(3)]))
+@case(U(2, 3))
+def a_stack_rows(x): return wsum(np.array([x[1], x[0]]))
+
+
+# =======================================================================================
+# 9. nan-functions, averages and statistics
+# =======================================================================================
+_WITH_NAN = U(3, 4)
+_WITH_NAN[0, 1] = _WITH_NAN[2, 3] = np.nan
+
+
+@case(_WITH_NAN, oracle=False)
+def nf_nansum(x): return np.nansum(x) + wsum(np.nansum(x, axis=0))
+@case(_WITH_NAN, oracle=False)
+def nf_nanmean(x): return np.nanmean(x) + wsum(np.nanmean(x, axis=1))
+@case(_WITH_NAN, oracle=False)
+def nf_nanmax_nanmin(x): return np.nanmax(x) + wsum(np.nanmin(x, axis=1))
+@case(_WITH_NAN, oracle=False)
+def nf_nanvar_nanstd(x): return np.nanvar(x) + wsum(np.nanstd(x, axis=0))
+@case(U(3, 4, lo=0.5, hi=1.5))
+def nf_nanprod(x): return np.nanprod(x) + wsum(np.nanprod(x, axis=1))
+@case(U(3, 4))
+def nf_nancumsum(x): return wsum(np.nancumsum(x, axis=1))
+@case(U(3, 4))
+def st_average(x): return np.average(x) + wsum(np.average(x, axis=0))
+@case((U(3, 4), Pos(4)))
+def st_average_weights(x, w): return wsum(np.average(x, axis=1, weights=w))
+
+
+# =======================================================================================
+# 10. The math module and builtins on Python floats
+# =======================================================================================
+@case(F(), F(-3, 3))
+def p_math_trig(x): return math.sin(x) * math.cos(x) + math.tan(x / 2) + math.atan(x)
+@case(F(-0.9, 0.9))
+def p_math_inverse_trig(x): return math.asin(x) + math.acos(x) * 2 + math.atanh(x)
+@case(F())
+def p_math_hyperbolic(x): return math.sinh(x) + math.cosh(x) + math.tanh(x) + math.asinh(x)
+@case(F(1.2, 3.0))
+def p_math_acosh(x): return math.acosh(x)
+@case(F(0.5, 2.0))
+def p_math_exp_log(x): return math.exp(x) + math.log(x) + math.log(x, 3.0) + math.log2(x) + math.log10(x) + math.log1p(x) + math.expm1(x)
+@case(F(0.5, 2.0))
+def p_math_sqrt_pow(x): return math.sqrt(x) + math.pow(x, 2.5) + math.pow(2.0, x)
+@case(F(), F(-2, 2))
+def p_math_erf(x): return math.erf(x) + math.erfc(x) * 2
+@case((F(0.2, 1.0), F(0.2, 1.0)))
+def p_math_binary(x, y): return math.hypot(x, y) + math.atan2(y, x) + math.pow(x, y)
+@case((F(2.3, 2.7), F(1.0, 1.1)))
+def p_math_fmod(x, y): return math.fmod(x, y) * 2 + x % y
+@case(-0.7, 0.6)
+def p_math_fabs(x): return math.fabs(x) * x + math.degrees(x) + math.radians(x)
+@case(F(0.5, 2.0))
+def p_math_cbrt_exp2(x): return math.cbrt(x) + math.exp2(x)
+@case((F(0.2, 1.0), F(0.2, 1.0)))
+def p_math_fsum_prod(x, y): return math.fsum([x, y, x * y]) + math.prod([x, y, 2.0])
+@case(F(1.3, 1.7))
+def p_math_floor_ceil(x): return x * math.floor(x) + math.ceil(x) + math.trunc(x)
+@case((F(), F()), (-0.6, 0.9))
+def p_builtin_abs_minmax(x, y): return abs(x) * max(x, y) + min(x, y, 0.1) ** 2
+@case((F(), F(), F()))
+def p_builtin_minmax_list(x, y, z): return max([x, y, z]) - min((x, z)) * 2
+@case((F(), F(), F()))
+def p_builtin_sum_list(x, y, z): return sum([x, y * y, z ** 3]) + sum((x, y), 1.0)
+@case((F(0.5, 2.0), F(-1, 1)))
+def p_builtin_pow(x, y): return pow(x, y) + pow(x, 2) + x ** y
+@case((U(3), U(3)))
+def p_builtin_sum_arrays(x, y): return np.sum(sum([x, y * 2]))
+@case(U(4))
+def p_builtin_sum_array(x): return sum(x) * 2 + sum(np.sin(x))
+@case(F())
+def p_float_of_float(x): return float(x) * x + float(2 * x)
+@case((F(), F()))
+def p_operator_mix(x, y): return (x * y - x / (1 + y * y)) ** 2 + (-x) ** 3 + abs(x - y)
+@case(F(0.1, 1.0))
+def p_float_and_np(x): return np.sin(x) * math.cos(x) + np.exp(x) * x
+
+
+# =======================================================================================
+# The tests
+# =======================================================================================
+def _params(cases):
+    out = []
+    for c in cases:
+        marks = [pytest.mark.xfail(reason=c.xfail, strict=True)] if c.xfail else []
+        out.append(pytest.param(c, id=c.id(), marks=marks))
+    return out
+
+
+@pytest.mark.parametrize("c", _params(CASES))
+def test_grad(c):
+    run_case(c)
