@@ -16,6 +16,8 @@ import builtins
 import math
 import types
 
+import copy
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
@@ -378,6 +380,34 @@ SAMPLES["ad.setitem"] = [S(A(5), [1, 3], A(2)), S(A(3, 4), 0, A(4)),
                          S(A(3, 4), (slice(None), 1), 2.5), S(A(3, 4), (slice(None), 1), A(3))]
 SAMPLES["ad.copy"] = [S(A(3)), S(A(2, 2))]
 SAMPLES["ad.add_grads"] = [S(A(3), A(3)), S([A(2), A(2)], [A(2), A(2)]), S(1.5, 2.5)]
+SAMPLES["ad.sum_grad"] = [S(A(3), A(3, 4), 1), S(1.5, A(2, 3)), S(A(3, 1), A(3, 4), 1, True)]
+SAMPLES["ad.mean_grad"] = [S(A(3), A(3, 4), 1), S(1.5, A(2, 3)), S(A(3, 1), A(3, 4), 1, True)]
+SAMPLES["ad.fill_like"] = [S(A(3), A(3)), S([A(2), A(2)], [A(2), A(2)])]
+SAMPLES["ad.indexable"] = [S(A(3, 2)), S([A(2), A(2)])]
+SAMPLES["ad.indexable_grad"] = [S(A(3), A(3)), S([A(2), A(2)], [A(2), A(2)])]
+SAMPLES["ad.add_at"] = [S(A(5), [1, 1, 3], A(3)), S(A(3, 4), (0, slice(None)), A(4)),
+                        S(A(5), 2, 1.5)]
+SAMPLES["ad.old_item"] = [S(A(5), 2), S(A(3, 4), (0, slice(None))), S(A(5), [1, 1, 3])]
+SAMPLES["ad.transpose_grad"] = [S(A(2, 3, 4), (1, 2, 0)), S(A(3, 4))]
+SAMPLES["ad.join_grad"] = [S(A(5, 2), [A(2, 2), A(3, 2)], 0),
+                           S(A(2, 3), [A(3), A(3)], 0, "stack")]
+SAMPLES["ad.join_jvp"] = [S([A(2, 2), A(3, 2)], [A(2, 2), A(3, 2)], 0)]
+SAMPLES["ad.split_grad"] = [S([A(2, 3), A(2, 3)], A(4, 3), 2, 0)]
+SAMPLES["ad.ravel_grad"] = [S(A(12), A(3, 4)), S(A(12), A(3, 4), "F")]
+SAMPLES["ad.ravel_jvp"] = [S(A(3, 4), A(3, 4)), S(A(3, 4), A(3, 4), "F")]
+SAMPLES["ad.roll_grad"] = [S(A(5), 2), S(A(3, 4), 1, 1)]
+SAMPLES["ad.cumsum_grad"] = [S(A(3, 4), A(3, 4), 1), S(A(12), A(3, 4))]
+SAMPLES["ad.diff_grad"] = [S(A(4), A(5)), S(A(3, 2), A(3, 4), 2, 1)]
+SAMPLES["ad.take_grad"] = [S(A(3), A(5), [1, 1, 4]), S(A(3, 2), A(3, 4), [0, 3], 1)]
+SAMPLES["ad.take_along_axis_grad"] = [S(A(3, 2), _X34, np.argsort(_X34, 1)[:, :2], 1)]
+SAMPLES["ad.diag_grad"] = [S(A(3, 3), A(3)), S(A(3), A(3, 3)), S(A(4, 4), A(3), 1)]
+SAMPLES["ad.diagonal_grad"] = [S(A(3), A(3, 4)), S(A(3), A(3, 4), 1),
+                               S(A(2, 3), A(2, 3, 4), 0, 1, 2)]
+SAMPLES["ad.trace_grad"] = [S(1.5, A(3, 4)), S(A(2), A(3, 3, 2), 0, 0, 1)]
+SAMPLES["ad.tile_grad"] = [S(A(2, 6), A(3), (2, 2))]
+SAMPLES["ad.repeat_grad"] = [S(A(6), A(3), 2), S(A(4, 4), A(3, 4), [1, 2, 1], 0)]
+SAMPLES["ad.pad_grad"] = [S(A(7), A(4), (1, 2)), S(A(7), A(4), (1, 2), "edge")]
+SAMPLES["ad.sort_jvp"] = [S(A(3, 4), _X34, 1)]
 SAMPLES["ad.minmax_grad"] = [S(A(3), _X34.max(1), _X34, 1), S(1.5, _X34.max(), _X34),
                              S(A(1, 4), _X34.max(0, keepdims=True), _X34, 0, True)]
 SAMPLES["ad.minmax_jvp"] = [S(A(3, 4), _X34.max(1), _X34, 1), S(A(3, 4), _X34.min(), _X34),
@@ -484,10 +514,17 @@ def out_vector(out, ans, where):
 # ---------------------------------------------------------------------------------------
 # The checks
 # ---------------------------------------------------------------------------------------
+# helpers that update their first argument in place (on adjoints the generated code owns):
+# the check calls them on a copy, so each evaluation starts from the sample's values
+MUTATES_FIRST = {"ad.add_at"}
+
+
 def call(rule, args, kwargs):
     f = rule.func
     if isinstance(f, types.GetSetDescriptorType):      # an attribute: x.T
         return f.__get__(args[0])
+    if rule.name in MUTATES_FIRST:
+        args = (copy.deepcopy(args[0]),) + tuple(args[1:])
     return f(*args, **kwargs)
 
 

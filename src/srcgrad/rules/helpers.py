@@ -37,6 +37,15 @@ __all__ = [
     "take_along_axis_grad", "pad_grad", "sort_jvp", "join_grad", "join_jvp",
     "split_grad", "split_jvp", "atleast_grad", "atleast_jvp", "append_grad", "array_grad",
     "array_jvp", "fill_tangents", "linspace_grad",
+    # added with tests/test_corpus_numpy.py
+    "permuted_grad", "permuted_jvp", "quantile_grad", "quantile_jvp", "quantile_q_grad",
+    "quantile_q_jvp", "rollaxis_grad", "diagflat_grad", "compress_grad", "extract_grad",
+    "npselect_grad", "npselect_default_grad", "npselect_jvp", "npselect_default_jvp",
+    "meshgrid_grad", "meshgrid_jvp", "tolist_grad", "cumulative_trim", "cumulative_pad",
+    "trapezoid_grad", "polyval_grad_p", "nanvar_grad", "nanvar_jvp", "average_grad",
+    "average_jvp", "cholesky_grad", "cholesky_jvp", "eigh_grad", "eigh_jvp", "eigvalsh_grad",
+    "eigvalsh_jvp", "svd_grad", "svd_jvp", "pinv_grad", "pinv_jvp", "qr_grad", "qr_jvp",
+    "slogdet_grad", "slogdet_jvp", "tensorinv_grad", "tensorinv_jvp",
     # builtins and math
     "seq_sum_grad", "seq_sum_jvp", "seq_prod_grad", "seq_prod_jvp", "select_grad",
     "select_jvp",
@@ -1057,3 +1066,629 @@ def select_jvp(dargs, args, ans):
         return d[k]
     d = dargs[k] if dargs else None
     return _zeros(ans) if d is None else d
+
+
+# -- selection by value: partition, median and quantiles --------------------------------
+# (added with tests/test_corpus_numpy.py, as the rules that use them)
+
+def _flat_axes(a, axis):
+    """``a`` with the ``axis`` axes (None: all) moved last and merged into one.
+
+    Returns ``(moved, undo)``: ``undo(m)`` maps an array shaped like ``moved`` back to
+    ``a``'s shape."""
+    a = np.asarray(a) if not hasattr(a, "shape") else a
+    nd = a.ndim
+    axes = _axes(axis, nd) if nd else ()
+    rest = [i for i in range(nd) if i not in axes]
+    perm = rest + list(axes)
+    moved = np.transpose(a, perm)
+    lead = moved.shape[:len(rest)]
+    flat = np.reshape(moved, lead + (-1,))
+
+    def undo(m):
+        return np.transpose(np.reshape(m, moved.shape), np.argsort(perm))
+    return flat, undo
+
+
+def _matched_order(ans, a, axis):
+    """``(src, dst)``: ``ans[..., dst[k]] == a[..., src[k]]`` along the (last) axis.
+
+    ``ans`` is a permutation of ``a`` along ``axis`` (np.partition, np.sort); sorting
+    both the same stable way pairs every output slot with one input entry, ties
+    included (a bijection, so no entry gets two cotangents)."""
+    return np.argsort(a, axis=-1, kind="stable"), np.argsort(ans, axis=-1, kind="stable")
+
+
+def _along_last(x, axis):
+    if axis is None:
+        return np.ravel(x), 0
+    return np.moveaxis(x, axis, -1), axis
+
+
+def permuted_grad(g, ans, a, axis=-1):
+    """Adjoint of a function whose result is ``a`` permuted along ``axis`` (np.partition)."""
+    x, ax = _along_last(a, axis)
+    y, _ = _along_last(ans, axis)
+    gm, _ = _along_last(g, axis)
+    src, dst = _matched_order(y, x, ax)
+    out = np.zeros_like(x, dtype=np.result_type(x, gm, np.float32))
+    np.put_along_axis(out, src, np.take_along_axis(gm, dst, axis=-1), axis=-1)
+    out = np.ravel(out) if axis is None else np.moveaxis(out, -1, axis)
+    return _fit(out, a)
+
+
+def permuted_jvp(da, ans, a, axis=-1):
+    x, ax = _along_last(a, axis)
+    y, _ = _along_last(ans, axis)
+    d, _ = _along_last(da, axis)
+    src, dst = _matched_order(y, x, ax)
+    out = np.zeros_like(y, dtype=np.result_type(d, np.float32))
+    np.put_along_axis(out, dst, np.take_along_axis(d, src, axis=-1), axis=-1)
+    return out if axis is None else np.moveaxis(out, -1, axis)
+
+
+def _quantile_weights(n, q, method):
+    """``(lo, hi, frac)``: quantile ``q`` of ``n`` sorted values is
+    ``(1 - frac) * sorted[lo] + frac * sorted[hi]`` (NumPy's methods)."""
+    pos = np.asarray(q, dtype=np.float64) * (n - 1)
+    if method == "linear":
+        lo = np.floor(pos)
+        frac = pos - lo
+    elif method == "lower":
+        lo, frac = np.floor(pos), np.zeros_like(pos)
+    elif method == "higher":
+        lo, frac = np.ceil(pos), np.zeros_like(pos)
+    elif method == "nearest":
+        lo, frac = np.around(pos), np.zeros_like(pos)
+    elif method == "midpoint":
+        lo = np.floor(pos)
+        frac = np.where(pos % 1 == 0, 0.0, 0.5)
+    else:
+        raise NotImplementedError(f"np.quantile: no derivative for method={method!r}")
+    lo = np.clip(lo.astype(np.intp), 0, n - 1)
+    return lo, np.minimum(lo + 1, n - 1), frac
+
+
+def _quantile_setup(a, q, axis, method):
+    flat, undo = _flat_axes(a, axis)
+    n = flat.shape[-1]
+    order = np.argsort(flat, axis=-1, kind="stable")
+    lo, hi, frac = _quantile_weights(n, q, method)
+    return flat, undo, n, order, lo, hi, frac
+
+
+def quantile_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
+    """Adjoint of ``np.quantile(a, q * scale, axis, keepdims=keepdims, method=method)``
+    (np.median: q = 0.5; np.percentile: scale = 1/100) with respect to ``a``."""
+    flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
+    lead = flat.shape[:-1]
+    nq = lo.size
+    gq = np.reshape(g, (nq,) + lead)                    # q's axes first, as NumPy puts them
+    cols = np.arange(n)
+    w = ((cols == np.reshape(lo, (-1, 1))) * np.reshape(1 - frac, (-1, 1))
+         + (cols == np.reshape(hi, (-1, 1))) * np.reshape(frac, (-1, 1)))       # (nq, n)
+    w = np.reshape(w, (nq,) + (1,) * len(lead) + (n,)).astype(_fdtype(g))
+    g_sorted = np.sum(gq[..., None] * w, axis=0)         # lead + (n,)
+    out = np.zeros_like(flat, dtype=np.result_type(flat, g_sorted, np.float32))
+    np.put_along_axis(out, order, g_sorted, axis=-1)
+    return _fit(undo(out), a)
+
+
+def quantile_jvp(da, ans, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
+    flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
+    d, _ = _flat_axes(da, axis)
+    d_sorted = np.take_along_axis(d, order, axis=-1)
+    t = (np.take(d_sorted, np.ravel(lo), axis=-1) * np.ravel(1 - frac)
+         + np.take(d_sorted, np.ravel(hi), axis=-1) * np.ravel(frac))             # lead + (nq,)
+    return np.reshape(np.moveaxis(t, -1, 0), np.shape(ans))
+
+
+def quantile_q_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
+    """Adjoint of ``np.quantile`` with respect to ``q``: the slope between the two
+    sorted values it interpolates (zero for the methods that pick one value)."""
+    flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
+    if method != "linear":
+        return _fit(np.zeros(np.shape(q)), q)
+    s = np.take_along_axis(flat, order, axis=-1)
+    slope = (np.take(s, np.ravel(hi), axis=-1) - np.take(s, np.ravel(lo), axis=-1)) * (n - 1)
+    gq = np.moveaxis(np.reshape(g, (lo.size,) + flat.shape[:-1]), 0, -1)         # lead + (nq,)
+    total = np.sum(np.reshape(gq * slope, (-1, lo.size)), axis=0) * scale
+    return _fit(np.reshape(total, np.shape(q)), q)
+
+
+def quantile_q_jvp(dq, ans, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
+    flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
+    if method != "linear":
+        return np.zeros_like(ans, dtype=_fdtype(ans))
+    s = np.take_along_axis(flat, order, axis=-1)
+    slope = (np.take(s, np.ravel(hi), axis=-1) - np.take(s, np.ravel(lo), axis=-1)) * (n - 1)
+    t = slope * np.ravel(np.asarray(dq) * scale)
+    return np.reshape(np.moveaxis(t, -1, 0), np.shape(ans))
+
+
+# -- more selection and joining ---------------------------------------------------------
+
+def rollaxis_grad(g, a, axis, start=0):
+    """Adjoint of ``np.rollaxis(a, axis, start)``: the inverse permutation."""
+    n = np.ndim(a)
+    axis = axis % n
+    start = start + n if start < 0 else start
+    if axis < start:
+        start -= 1
+    if axis == start:
+        return g
+    axes = [i for i in range(n) if i != axis]
+    axes.insert(start, axis)
+    return np.transpose(g, tuple(int(i) for i in np.argsort(axes)))
+
+
+def diagflat_grad(g, v, k=0):
+    """Adjoint of ``np.diagflat(v, k)``: the ``k`` diagonal, in ``v``'s shape."""
+    return _fit(np.diagonal(g, k).copy(), v)
+
+
+def compress_grad(g, condition, a, axis=None):
+    """Adjoint of ``np.compress(condition, a, axis)``: ``g`` back at the kept positions."""
+    x, ax = _along(a, axis)
+    keep = np.nonzero(np.asarray(condition))[0]
+    out = np.zeros_like(x, dtype=np.result_type(x, g, np.float32))
+    out[(slice(None),) * ax + (_like(keep, g),)] = g
+    return _fit(out, a)
+
+
+def extract_grad(g, condition, arr):
+    """Adjoint of ``np.extract(condition, arr)`` (``ravel(arr)[ravel(condition) != 0]``)."""
+    keep = np.nonzero(np.ravel(np.asarray(condition)))[0]
+    out = np.zeros(np.size(arr), dtype=np.result_type(getattr(arr, "dtype", np.float64), g,
+                                                      np.float32))
+    out[_like(keep, g)] = g
+    return _fit(np.reshape(out, np.shape(arr)), arr)
+
+
+def _select_masks(condlist, shape):
+    """Where each choice of ``np.select`` wins (the first true condition), and where the
+    default does."""
+    taken = np.zeros(shape, dtype=bool)
+    masks = []
+    for c in condlist:
+        m = np.broadcast_to(np.asarray(c, dtype=bool), shape) & ~taken
+        masks.append(m)
+        taken = taken | m
+    return masks, ~taken
+
+
+def npselect_grad(g, condlist, choicelist):
+    """Adjoint of ``np.select(condlist, choicelist, default)`` for the choices."""
+    masks, _ = _select_masks(condlist, np.shape(g))
+    grads = [_sum_to(g * m, c) for m, c in zip(masks, choicelist)]
+    return tuple(grads) if isinstance(choicelist, tuple) else grads
+
+
+def npselect_default_grad(g, condlist, default):
+    _, rest = _select_masks(condlist, np.shape(g))
+    return _sum_to(g * rest, default)
+
+
+def npselect_jvp(dchoicelist, ans, condlist, choicelist):
+    masks, _ = _select_masks(condlist, np.shape(ans))
+    out = np.zeros_like(ans, dtype=_fdtype(ans))
+    for m, d in zip(masks, fill_tangents(dchoicelist, choicelist)):
+        out = out + m * d
+    return out
+
+
+def npselect_default_jvp(ddefault, ans, condlist):
+    _, rest = _select_masks(condlist, np.shape(ans))
+    return rest * ddefault + np.zeros_like(ans, dtype=_fdtype(ans))
+
+
+def meshgrid_grad(g, xi, sparse=False, indexing="xy"):
+    """Adjoint of ``np.meshgrid(*xi, sparse=sparse, indexing=indexing)``: each output
+    is its input along one axis, repeated along the others; sum the repeats."""
+    n = len(xi)
+    grads = []
+    for i, x in enumerate(xi):
+        gi = g[i] if g is not None else None
+        if gi is None:
+            grads.append(_zeros(x))
+            continue
+        ax = i
+        if indexing == "xy" and n > 1 and i < 2:
+            ax = 1 - i
+        others = tuple(j for j in range(np.ndim(gi)) if j != ax)
+        grads.append(_fit(np.reshape(np.sum(gi, axis=others), np.shape(x)), x))
+    return tuple(grads)
+
+
+def meshgrid_jvp(dxi, xi, sparse=False, indexing="xy"):
+    ts = fill_tangents(dxi, xi)
+    out = np.meshgrid(*[np.ravel(np.asarray(t, dtype=np.float64)) if not hasattr(t, "shape")
+                        else t for t in ts], sparse=sparse, indexing=indexing)
+    return tuple(out)
+
+
+def tolist_grad(g, a):
+    """Adjoint of ``a.tolist()``: the nested list of cotangents (None: zero) as an array."""
+    def fill(gi, shape):
+        if gi is None:
+            return np.zeros(shape)
+        if isinstance(gi, (list, tuple)):
+            return np.stack([fill(x, shape[1:]) for x in gi]) if len(gi) else np.zeros(shape)
+        return np.broadcast_to(np.asarray(gi, dtype=np.float64), shape)
+    out = fill(g, np.shape(a))
+    return np.reshape(out, np.shape(a)).astype(_fdtype(a), copy=False)
+
+
+def cumulative_trim(g, x, axis=None, include_initial=False):
+    """The cotangent of ``np.cumulative_sum/prod`` without its initial slice."""
+    if not include_initial:
+        return g
+    ax = 0 if axis is None else axis
+    return np.take(g, _like(np.arange(1, np.shape(g)[ax]), g), axis=ax)
+
+
+def cumulative_pad(t, axis=None, include_initial=False):
+    """A tangent of ``np.cumulative_prod`` with the (constant) initial slice put back."""
+    if not include_initial:
+        return t
+    ax = 0 if axis is None else axis
+    pad = [(0, 0)] * np.ndim(t)
+    pad[ax] = (1, 0)
+    return np.pad(t, pad)
+
+
+def trapezoid_grad(g, y, x=None, dx=1.0, axis=-1, which=0):
+    """Adjoint of ``np.trapezoid(y, x, dx, axis)`` for ``y`` (0), ``x`` (1) or ``dx`` (2)."""
+    ym = np.moveaxis(np.asarray(y, dtype=np.result_type(y, np.float32)), axis, -1)
+    if x is None:
+        d = dx
+    else:
+        xa = np.asarray(x)
+        d = np.diff(xa) if xa.ndim == 1 else np.moveaxis(np.diff(xa, axis=axis), axis, -1)
+    gk = np.expand_dims(g, -1)
+    if which == 0:
+        d = np.broadcast_to(d, ym.shape[:-1] + (ym.shape[-1] - 1,))
+        pad = [(0, 0)] * (d.ndim - 1)
+        w = (np.pad(d, pad + [(0, 1)]) + np.pad(d, pad + [(1, 0)])) / 2
+        return _fit(np.moveaxis(gk * w, -1, axis), y)
+    s = (ym[..., 1:] + ym[..., :-1]) / 2
+    if which == 2:
+        return _sum_to(gk * s, dx)
+    pad = [(0, 0)] * (s.ndim - 1)
+    gx = gk * (np.pad(s, pad + [(1, 0)]) - np.pad(s, pad + [(0, 1)]))
+    if np.ndim(x) == 1:
+        return _fit(np.reshape(np.sum(np.reshape(gx, (-1, gx.shape[-1])), axis=0), np.shape(x)), x)
+    return _sum_to(np.moveaxis(gx, -1, axis), x)
+
+
+def polyval_grad_p(g, p, x):
+    """Adjoint of ``np.polyval(p, x)`` for the coefficients ``p`` (highest power first)."""
+    n = len(p)
+    powers = np.stack([np.asarray(x, dtype=np.float64) ** (n - 1 - i) for i in range(n)])
+    grad = np.sum(np.reshape(powers * g, (n, -1)), axis=1)
+    if isinstance(p, (list, tuple)):
+        return type(p)(float(v) for v in grad)
+    return np.reshape(grad, np.shape(p)).astype(_fdtype(p), copy=False)
+
+
+# -- nan-reductions and averages ---------------------------------------------------------
+
+def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
+    """Adjoint of ``np.nanvar``: as ``np.var`` over the non-NaN entries; NaNs get 0."""
+    ok = ~np.isnan(a)
+    n = np.sum(ok, axis=axis, keepdims=True, dtype=_fdtype(a))
+    centred = np.where(ok, a - np.nanmean(a, axis=axis, keepdims=True), 0)
+    return _fit(2.0 * centred * _keep(g, np.ndim(a), axis, keepdims) / (n - ddof), a)
+
+
+def nanvar_jvp(da, a, axis=None, ddof=0, keepdims=False):
+    ok = ~np.isnan(a)
+    n = np.sum(ok, axis=axis, keepdims=keepdims, dtype=_fdtype(a))
+    centred = np.where(ok, a - np.nanmean(a, axis=axis, keepdims=True), 0)
+    return 2.0 * np.sum(centred * np.where(ok, da, 0), axis=axis, keepdims=keepdims) / (n - ddof)
+
+
+def _average_parts(a, axis, weights):
+    """Weights broadcast to ``a`` (a 1-D ``weights`` lies along ``axis``), their sum."""
+    if weights is None:
+        w = np.ones_like(a, dtype=_fdtype(a))
+    else:
+        w = np.asarray(weights)
+        if w.shape != np.shape(a):
+            shape = [1] * np.ndim(a)
+            shape[axis] = -1
+            w = np.reshape(w, shape)
+        w = np.broadcast_to(w, np.shape(a))
+    return w, np.sum(w, axis=axis, keepdims=True)
+
+
+def average_grad(g, a, axis=None, weights=None, keepdims=False, which=0):
+    """Adjoint of ``np.average(a, axis, weights, keepdims=keepdims)`` for ``a`` (which=0)
+    or ``weights`` (which=1)."""
+    w, sw = _average_parts(a, axis, weights)
+    gk = _keep(g, np.ndim(a), axis, keepdims)
+    if which == 0:
+        return _fit(gk * w / sw, a)
+    avg = np.sum(a * w, axis=axis, keepdims=True) / sw
+    gw = gk * (a - avg) / sw                             # a's shape
+    if np.shape(weights) != np.shape(a):                 # 1-D weights along axis
+        ax = axis % np.ndim(a)
+        gw = np.sum(gw, axis=tuple(i for i in range(np.ndim(a)) if i != ax))
+    return _fit(np.reshape(gw, np.shape(weights)), weights)
+
+
+def average_jvp(dweights, a, axis=None, weights=None, keepdims=False):
+    w, sw = _average_parts(a, axis, weights)
+    dw, _ = _average_parts(a, axis, dweights)
+    avg = np.sum(a * w, axis=axis, keepdims=True) / sw
+    return np.sum((a - avg) * dw, axis=axis, keepdims=keepdims) / \
+        (sw if keepdims else np.sum(w, axis=axis))
+
+
+# -- linear algebra: factorizations -----------------------------------------------------
+
+def _eye_like(x):
+    n = np.shape(x)[-1]
+    return _eye(n, n, 0, x)
+
+
+def _from_triangle(s, lower=True):
+    """The gradient with respect to ``a`` of a function that reads one triangle of ``a``
+    (LAPACK's symmetric routines), from ``s``, its gradient with respect to the
+    symmetric matrix that triangle defines: the off-diagonal entries count twice."""
+    t = s + mT(s)
+    off = np.tril(t, -1) if lower else np.triu(t, 1)
+    return off + s * _eye_like(s)
+
+
+def _to_symmetric(da, lower=True):
+    """The tangent of the symmetric matrix that one triangle of ``a`` defines."""
+    if lower:
+        return np.tril(da) + mT(np.tril(da, -1))
+    return np.triu(da) + mT(np.triu(da, 1))
+
+
+def _phi(x):
+    """Lower triangle with the diagonal halved."""
+    return np.tril(x) - 0.5 * x * _eye_like(x)
+
+
+def cholesky_grad(g, ans, a, upper=False):
+    """Adjoint of ``np.linalg.cholesky`` (``a = L L^T``, read from the lower triangle;
+    ``upper=True``: ``a = U^T U`` read from the upper one)."""
+    L, gL = (mT(ans), mT(g)) if upper else (ans, g)
+    Linv = np.linalg.inv(L)
+    s = mT(Linv) @ _phi(mT(L) @ gL) @ Linv
+    return _from_triangle(0.5 * (s + mT(s)), lower=not upper)
+
+
+def cholesky_jvp(da, ans, a, upper=False):
+    L = mT(ans) if upper else ans
+    Linv = np.linalg.inv(L)
+    dL = L @ _phi(Linv @ _to_symmetric(da, lower=not upper) @ mT(Linv))
+    return mT(dL) if upper else dL
+
+
+def _gap_inverse(w):
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it (a stack of them)."""
+    diff = w[..., None, :] - w[..., :, None]
+    eye = _eye_like(diff).astype(bool)
+    return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, diff))
+
+
+def _parts(g, k):
+    """The cotangents of a tuple result (None: zero), as a list of length ``k``."""
+    if g is None:
+        return [None] * k
+    return list(g) + [None] * (k - len(g))
+
+
+def eigh_grad(g, ans, a, UPLO="L"):
+    """Adjoint of ``np.linalg.eigh(a, UPLO)`` (distinct eigenvalues)."""
+    w, v = ans
+    gw, gv = _parts(g, 2)
+    inner = 0.0
+    if gw is not None:
+        inner = inner + gw[..., None, :] * _eye_like(v)
+    if gv is not None:
+        inner = inner + _gap_inverse(w) * (mT(v) @ gv)
+    s = v @ inner @ mT(v) if not np.isscalar(inner) else np.zeros_like(a, dtype=_fdtype(a))
+    return _from_triangle(0.5 * (s + mT(s)), lower=UPLO.upper() == "L")
+
+
+def eigh_jvp(da, ans, a, UPLO="L"):
+    w, v = ans
+    dp = mT(v) @ _to_symmetric(da, lower=UPLO.upper() == "L") @ v
+    dw = np.diagonal(dp, axis1=-2, axis2=-1)
+    dv = v @ (_gap_inverse(w) * dp)
+    return (dw, dv)
+
+
+def eigvalsh_grad(g, a, UPLO="L"):
+    return eigh_grad((g, None), np.linalg.eigh(a, UPLO), a, UPLO)
+
+
+def eigvalsh_jvp(da, a, UPLO="L"):
+    return eigh_jvp(da, np.linalg.eigh(a, UPLO), a, UPLO)[0]
+
+
+def _reduced_svd(ans, a, full_matrices, compute_uv, g=None):
+    """``(u, s, vt, gu, gs, gvt)`` of the thin SVD, whatever form the call returned."""
+    if not compute_uv:
+        u, s, vt = np.linalg.svd(a, full_matrices=False)
+        return u, s, vt, None, g, None
+    u, s, vt = ans
+    gu, gs, gvt = _parts(g, 3)
+    m, n = np.shape(a)[-2:]
+    k = min(m, n)
+    if full_matrices and m != n:
+        # the columns of u (rows of vt) past k are not functions of a: no derivative,
+        # unless nothing depends on them
+        for extra in (gu[..., :, k:] if gu is not None and m > k else None,
+                      gvt[..., k:, :] if gvt is not None and n > k else None):
+            if extra is not None and np.any(extra != 0):
+                raise ValueError("np.linalg.svd(full_matrices=True) of a non-square matrix: "
+                                 "the extra singular vectors have no derivative; use "
+                                 "full_matrices=False")
+        u, vt = u[..., :, :k], vt[..., :k, :]
+        gu = gu[..., :, :k] if gu is not None else None
+        gvt = gvt[..., :k, :] if gvt is not None else None
+    return u, s, vt, gu, gs, gvt
+
+
+def svd_grad(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Adjoint of ``np.linalg.svd`` (distinct, non-zero singular values)."""
+    u, s, vt, gu, gs, gvt = _reduced_svd(ans, a, full_matrices, compute_uv, g)
+    v = mT(vt)
+    m, n = np.shape(a)[-2:]
+    eye = _eye_like(v[..., :1, :])              # k x k
+    inner = (gs[..., None, :] * eye) if gs is not None else 0.0 * eye
+    f = _gap_inverse(s ** 2)
+    smat = s[..., None, :] * eye
+    out = 0.0
+    if gu is not None:
+        ut_gu = mT(u) @ gu
+        inner = inner + (f * (ut_gu - mT(ut_gu))) @ smat
+        if m > s.shape[-1]:
+            out = out + (gu - u @ ut_gu) / s[..., None, :] @ vt
+    if gvt is not None:
+        gv = mT(gvt)
+        vt_gv = vt @ gv
+        inner = inner + smat @ (f * (vt_gv - mT(vt_gv)))
+        if n > s.shape[-1]:
+            out = out + (u / s[..., None, :]) @ mT(gv - v @ vt_gv)
+    grad = u @ inner @ vt + out
+    if hermitian:                       # NumPy then reads the lower triangle (eigh)
+        return _from_triangle(grad)
+    return grad
+
+
+def svd_jvp(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    if hermitian:
+        da = _to_symmetric(da)
+    m, n = np.shape(a)[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise ValueError("np.linalg.svd(full_matrices=True) of a non-square matrix: the "
+                         "extra singular vectors have no derivative; use full_matrices=False")
+    u, s, vt, _, _, _ = _reduced_svd(ans, a, False, compute_uv)
+    v = mT(vt)
+    dp = mT(u) @ da @ v
+    ds = np.diagonal(dp, axis1=-2, axis2=-1)
+    if not compute_uv:
+        return ds
+    f = _gap_inverse(s ** 2)
+    sr = s[..., None, :]                        # scales columns
+    sl = s[..., :, None]                        # scales rows
+    du = u @ (f * (dp * sr + sl * mT(dp)))
+    dv = v @ (f * (sl * dp + mT(dp) * sr))
+    if m > s.shape[-1]:
+        du = du + (da @ v - u @ (mT(u) @ da @ v)) / sr
+    if n > s.shape[-1]:
+        dv = dv + (mT(da) @ u - v @ (mT(v) @ mT(da) @ u)) / sr
+    return (du, ds, mT(dv))
+
+
+def pinv_grad(g, ans, a, hermitian=False):
+    """Adjoint of ``np.linalg.pinv`` (where the rank is locally constant)."""
+    x = ans
+    xt = mT(x)
+    gt = mT(g)
+    grad = (-xt @ g @ xt + (gt - a @ (x @ gt)) @ (x @ xt) + (xt @ x) @ (gt - (gt @ x) @ a))
+    return _from_triangle(grad) if hermitian else grad
+
+
+def pinv_jvp(da, ans, a, hermitian=False):
+    if hermitian:
+        da = _to_symmetric(da)
+    x = ans
+    dat = mT(da)
+    return (-x @ da @ x + (x @ mT(x)) @ (dat - (dat @ a) @ x)
+            + (dat - x @ (a @ dat)) @ (mT(x) @ x))
+
+
+def _qr_parts(ans, a, mode, g=None):
+    m, n = np.shape(a)[-2:]
+    if mode not in ("reduced", "complete", "r"):
+        raise NotImplementedError(f"np.linalg.qr: no derivative for mode={mode!r}")
+    if m < n:
+        raise NotImplementedError("np.linalg.qr: derivative for matrices with at least "
+                                  "as many rows as columns only")
+    if mode == "r":
+        q, r = np.linalg.qr(a)
+        gq, gr = None, g
+    else:
+        q, r = ans
+        gq, gr = _parts(g, 2)
+        if m > n and mode == "complete":
+            if gq is not None and np.any(gq[..., :, n:] != 0):
+                raise ValueError("np.linalg.qr(mode='complete'): the extra columns of Q "
+                                 "have no derivative; use mode='reduced'")
+            q, r = q[..., :, :n], r[..., :n, :]
+            gq = gq[..., :, :n] if gq is not None else None
+            gr = gr[..., :n, :] if gr is not None else None
+    return q, r, gq, gr
+
+
+def qr_grad(g, ans, a, mode="reduced"):
+    """Adjoint of ``np.linalg.qr`` (m >= n, full column rank)."""
+    q, r, gq, gr = _qr_parts(ans, a, mode, g)
+    nmat = 0.0
+    if gr is not None:
+        nmat = nmat + gr @ mT(r)
+    if gq is not None:
+        nmat = nmat - mT(q) @ gq
+    if np.isscalar(nmat):
+        return np.zeros_like(a, dtype=_fdtype(a))
+    k = np.triu(nmat) + np.tril(mT(nmat), -1)
+    b = q @ k if gq is None else gq + q @ k
+    return mT(np.linalg.solve(r, mT(b)))        # b @ r^-T
+
+
+def qr_jvp(da, ans, a, mode="reduced"):
+    q, r, _, _ = _qr_parts(ans, a, mode)
+    c = mT(np.linalg.solve(mT(r), mT(mT(q) @ da)))          # q^T da r^-1
+    low = np.tril(c, -1)
+    t = c - (low - mT(low))                                  # dr r^-1 (upper triangular)
+    dr = t @ r
+    if mode == "r":
+        return dr
+    dq = mT(np.linalg.solve(mT(r), mT(da))) - q @ t
+    m, n = np.shape(a)[-2:]
+    if mode == "complete" and m > n:
+        raise ValueError("np.linalg.qr(mode='complete'): the extra columns of Q have no "
+                         "derivative; use mode='reduced'")
+    return (dq, dr)
+
+
+def slogdet_grad(g, a):
+    """Adjoint of ``np.linalg.slogdet``: only ``logabsdet`` carries a gradient."""
+    _, glog = _parts(g, 2)
+    if glog is None:
+        return np.zeros_like(a, dtype=_fdtype(a))
+    return np.expand_dims(glog, (-2, -1)) * mT(np.linalg.inv(a))
+
+
+def slogdet_jvp(da, ans, a):
+    sign, _ = ans
+    return (np.zeros_like(sign, dtype=_fdtype(sign)),
+            np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1))
+
+
+def _tensorinv_shapes(a, ind):
+    shape = np.shape(a)
+    rows = int(np.prod(shape[:ind]))
+    return rows, int(np.prod(shape[ind:]))
+
+
+def tensorinv_grad(g, ans, a, ind=2):
+    """Adjoint of ``np.linalg.tensorinv(a, ind)``: the inverse's adjoint, reshaped."""
+    rows, cols = _tensorinv_shapes(a, ind)
+    x = np.reshape(ans, (cols, rows))
+    gx = np.reshape(g, (cols, rows))
+    return np.reshape(-x.T @ gx @ x.T, np.shape(a))
+
+
+def tensorinv_jvp(da, ans, a, ind=2):
+    rows, cols = _tensorinv_shapes(a, ind)
+    x = np.reshape(ans, (cols, rows))
+    return np.reshape(-x @ np.reshape(da, (rows, cols)) @ x, np.shape(ans))
