@@ -553,7 +553,7 @@ def wsum(y):
 @case(U(2, 3, 4))
 def s_reshape(x): return wsum(np.reshape(x, (6, 4)))
 @case(U(2, 3, 4))
-def s_reshape_minus1(x): return wsum(np.reshape(x, (-1, 2)) + x.reshape(4, -1)[:, :2])
+def s_reshape_minus1(x): return wsum(np.reshape(x, (-1, 2))) + wsum(x.reshape(4, -1)[:, :2])
 @case(U(2, 3, 4))
 def s_reshape_order_f(x): return wsum(np.reshape(x, (4, 6), order="F"))
 @case(U(3, 4))
@@ -697,7 +697,7 @@ def s_meshgrid(x):
 # 5. Indexing: ints, slices, steps, None, Ellipsis, fancy with repeats, masks, take
 # =======================================================================================
 @case(U(5), U(4, 3))
-def i_int(x): return x[0] * 2 + x[-1] ** 2 + np.sum(x[1])
+def i_int(x): return np.sum(x[0] * 2 + x[-1] ** 2) + np.sum(x[1])
 @case(U(5), U(4, 3))
 def i_slice(x): return wsum(x[1:3]) + wsum(x[:-1]) + wsum(x[::2])
 @case(U(3, 4))
@@ -942,7 +942,11 @@ def a_zeros_plus(x): return wsum(np.zeros(3) + x) + wsum(np.ones_like(x) * x) + 
 @case(U(3))
 def a_identity_mix(x): return wsum(np.eye(3) * x) + wsum(np.eye(3) @ x)
 @case(U(3))
-def a_array_list_comp(x): return wsum(np.array([x[i] * i for i in range(3)]))
+def a_array_from_loop(x):
+    items = []
+    for i in range(3):
+        items.append(x[i] * i)
+    return wsum(np.array(items))
 @case(U(2, 3))
 def a_stack_rows(x): return wsum(np.array([x[1], x[0]]))
 
@@ -1022,6 +1026,249 @@ def p_float_and_np(x): return np.sin(x) * math.cos(x) + np.exp(x) * x
 
 
 # =======================================================================================
+# 11. Whole small programs: models, losses, loops
+# =======================================================================================
+_X, _Y = U(5, 3), (U(5) > 0).astype(float)
+
+
+@case((U(3), U(), _X, _Y), wrt=(0, 1))
+def g_logistic_regression(w, b, x, y):
+    z = x @ w + b
+    p = 1.0 / (1.0 + np.exp(-z))
+    return -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
+@case((U(3, 4), U(4), U(4, 2), U(2), _X), wrt=(0, 1, 2, 3))
+def g_mlp(w1, b1, w2, b2, x):
+    h = np.tanh(x @ w1 + b1)
+    out = h @ w2 + b2
+    return np.sum(out ** 2) / x.shape[0]
+
+
+@case((U(3, 4), _X, np.array([0, 2, 1, 3, 3])), wrt=(0,))
+def g_softmax_cross_entropy(w, x, labels):
+    logits = x @ w
+    logits = logits - np.max(logits, axis=1, keepdims=True)
+    logp = logits - np.log(np.sum(np.exp(logits), axis=1, keepdims=True))
+    return -np.mean(logp[np.arange(len(labels)), labels])
+
+
+@case((U(4, 4) * 0.5, U(4, 3), U(6, 3)), wrt=(0, 1))
+def g_rnn(wh, wx, xs):
+    h = np.zeros(4)
+    for t in range(xs.shape[0]):
+        h = np.tanh(wh @ h + wx @ xs[t])
+    return np.sum(h ** 2)
+
+
+@case((U(2, 4), U(2, 4)))
+def g_attention(q, k):
+    scores = q @ k.T / np.sqrt(q.shape[-1])
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    a = e / e.sum(axis=-1, keepdims=True)
+    return wsum(a @ k)
+
+
+@case((U(3, 5), Pos(5), U(5)))
+def g_layer_norm(x, gamma, beta):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = x.var(axis=-1, keepdims=True)
+    return wsum((x - mu) / np.sqrt(var + 1e-5) * gamma + beta)
+
+
+@case((U(6), U(6)))
+def g_huber(pred, target):
+    r = pred - target
+    quad = 0.5 * r ** 2
+    lin = 0.5 * (np.abs(r) - 0.25)
+    return np.sum(np.where(np.abs(r) < 0.5, quad, lin))
+
+
+@case((U(4), U(3, 4), Pos(3)), wrt=(1, 2))
+def g_gaussian_mixture_loglik(x, means, scales):
+    diffs = (x[None, :] - means) / scales[:, None]
+    logps = -0.5 * np.sum(diffs ** 2, axis=1) - 4 * np.log(scales)
+    m = np.max(logps)
+    return m + np.log(np.sum(np.exp(logps - m)))
+
+
+@case((SPD(3), U(3)))
+def g_gaussian_logpdf(cov, x):
+    l = np.linalg.cholesky(cov)
+    z = np.linalg.solve(l, x)
+    return -0.5 * np.dot(z, z) - np.sum(np.log(np.diag(l)))
+
+
+@case(U(5))
+def g_while_newton(x):
+    y = x * 1.0
+    i = 0
+    while i < 3:
+        y = y - (y ** 3 - x) / (3 * y ** 2 + 1.0)
+        i += 1
+    return np.sum(y)
+
+
+@case((U(4), U()))
+def g_branches(x, t):
+    if np.sum(x) > 0:
+        y = np.sin(x) * t
+    else:
+        y = np.cos(x) * t
+    total = 0.0
+    for v in y:
+        total = total + v ** 2
+    return total
+
+
+def _helper_poly(x, c):
+    return c * x ** 3 - x
+
+
+@case(U(4))
+def g_user_function_call(x): return np.sum(_helper_poly(x, 2.0) * _helper_poly(x[::-1], 0.5))
+
+
+@case((U(3), U(3)))
+def g_dict_and_tuple(x, y):
+    params = {"a": x, "b": y * 2}
+    pair = (params["a"], params["b"])
+    return np.sum(pair[0] * pair[1]) + np.sum(params["a"] ** 2)
+
+
+@case(((U(3), U(2, 2)),))
+def g_tuple_argument(params):
+    a, b = params
+    return np.sum(a ** 2) + np.sum(np.sin(b))
+
+
+@case(({"w": U(3), "b": F()},))
+def g_dict_argument(p): return np.sum(p["w"] ** 2) * p["b"]
+
+
+@case(([U(2), U(2), U(2)],))
+def g_list_argument(xs):
+    total = 0.0
+    for x in xs:
+        total = total + np.sum(np.exp(x))
+    return total
+
+
+# =======================================================================================
+# 12. Functions with no derivative: an error, never a silent zero
+# =======================================================================================
+def e_unique(x): return np.sum(np.unique(x))
+def e_r_(x): return np.sum(np.r_[x, x])
+def e_ufunc_reduce(x): return np.add.reduce(x)
+def e_ufunc_accumulate(x): return np.sum(np.multiply.accumulate(x))
+def e_interp(x): return np.sum(np.interp(x, [0.0, 1.0], [1.0, 3.0]))
+def e_eig(x): return np.sum(np.linalg.eigvals(x))
+def e_fft(x): return np.sum(np.real(np.fft.fft(x)))
+def e_histogram(x): return np.sum(np.histogram(x, bins=3, weights=x)[0])
+def e_trapezoid(x): return np.trapezoid(x)
+def e_bincount(x): return np.sum(np.bincount(np.array([0, 1, 1]), weights=x))
+def e_imag(x): return np.sum(np.imag(x) + x)
+def e_random_choice(x): return np.sum(np.random.choice(x, 2))
+
+
+_NONDIFF = [e_unique, e_r_, e_ufunc_reduce, e_ufunc_accumulate, e_interp, e_eig, e_fft,
+            e_histogram, e_trapezoid, e_bincount, e_imag, e_random_choice]
+
+
+def u_inplace_sort(x):
+    y = x * 2
+    y.sort()
+    return np.sum(y * np.arange(3))
+
+
+def u_out_argument(x):
+    y = np.zeros(3)
+    np.multiply(x, 2, out=y)
+    return np.sum(y)
+
+
+def u_list_comprehension(x): return np.sum(np.array([v * 2 for v in x]))
+
+
+_REJECTED = [u_inplace_sort, u_out_argument, u_list_comprehension]
+
+
+# =======================================================================================
+# 13. Second derivatives: grad of grad (scalar) and Hessians (vector)
+# =======================================================================================
+SECOND = []
+
+
+def second(*args, **opts):
+    def deco(f):
+        for a in args:
+            SECOND.append((f, a, opts))
+        return f
+    return deco
+
+
+@second(0.7, -1.3)
+def h_sin_poly(x): return np.sin(x) * x ** 3
+@second(0.4, 1.6)
+def h_exp_log(x): return np.exp(-x ** 2) + np.log(1.0 + x * x)
+@second(0.3)
+def h_tanh(x): return np.tanh(2 * x) / (1 + x ** 2)
+@second(0.9)
+def h_math(x): return math.sin(x) * math.exp(x) + math.sqrt(x)
+@second(0.6)
+def h_sigmoid(x): return 1.0 / (1.0 + np.exp(-x))
+@second(1.2)
+def h_power(x): return x ** x
+@second(0.5)
+def h_arctan2_hypot(x): return np.arctan2(x, 1.0 + x) + np.hypot(x, 2.0)
+@second(0.8)
+def h_loop(x):
+    y = x
+    for _ in range(3):
+        y = np.sin(y) + x
+    return y
+@second(-0.2, 0.7)
+def h_branch(x):
+    if x > 0:
+        return x ** 3
+    return -x ** 2
+@second(0.6)
+def h_array_inside(x):
+    v = np.array([x, 2 * x, x * x])
+    return np.sum(np.exp(v) * np.arange(3))
+@second(0.35)
+def h_logsumexp(x):
+    z = np.array([x, -x, 2.0 * x])
+    m = np.max(z)
+    return m + np.log(np.sum(np.exp(z - m)))
+
+
+HESSIANS = []
+
+
+def hessian_case(*args, **opts):
+    def deco(f):
+        for a in args:
+            HESSIANS.append((f, a, opts))
+        return f
+    return deco
+
+
+@hessian_case(U(3), U(4))
+def H_quartic(x): return np.sum(x ** 4) + np.sum(x) ** 2
+@hessian_case(U(3))
+def H_softplus_dot(x): return np.sum(np.logaddexp(0.0, x * np.arange(1.0, 4.0)))
+@hessian_case(U(4))
+def H_matrix_quadratic(x): return x @ (np.outer(x, x) + np.eye(4)) @ x
+@hessian_case(U(3))
+def H_norm(x): return np.linalg.norm(x + 2.0) ** 3
+@hessian_case(U(3))
+def H_prod(x): return np.prod(x + 1.5) * np.mean(np.cos(x))
+@hessian_case(U(2, 2))
+def H_det(x): return np.linalg.det(x + 2 * np.eye(2))
+
+
+# =======================================================================================
 # The tests
 # =======================================================================================
 def _params(cases):
@@ -1035,3 +1282,70 @@ def _params(cases):
 @pytest.mark.parametrize("c", _params(CASES))
 def test_grad(c):
     run_case(c)
+
+
+def test_corpus_is_large():
+    assert len({c.f.__name__ for c in CASES}) >= 300 and len(CASES) >= 1000
+
+
+@pytest.mark.skipif(autograd is None, reason="autograd (the oracle) is not installed")
+def test_the_oracle_runs():
+    """A corpus checked by an oracle that silently stopped working checks nothing."""
+    x = U(3)
+    got = _oracle_grads(u_sin, (x,), (0,))
+    assert got is not None
+    np.testing.assert_allclose(got[0], np.cos(x))
+
+
+@pytest.mark.parametrize("f", _NONDIFF, ids=lambda f: f.__name__)
+def test_no_derivative_is_an_error(f):
+    with pytest.raises(sg.NonDifferentiableError):
+        sg.grad(f)(U(4, lo=0.1, hi=0.9))
+
+
+@pytest.mark.parametrize("f", _REJECTED, ids=lambda f: f.__name__)
+def test_unsupported_code_is_an_error(f):
+    """In-place calls, ``out=`` and comprehensions are refused with a located error."""
+    with pytest.raises((sg.NonDifferentiableError, SyntaxError)) as info:
+        sg.grad(f)(U(3))
+    assert "test_corpus_numpy.py" in str(info.value)
+
+
+def _central(f, x, eps=1e-5):
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+
+@pytest.mark.parametrize("f,x,opts", SECOND, ids=[f"{f.__name__}-{x}" for f, x, _ in SECOND])
+def test_grad_of_grad(f, x, opts):
+    d1 = sg.grad(f)
+    d2 = sg.grad(d1)(x)
+    assert np.ndim(d2) == 0
+    np.testing.assert_allclose(d2, _central(d1, x), rtol=1e-6, atol=1e-8)
+    if autograd is not None:
+        try:
+            theirs = autograd.grad(autograd.grad(_oracle_function(f)))(x)
+        except Exception:
+            return
+        np.testing.assert_allclose(d2, theirs, rtol=1e-8, atol=1e-10)
+
+
+@pytest.mark.parametrize("f,x,opts", HESSIANS,
+                         ids=[f"{f.__name__}-{x.shape}" for f, x, _ in HESSIANS])
+def test_hessian(f, x, opts):
+    h = np.asarray(sg.hessian(f)(x))
+    assert h.shape == x.shape * 2
+    g = sg.grad(f)
+    fd = np.zeros(x.shape * 2)
+    for idx in np.ndindex(*x.shape):
+        e = np.zeros_like(x)
+        e[idx] = 1e-5
+        fd[(Ellipsis,) + idx] = (g(x + e) - g(x - e)) / 2e-5
+    np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(h, np.swapaxes(h.reshape(x.size, x.size), 0, 1).reshape(h.shape),
+                               rtol=1e-8, atol=1e-10)   # symmetric
+    if autograd is not None:
+        try:
+            theirs = autograd.hessian(_oracle_function(f))(x)
+        except Exception:
+            return
+        np.testing.assert_allclose(h, theirs, rtol=1e-7, atol=1e-9)

@@ -358,6 +358,79 @@ SAMPLES["min"] = [S(1.5, 2.5), S([1.5, 3.5, 2.5]), S((1.0, 0.5)), S(A(4)), S(3.0
                   S([0.5, -2.0], key=abs)]
 
 
+# added with tests/test_corpus_numpy.py
+def SPD(*shape):
+    """Symmetric positive definite matrices (a stack of them), distinct eigenvalues."""
+    a = A(*shape, shape[-1])
+    return a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1]) + np.diag(np.arange(shape[-1]))
+
+
+def SYM(n):
+    a = A(n, n)
+    return a + a.T + np.diag(np.arange(n) * 1.5)
+
+
+SAMPLES["np.ldexp"] = [S(A(3, 4), 2), S(A(3), np.array([1, -1, 2])), S(A(2, 1), np.array([0, 3])),
+                       S(1.5, 3)]
+_NAN_SAMPLES = [S(_NAN), S(_NAN, axis=0), S(_NAN, axis=-1, keepdims=True)]
+for _name in ("np.nanmax", "np.nanmin", "np.nanvar", "np.nanstd"):
+    SAMPLES[_name] = _REDUCE + _NAN_SAMPLES
+SAMPLES["np.nanvar"] = SAMPLES["np.nanstd"] = _REDUCE + _NAN_SAMPLES + [S(_NAN, axis=1, ddof=1)]
+SAMPLES["np.nanprod"] = _REDUCE + _NAN_SAMPLES + [S(_Z, axis=1)]
+SAMPLES["np.nancumsum"] = SAMPLES["np.nancumprod"] = _CUM + [S(_NAN), S(_NAN, axis=1)]
+SAMPLES["np.cumulative_sum"] = [S(A(5)), S(A(3, 4), axis=0), S(A(3, 4), axis=1, include_initial=True),
+                                S(A(5), include_initial=True)]
+SAMPLES["np.cumulative_prod"] = SAMPLES["np.cumulative_sum"] + [S(_ZC, axis=1),
+                                                                S(_ZC, axis=0, include_initial=True)]
+SAMPLES["np.average"] = [S(A(3, 4)), S(A(3, 4), axis=0), S(A(3, 4), 1, P(4)),
+                         S(A(3, 4), None, P(3, 4)), S(A(2, 3, 4), axis=-1, weights=P(4), keepdims=True),
+                         S(A(3, 4), axis=0, weights=P(3, 4)), S(A(2, 3, 4), (0, 2), P(2, 3, 4))]
+SAMPLES["np.median"] = [S(A(5)), S(A(6)), S(A(3, 4), axis=1), S(A(3, 4), axis=0, keepdims=True),
+                        S(A(2, 3, 4), axis=(0, 2)), S(A(3, 4), keepdims=True)]
+# q away from the values where q * (n - 1) is a whole number (kinks in q)
+SAMPLES["np.quantile"] = [S(A(7), 0.3), S(A(3, 4), np.array([0.2, 0.9]), axis=1),
+                          S(A(3, 5), 0.55, 0, keepdims=True), S(A(6), 0.42, method="lower"),
+                          S(A(6), 0.45, method="nearest"), S(A(6), np.array([0.25]), method="midpoint"),
+                          S(A(6), 0.7, method="higher"), S(A(2, 3, 4), 0.6, axis=(0, 2))]
+SAMPLES["np.percentile"] = [S(A(7), 30.0), S(A(3, 4), np.array([20.0, 90.0]), axis=1),
+                            S(A(6), 45.0, method="nearest")]
+SAMPLES["np.partition"] = [S(A(6), 2), S(A(3, 5), 1, axis=1), S(A(4, 3), 2, axis=0), S(A(6), [1, 4]),
+                           S(A(2, 3), 4, axis=None)]
+SAMPLES["np.polyval"] = [S(A(3), A(4)), S([1.5, -0.5, 2.0], 0.7), S(A(4), A(2, 3)), S(A(1), A(3))]
+SAMPLES["np.rollaxis"] = [S(A(2, 3, 4), 2), S(A(2, 3, 4), 2, 1), S(A(2, 3, 4), 0, 3),
+                          S(A(2, 3, 4), -1, -3), S(A(2, 3, 4), 1, 1)]
+SAMPLES["np.dsplit"] = [S(A(2, 2, 4), 2), S(A(2, 3, 4), [1, 3])]
+SAMPLES["np.unstack"] = [S(A(3, 4)), S(A(2, 3, 4), axis=1), S(A(3, 4), axis=-1)]
+SAMPLES["np.diagflat"] = [S(A(3)), S(A(2, 2), 1), S(A(3), k=-2), S(1.5)]
+SAMPLES["np.compress"] = [S([True, False, True], A(4, 3), axis=1), S(np.array([0, 1, 1, 0]), A(4)),
+                          S([True, True], A(3, 4), axis=0), S([False, True, True], A(2, 3))]
+SAMPLES["np.extract"] = [S(B(3, 4), A(3, 4)), S(np.array([1, 0, 2]), A(3))]
+SAMPLES["np.select"] = [S([B(3, 4), B(3, 4)], [A(3, 4), A(3, 4)], A(3, 4)), S([B(3, 4)], [A(4)], 0.5),
+                        S([B(3, 1), B(1, 4)], [A(3, 4), 1.5], A(4)), S([B(3)], [A(3)])]
+SAMPLES["np.meshgrid"] = [S(A(3), A(4)), S(A(3), A(4), indexing="ij"), S(A(2), A(3), A(2), sparse=True),
+                          S(A(3), A(2), A(2)), S(A(3))]
+SAMPLES["np.linalg.slogdet"] = [S(M(3)), S(M(2, 3)), S(-M(3))]
+SAMPLES["np.linalg.cholesky"] = [S(SPD(3)), S(SPD(4)), S(SPD(2, 3)), S(SPD(3), upper=True)]
+SAMPLES["np.linalg.eigh"] = [S(SPD(3)), S(SYM(3)), S(SPD(2, 3)), S(SYM(4), "U")]
+SAMPLES["np.linalg.eigvalsh"] = [S(SPD(3)), S(SYM(3), UPLO="U"), S(SPD(2, 3))]
+SAMPLES["np.linalg.svd"] = [S(A(3, 4), full_matrices=False), S(A(4, 3), full_matrices=False), S(A(3, 3)),
+                            S(A(3, 4), compute_uv=False), S(A(2, 3, 4), full_matrices=False),
+                            S(SYM(3), False, hermitian=True), S(A(4, 2), False, False)]
+SAMPLES["np.linalg.svdvals"] = [S(A(3, 4)), S(A(2, 3, 3))]
+SAMPLES["np.linalg.pinv"] = [S(A(3, 4)), S(A(4, 3)), S(M(3)), S(A(2, 3, 4)), S(SPD(3), hermitian=True)]
+SAMPLES["np.linalg.qr"] = [S(A(4, 3)), S(A(3, 3)), S(A(4, 3), mode="r"), S(A(2, 4, 3)),
+                           S(A(3, 3), mode="complete")]
+SAMPLES["np.linalg.tensorinv"] = [S(M(6).reshape(2, 3, 6)), S(M(4).reshape(4, 2, 2), ind=1)]
+SAMPLES["np.linalg.outer"] = [S(A(3), A(4))]
+SAMPLES["np.linalg.trace"] = [S(A(3, 3)), S(A(2, 3, 4), offset=1)]
+SAMPLES["np.linalg.diagonal"] = [S(A(3, 4)), S(A(2, 3, 3), offset=-1)]
+SAMPLES["np.linalg.cross"] = [S(A(3), A(3)), S(A(4, 3), A(4, 3)), S(A(3, 2), A(3, 2), axis=0)]
+SAMPLES["np.linalg.matmul"] = [S(A(3, 4), A(4, 2)), S(A(2, 3, 4), A(4)), S(A(4), A(4))]
+SAMPLES["np.linalg.tensordot"] = [S(A(2, 3, 4), A(3, 4, 5)), S(A(3, 4), A(4, 2), axes=1)]
+SAMPLES["np.linalg.vecdot"] = [S(A(2, 3), A(3)), S(A(3, 2), A(3, 2), axis=0)]
+SAMPLES["np.linalg.matrix_transpose"] = [S(A(2, 3, 4)), S(A(3, 4))]
+SAMPLES["np.ndarray.tolist"] = [S(A(3)), S(A(2, 3)), S(np.array(1.5))]
+
 # the runtime helpers that generated code calls (rules/runtime_rules.py): ``t`` is the
 # cotangent or tangent that the helper maps linearly
 _X34 = A(3, 4)
@@ -781,6 +854,8 @@ _F32_KNOWN = {
     "np.ndarray.max": "runtime.minmax_grad divides by an integer count",
     "np.ndarray.min": "runtime.minmax_grad divides by an integer count",
     "ad.minmax_jvp": "its reverse rule is runtime.minmax_grad",
+    "np.nanmax": "runtime.minmax_grad divides by an integer count",
+    "np.nanmin": "runtime.minmax_grad divides by an integer count",
     "np.power": "operators.py: np.log(np.where(x > 0, x, 1)) of a Python float is float64",
     "operator.pow": "operators.py: np.log(np.where(x > 0, x, 1)) of a Python float is float64",
 }

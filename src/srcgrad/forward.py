@@ -83,7 +83,7 @@ class Forward:
         self.callees = {}                  # generated name -> function object
         self.copy_params = [p for p in params if p in _setitem_targets(body)]
         self.last_comment = None
-        _check_aliases(body, info)
+        _check_aliases(body, info, kinds if any(p in kinds for p in params) else None)
 
     # -- entry ---------------------------------------------------------------
     def run(self):

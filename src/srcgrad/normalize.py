@@ -323,7 +323,14 @@ class Normalizer:
             value = gast.BinOp(left=A.name(t.id), op=s.op, right=s.value)
             new = gast.Assign(targets=[A.store(t.id)], value=value, type_comment=None)
             A.copy_loc(new, s)
-            return self.stmt_Assign(new)
+            out = self.stmt_Assign(new)
+            # on an array, ``x += v`` changes x in place (every alias of x sees it):
+            # reverse.py's alias check treats it like ``x[...] = x + v``
+            for st in out:
+                if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
+                        st.targets[0].id == t.id:
+                    st.srcgrad_inplace = True
+            return out
         if isinstance(t, gast.Subscript):
             pre = []
             if not isinstance(t.value, gast.Name):

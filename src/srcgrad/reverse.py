@@ -79,7 +79,7 @@ class Reverse:
         self.callees = {}                  # generated name -> function object
         self.first_pass_reads = set()
         self.copy_params = [p for p in params if p in _setitem_targets(body)]
-        _check_aliases(body, info)
+        _check_aliases(body, info, kinds if any(p in kinds for p in params) else None)
 
     # -- the stack -----------------------------------------------------------
     def stack_name(self):
@@ -827,12 +827,22 @@ VIEW_FUNCTIONS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "sque
                   "vsplit", "conj"}
 
 
-def _check_aliases(body, info):
+def _check_aliases(body, info, kinds=None):
     """Reject in-place updates of a value that another name may share (aliasing)."""
     targets = {n.targets[0].value.id for s in body for n in gast.walk(s)
                if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript)}
+    # ``x += v`` changes an array in place, unless x is known to be a Python scalar
+    # (``kinds`` is None when the code is not specialized on its arguments' kinds: a
+    # parameter may then be a float, and ``s = a; s += 1`` is common and right)
+    # srcgrad's own generated code writes ``dx += e`` only on adjoints it owns (no alias)
+    own_code = getattr(info.func, "__srcgrad_transformable__", False)
+    if kinds is not None and not own_code:
+        targets |= {n.targets[0].id for s in body for n in gast.walk(s)
+                    if isinstance(n, gast.Assign) and getattr(n, "srcgrad_inplace", False)
+                    and kinds.get(n.targets[0].id) != "float"}
     if not targets:
         return
+    _check_captured(body, info, targets)
     aliases = {}
     # generated code being transformed again: its temporaries were marked when made
     temps = getattr(info.func, "__srcgrad_temps__", ())
@@ -881,6 +891,75 @@ def _check_aliases(body, info):
                                         f"were copies. Write '{t} = "
                                         f"{A.unparse_short(v, 80)}.copy()' (or "
                                         f"np.array(...)) to make the copy explicit.")
+
+
+def _check_captured(body, info, targets):
+    """Reject an in-place change of an array after a container took it in:
+    ``t = (x, y); y[0] = v`` changes ``t[1]`` too (also ``[y]``, ``{"k": y}``,
+    ``lst.append(y)``, ``d[k] = y``).  Flow-sensitive, so that the common
+    ``y = np.zeros(n); y[i] = v; lst.append(y)`` in a loop (a new y each trip) stays
+    legal."""
+    def elements(v):
+        if isinstance(v, (gast.Tuple, gast.List)):
+            return v.elts
+        if isinstance(v, gast.Dict):
+            return v.values
+        return []
+
+    def changed_in_place(n):
+        t = n.targets[0]
+        if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+            return t.value.id
+        if isinstance(t, gast.Name) and getattr(n, "srcgrad_inplace", False) and \
+                t.id in targets:
+            return t.id
+        return None
+
+    # a compiler temporary holding ``[y, z]`` for ``np.stack([y, z])`` is used once,
+    # right away; one that is indexed (``a, b = y, z`` unpacks it) passes y on
+    indexed = {n.value.id for s in body for n in gast.walk(s)
+               if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)}
+
+    def visit(stmts, captured):
+        for s in stmts:
+            if isinstance(s, gast.If):
+                a = visit(s.body, dict(captured))
+                b = visit(s.orelse, dict(captured))
+                captured = {**captured, **a, **b}
+                continue
+            if isinstance(s, (gast.For, gast.While)):
+                once = visit(s.body, dict(captured))     # a second trip sees the first's
+                captured = {**captured, **visit(s.body, {**captured, **once})}
+                continue
+            if isinstance(s, gast.Assign):
+                y = changed_in_place(s)
+                if y is not None and y in captured:
+                    raise info.error(s, f"'{y}' is changed in place here, but a tuple, list "
+                                        f"or dict built earlier holds the same array (line "
+                                        f"{captured[y]}"
+                                        f"), and would change too; srcgrad would compute "
+                                        f"gradients as if it held a copy. Put '{y}.copy()' "
+                                        f"in the container, or change a copy of '{y}'.")
+                t = s.targets[0]
+                held = [e.id for e in elements(s.value) if isinstance(e, gast.Name)]
+                if getattr(s, "srcgrad_temp", False) and isinstance(t, gast.Name) and \
+                        t.id not in indexed:
+                    held = []
+                if isinstance(t, gast.Subscript) and isinstance(s.value, gast.Name):
+                    held.append(s.value.id)       # d[k] = y / lst[i] = y
+                if isinstance(t, gast.Name) and not getattr(s, "srcgrad_inplace", False):
+                    captured.pop(t.id, None)        # a new object under this name
+                for e in held:
+                    if e in targets:
+                        captured[e] = s.lineno if hasattr(s, "lineno") else "?"
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
+                    isinstance(s.value.func, gast.Attribute) and \
+                    s.value.func.attr in ("append", "insert", "extend") and s.value.args:
+                for e in s.value.args:
+                    if isinstance(e, gast.Name) and e.id in targets:
+                        captured[e.id] = getattr(s, "lineno", "?")
+        return captured
+    visit(body, {})
 
 
 def temporaries(body):

@@ -212,7 +212,8 @@ def index_grad(g, x, index):
                 out[i] = gi
         else:
             out[index] = g
-        return type(x)(out) if isinstance(x, tuple) else out
+        # a plain tuple for a namedtuple too (np.linalg.slogdet / svd / qr / eigh results)
+        return tuple(out) if isinstance(x, tuple) else out
     if isinstance(x, dict):
         return {index: g}     # sparse: keys nobody read get zeros at the end (fill_like)
     out = np.zeros_like(x, dtype=np.float64 if _is_int(x) else x.dtype)
@@ -279,7 +280,7 @@ def zero_index(g, index):
         out = list(g)
         for i in (range(*index.indices(len(out))) if isinstance(index, slice) else [index]):
             out[i] = zeros_like(out[i])
-        return type(g)(out)
+        return tuple(out) if isinstance(g, tuple) else out   # (namedtuples: a plain tuple)
     g = g.copy()
     g[index] = 0
     return g
@@ -407,7 +408,7 @@ def item_grad(g, key, x):
     if isinstance(g, dict):
         v = g.get(key)
         return zeros_like(x) if v is None else v
-    return g[key]
+    return take(g, key)
 
 
 __all__ += ["item_grad"]

@@ -42,7 +42,7 @@ __all__ = [
     "quantile_q_jvp", "rollaxis_grad", "diagflat_grad", "compress_grad", "extract_grad",
     "npselect_grad", "npselect_default_grad", "npselect_jvp", "npselect_default_jvp",
     "meshgrid_grad", "meshgrid_jvp", "tolist_grad", "cumulative_trim", "cumulative_pad",
-    "trapezoid_grad", "polyval_grad_p", "nanvar_grad", "nanvar_jvp", "average_grad",
+    "polyval_grad_p", "polyval_deriv", "nanvar_grad", "nanvar_jvp", "average_grad",
     "average_jvp", "cholesky_grad", "cholesky_jvp", "eigh_grad", "eigh_jvp", "eigvalsh_grad",
     "eigvalsh_jvp", "svd_grad", "svd_jvp", "pinv_grad", "pinv_jvp", "qr_grad", "qr_jvp",
     "slogdet_grad", "slogdet_jvp", "tensorinv_grad", "tensorinv_jvp",
@@ -1180,7 +1180,7 @@ def quantile_jvp(da, ans, a, q, axis=None, keepdims=False, method="linear", scal
     d_sorted = np.take_along_axis(d, order, axis=-1)
     t = (np.take(d_sorted, np.ravel(lo), axis=-1) * np.ravel(1 - frac)
          + np.take(d_sorted, np.ravel(hi), axis=-1) * np.ravel(frac))             # lead + (nq,)
-    return np.reshape(np.moveaxis(t, -1, 0), np.shape(ans))
+    return np.reshape(np.moveaxis(t, -1, 0), np.shape(ans)).astype(_fdtype(da), copy=False)
 
 
 def quantile_q_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
@@ -1188,12 +1188,12 @@ def quantile_q_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1
     sorted values it interpolates (zero for the methods that pick one value)."""
     flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
     if method != "linear":
-        return _fit(np.zeros(np.shape(q)), q)
+        return _fit(np.zeros(np.shape(q), dtype=_fdtype(q)), q)
     s = np.take_along_axis(flat, order, axis=-1)
     slope = (np.take(s, np.ravel(hi), axis=-1) - np.take(s, np.ravel(lo), axis=-1)) * (n - 1)
     gq = np.moveaxis(np.reshape(g, (lo.size,) + flat.shape[:-1]), 0, -1)         # lead + (nq,)
     total = np.sum(np.reshape(gq * slope, (-1, lo.size)), axis=0) * scale
-    return _fit(np.reshape(total, np.shape(q)), q)
+    return _fit(np.reshape(total, np.shape(q)).astype(_fdtype(q), copy=False), q)
 
 
 def quantile_q_jvp(dq, ans, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
@@ -1274,7 +1274,7 @@ def npselect_jvp(dchoicelist, ans, condlist, choicelist):
     out = np.zeros_like(ans, dtype=_fdtype(ans))
     for m, d in zip(masks, fill_tangents(dchoicelist, choicelist)):
         out = out + m * d
-    return out
+    return out.astype(_fdtype(ans), copy=False)
 
 
 def npselect_default_jvp(ddefault, ans, condlist):
@@ -1337,30 +1337,6 @@ def cumulative_pad(t, axis=None, include_initial=False):
     return np.pad(t, pad)
 
 
-def trapezoid_grad(g, y, x=None, dx=1.0, axis=-1, which=0):
-    """Adjoint of ``np.trapezoid(y, x, dx, axis)`` for ``y`` (0), ``x`` (1) or ``dx`` (2)."""
-    ym = np.moveaxis(np.asarray(y, dtype=np.result_type(y, np.float32)), axis, -1)
-    if x is None:
-        d = dx
-    else:
-        xa = np.asarray(x)
-        d = np.diff(xa) if xa.ndim == 1 else np.moveaxis(np.diff(xa, axis=axis), axis, -1)
-    gk = np.expand_dims(g, -1)
-    if which == 0:
-        d = np.broadcast_to(d, ym.shape[:-1] + (ym.shape[-1] - 1,))
-        pad = [(0, 0)] * (d.ndim - 1)
-        w = (np.pad(d, pad + [(0, 1)]) + np.pad(d, pad + [(1, 0)])) / 2
-        return _fit(np.moveaxis(gk * w, -1, axis), y)
-    s = (ym[..., 1:] + ym[..., :-1]) / 2
-    if which == 2:
-        return _sum_to(gk * s, dx)
-    pad = [(0, 0)] * (s.ndim - 1)
-    gx = gk * (np.pad(s, pad + [(1, 0)]) - np.pad(s, pad + [(0, 1)]))
-    if np.ndim(x) == 1:
-        return _fit(np.reshape(np.sum(np.reshape(gx, (-1, gx.shape[-1])), axis=0), np.shape(x)), x)
-    return _sum_to(np.moveaxis(gx, -1, axis), x)
-
-
 def polyval_grad_p(g, p, x):
     """Adjoint of ``np.polyval(p, x)`` for the coefficients ``p`` (highest power first)."""
     n = len(p)
@@ -1369,6 +1345,13 @@ def polyval_grad_p(g, p, x):
     if isinstance(p, (list, tuple)):
         return type(p)(float(v) for v in grad)
     return np.reshape(grad, np.shape(p)).astype(_fdtype(p), copy=False)
+
+
+def polyval_deriv(p, x):
+    """``d polyval(p, x) / dx``, in the floating dtype of ``p`` and ``x``."""
+    dtype = np.result_type(getattr(p, "dtype", np.float64) if not isinstance(p, (list, tuple))
+                           else np.float64, getattr(x, "dtype", np.float64), np.float32)
+    return np.polyval(np.polyder(p).astype(dtype, copy=False), x)
 
 
 # -- nan-reductions and averages ---------------------------------------------------------

@@ -422,6 +422,166 @@ defrule(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
                  stop="np.linspace(zeros_like(start), dstop, num, endpoint, axis=axis)"))
 
 # ---------------------------------------------------------------------------------------
+# Added with tests/test_corpus_numpy.py (what other AD libraries' test corpora exercise)
+# ---------------------------------------------------------------------------------------
+# elementwise
+_elementwise(np.ldexp, "x1, x2, out=None", "LdexpBackward0", x1="np.ldexp(g, x2)")   # g * 2**x2
+
+# reductions that skip NaNs (NaN entries get no gradient)
+defrule(np.nanmax, "a, axis=None, out=None, keepdims=False", torch_name="NanmaxBackward0",
+        **_MINMAX)
+defrule(np.nanmin, "a, axis=None, out=None, keepdims=False", torch_name="NanminBackward0",
+        **_MINMAX)
+defrule(np.nanprod, "a, axis=None, dtype=None, out=None, keepdims=False",
+        vjp=dict(a="reduced_grad(g, a, axis, keepdims) * "
+                   "prod_partials(np.where(np.isnan(a), 1, a), axis) * ~np.isnan(a)"),
+        jvp=dict(a="np.sum(np.where(np.isnan(a), 0, da) * "
+                   "prod_partials(np.where(np.isnan(a), 1, a), axis), axis=axis, "
+                   "keepdims=keepdims)"))
+defrule(np.nanvar, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
+        vjp=dict(a="nanvar_grad(g, a, axis, ddof, keepdims)"),
+        jvp=dict(a="nanvar_jvp(da, a, axis, ddof, keepdims)"))
+defrule(np.nanstd, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
+        vjp=dict(a="nanvar_grad(g / (2 * ans), a, axis, ddof, keepdims)"),
+        jvp=dict(a="nanvar_jvp(da, a, axis, ddof, keepdims) / (2 * ans)"))
+defrule(np.nancumsum, "a, axis=None, dtype=None, out=None",
+        vjp=dict(a="cumsum_grad(g, a, axis) * ~np.isnan(a)"),
+        jvp=dict(a="np.cumsum(np.where(np.isnan(a), 0, da), axis=axis)"),
+        torch_name="CumsumBackward0")
+defrule(np.nancumprod, "a, axis=None, dtype=None, out=None",
+        vjp=dict(a="cumprod_grad(g, ans, np.where(np.isnan(a), 1, a), axis) * ~np.isnan(a)"),
+        jvp=dict(a="cumprod_jvp(np.where(np.isnan(a), 0, da), ans, "
+                   "np.where(np.isnan(a), 1, a), axis)"),
+        torch_name="CumprodBackward0")
+if hasattr(np, "cumulative_sum"):       # NumPy 2.1+
+    defrule(np.cumulative_sum, "x, /, *, axis=None, dtype=None, out=None, include_initial=False",
+            vjp=dict(x="cumsum_grad(cumulative_trim(g, x, axis, include_initial), x, axis)"),
+            jvp=dict(x="np.cumulative_sum(dx, axis=axis, include_initial=include_initial)"),
+            torch_name="CumsumBackward0")
+    defrule(np.cumulative_prod, "x, /, *, axis=None, dtype=None, out=None, include_initial=False",
+            vjp=dict(x="cumprod_grad(cumulative_trim(g, x, axis, include_initial), "
+                       "cumulative_trim(ans, x, axis, include_initial), x, axis)"),
+            jvp=dict(x="cumulative_pad(cumprod_jvp(dx, cumulative_trim(ans, x, axis, "
+                       "include_initial), x, axis), axis, include_initial)"),
+            torch_name="CumprodBackward0")
+# ``returned=`` is left out: np.average(..., returned=True) does not bind, and is reported
+defrule(np.average, "a, axis=None, weights=None, *, keepdims=False",
+        vjp=dict(a="average_grad(g, a, axis, weights, keepdims, 0)",
+                 weights="average_grad(g, a, axis, weights, keepdims, 1)"),
+        jvp=dict(a="np.average(da, axis, weights, keepdims=keepdims)",
+                 weights="average_jvp(dweights, a, axis, weights, keepdims)"))
+# order statistics: the gradient goes to the entries the result is read from
+defrule(np.median, "a, axis=None, out=None, overwrite_input=False, keepdims=False",
+        vjp=dict(a="quantile_grad(g, a, 0.5, axis, keepdims)"),
+        jvp=dict(a="quantile_jvp(da, ans, a, 0.5, axis, keepdims)"), torch_name="MedianBackward0")
+for _f, _scale in ((np.quantile, "1.0"), (np.percentile, "0.01")):
+    # ``weights=`` (for method="inverted_cdf") is left out: a call with it does not bind
+    defrule(_f, "a, q, axis=None, out=None, overwrite_input=False, method='linear', "
+                "keepdims=False",
+            vjp=dict(a=f"quantile_grad(g, a, q, axis, keepdims, method, {_scale})",
+                     q=f"quantile_q_grad(g, a, q, axis, keepdims, method, {_scale})"),
+            jvp=dict(a=f"quantile_jvp(da, ans, a, q, axis, keepdims, method, {_scale})",
+                     q=f"quantile_q_jvp(dq, ans, a, q, axis, keepdims, method, {_scale})"),
+            torch_name="QuantileBackward0")
+defrule(np.partition, "a, kth, axis=-1, kind='introselect', order=None",
+        vjp=dict(a="permuted_grad(g, ans, a, axis)"), jvp=dict(a="permuted_jvp(da, ans, a, axis)"))
+defrule(np.polyval, "p, x",
+        vjp=dict(p="polyval_grad_p(g, p, x)",
+                 x="unbroadcast(g * polyval_deriv(p, x), x)"),
+        jvp=dict(p="np.polyval(dp, x) + np.zeros_like(ans)",
+                 x="dx * polyval_deriv(p, x)"))
+
+# shapes and selection
+defrule(np.rollaxis, "a, axis, start=0",
+        vjp=dict(a="rollaxis_grad(g, a, axis, start)"), jvp=dict(a="np.rollaxis(da, axis, start)"),
+        torch_name="PermuteBackward0")
+defrule(np.dsplit, "ary, indices_or_sections",
+        vjp=dict(ary="split_grad(g, ary, indices_or_sections, 2)"),
+        jvp=dict(ary="np.dsplit(dary, indices_or_sections)"), torch_name="SplitBackward0")
+if hasattr(np, "unstack"):              # NumPy 2.1+
+    defrule(np.unstack, "x, /, *, axis=0",
+            vjp=dict(x="np.stack(fill_tangents(g, ans), axis)"),
+            jvp=dict(x="np.unstack(dx, axis=axis)"), torch_name="UnbindBackward0")
+defrule(np.diagflat, "v, k=0", vjp=dict(v="diagflat_grad(g, v, k)"),
+        jvp=dict(v="np.diagflat(dv, k)"), torch_name="DiagEmbedBackward0")
+defrule(np.compress, "condition, a, axis=None, out=None",
+        vjp=dict(a="compress_grad(g, condition, a, axis)"),
+        jvp=dict(a="np.compress(condition, da, axis)"), torch_name="IndexBackward0")
+defrule(np.extract, "condition, arr",
+        vjp=dict(arr="extract_grad(g, condition, arr)"),
+        jvp=dict(arr="np.extract(condition, darr)"), torch_name="IndexBackward0")
+defrule(np.select, "condlist, choicelist, default=0",
+        vjp=dict(choicelist="npselect_grad(g, condlist, choicelist)",
+                 default="npselect_default_grad(g, condlist, default)"),
+        jvp=dict(choicelist="npselect_jvp(dchoicelist, ans, condlist, choicelist)",
+                 default="npselect_default_jvp(ddefault, ans, condlist)"))
+defrule(np.meshgrid, "*xi, copy=True, sparse=False, indexing='xy'",
+        vjp=dict(xi="meshgrid_grad(g, xi, sparse, indexing)"),
+        jvp=dict(xi="meshgrid_jvp(dxi, xi, sparse, indexing)"))
+
+# linear algebra: factorizations (real input; distinct eigen- / singular values)
+defrule(np.linalg.slogdet, "a",
+        vjp=dict(a="slogdet_grad(g, a)"), jvp=dict(a="slogdet_jvp(da, ans, a)"),
+        torch_name="LinalgSlogdetBackward0")
+defrule(np.linalg.cholesky, "a, /, *, upper=False",
+        vjp=dict(a="cholesky_grad(g, ans, a, upper)"), jvp=dict(a="cholesky_jvp(da, ans, a, upper)"),
+        torch_name="LinalgCholeskyExBackward0")
+defrule(np.linalg.eigh, "a, UPLO='L'",
+        vjp=dict(a="eigh_grad(g, ans, a, UPLO)"), jvp=dict(a="eigh_jvp(da, ans, a, UPLO)"),
+        torch_name="LinalgEighBackward0")
+defrule(np.linalg.eigvalsh, "a, UPLO='L'",
+        vjp=dict(a="eigvalsh_grad(g, a, UPLO)"), jvp=dict(a="eigvalsh_jvp(da, a, UPLO)"),
+        torch_name="LinalgEighBackward0")
+defrule(np.linalg.svd, "a, full_matrices=True, compute_uv=True, hermitian=False",
+        vjp=dict(a="svd_grad(g, ans, a, full_matrices, compute_uv, hermitian)"),
+        jvp=dict(a="svd_jvp(da, ans, a, full_matrices, compute_uv, hermitian)"),
+        torch_name="LinalgSvdBackward0")
+defrule(np.linalg.pinv, "a, rcond=None, hermitian=False, *, rtol=None",
+        vjp=dict(a="pinv_grad(g, ans, a, hermitian)"), jvp=dict(a="pinv_jvp(da, ans, a, hermitian)"),
+        torch_name="LinalgPinvBackward0")
+defrule(np.linalg.qr, "a, mode='reduced'",
+        vjp=dict(a="qr_grad(g, ans, a, mode)"), jvp=dict(a="qr_jvp(da, ans, a, mode)"),
+        torch_name="LinalgQrBackward0")
+defrule(np.linalg.tensorinv, "a, ind=2",
+        vjp=dict(a="tensorinv_grad(g, ans, a, ind)"), jvp=dict(a="tensorinv_jvp(da, ans, a, ind)"))
+# the array-API spellings in np.linalg (distinct objects from their np.* namesakes)
+if hasattr(np.linalg, "svdvals"):       # NumPy 2.0+
+    defrule(np.linalg.svdvals, "x, /",
+            vjp=dict(x="svd_grad(g, None, x, False, False)"),
+            jvp=dict(x="svd_jvp(dx, None, x, False, False)"), torch_name="LinalgSvdBackward0")
+    defrule(np.linalg.outer, "x1, x2, /",
+            vjp=dict(x1="outer_grad(g, x1, x2, 0)", x2="outer_grad(g, x1, x2, 1)"),
+            jvp=dict(x1="np.linalg.outer(dx1, x2)", x2="np.linalg.outer(x1, dx2)"))
+    defrule(np.linalg.trace, "x, /, *, offset=0, dtype=None",
+            vjp=dict(x="trace_grad(g, x, offset, -2, -1)"),
+            jvp=dict(x="np.linalg.trace(dx, offset=offset)"), torch_name="TraceBackward0")
+    defrule(np.linalg.diagonal, "x, /, *, offset=0",
+            vjp=dict(x="diagonal_grad(g, x, offset, -2, -1)"),
+            jvp=dict(x="np.linalg.diagonal(dx, offset=offset)"), torch_name="DiagonalBackward0")
+    defrule(np.linalg.cross, "x1, x2, /, *, axis=-1",
+            vjp=dict(x1="cross_grad(g, x1, x2, -1, -1, -1, axis, 0)",
+                     x2="cross_grad(g, x1, x2, -1, -1, -1, axis, 1)"),
+            jvp=dict(x1="np.linalg.cross(dx1, x2, axis=axis)",
+                     x2="np.linalg.cross(x1, dx2, axis=axis)"), torch_name="LinalgCrossBackward0")
+    defrule(np.linalg.matmul, "x1, x2, /",
+            vjp=dict(x1="matmul_grad_x(g, x1, x2)", x2="matmul_grad_y(g, x1, x2)"),
+            jvp=dict(x1="dx1 @ x2", x2="x1 @ dx2"), torch_name="MmBackward0")
+    defrule(np.linalg.tensordot, "x1, x2, /, *, axes=2",
+            vjp=dict(x1="tensordot_grad(g, x1, x2, axes, 0)",
+                     x2="tensordot_grad(g, x1, x2, axes, 1)"),
+            jvp=dict(x1="np.linalg.tensordot(dx1, x2, axes=axes)",
+                     x2="np.linalg.tensordot(x1, dx2, axes=axes)"))
+    defrule(np.linalg.vecdot, "x1, x2, /, *, axis=-1",
+            vjp=dict(x1="vecdot_grad(g, x1, x2, axis)", x2="vecdot_grad(g, x2, x1, axis)"),
+            jvp=dict(x1="np.linalg.vecdot(dx1, x2, axis=axis)",
+                     x2="np.linalg.vecdot(x1, dx2, axis=axis)"))
+    defrule(np.linalg.matrix_transpose, "x, /", vjp=dict(x="mT(g)"), jvp=dict(x="mT(dx)"),
+            torch_name="TransposeBackward0")
+defnograd(np.argpartition, np.nanargmax, np.nanargmin, np.isin, np.lexsort,
+          np.linalg.matrix_rank, np.ndarray.argpartition)
+defmethod("argpartition", np.ndarray.argpartition)
+
+# ---------------------------------------------------------------------------------------
 # Array methods and attributes: x.sum(...) is np.ndarray.sum(x, ...)
 # ---------------------------------------------------------------------------------------
 _method(np.ndarray.sum, _sum, "a, axis=None, dtype=None, out=None, keepdims=False, initial=None",
@@ -453,6 +613,10 @@ _conj = defrule(np.ndarray.conj, "x", name="np.ndarray.conj",
                 vjp=dict(x="np.conjugate(g)"), jvp=dict(x="np.conjugate(dx)"))
 defmethod("conj", np.ndarray.conj)
 _method(np.ndarray.conjugate, _conj, "x", "conjugate")
+# x.tolist(): a (nested) list of the values, which carry their gradient
+defrule(np.ndarray.tolist, "a", name="np.ndarray.tolist", vjp=dict(a="tolist_grad(g, a)"),
+        jvp=dict(a="np.asarray(da).tolist()"))
+defmethod("tolist", np.ndarray.tolist)
 defrule(np.ndarray.astype, "a, dtype, order='K', casting='unsafe', subok=True, copy=True",
         name="np.ndarray.astype", vjp=dict(a="cast_like(g, a)"), jvp=dict(a="cast_like(da, ans)"),
         torch_name="ToCopyBackward0")
@@ -462,7 +626,7 @@ defmethod("astype", np.ndarray.astype)
 # No gradient: piecewise constant, integer- or boolean-valued, or independent of values.
 # Left out on purpose, because their values can carry a gradient (so a call must get a
 # rule or an error, never a silent zero): np.unique, np.random.choice / permutation
-# (of an array), np.histogram (weights=), np.bincount (weights=), ndarray.tolist.
+# (of an array), np.histogram (weights=), np.bincount (weights=).
 # ---------------------------------------------------------------------------------------
 defnograd(
     np.sign, np.signbit, np.heaviside, np.floor, np.ceil, np.trunc, np.rint, np.round,

@@ -80,6 +80,11 @@ _linear(rt.moveaxis_back, "t, source, destination", "np.moveaxis(g, source, dest
 _linear(rt.index_grad, "t, x, index", "take(g, index)", "index_grad(dt, x, index)")
 _linear(rt.take, "t, index", "index_grad(g, t, index)", "take(dt, index)")
 _linear(rt.zero_index, "t, index", "zero_index(g, index)", "zero_index(dt, index)")
+if hasattr(rt, "item_grad"):   # a dict literal's item adjoint (zeros for a key nobody read)
+    _linear(rt.item_grad, "t, key, x", "index_grad(g, t, key)", "item_grad(dt, key, x)")
+if hasattr(rt, "assign_grad"):  # y[index] = v: v's adjoint; its transpose scatters back
+    _linear(rt.assign_grad, "t, index, v", "setitem(zeros_like(t), index, fit(g, take(t, index)))",
+            "assign_grad(dt, index, v)")
 defrule(rt.setitem, "x, index, v", name="ad.setitem",
         vjp=dict(x="zero_index(g, index)", v="fit(take(g, index), v)"),
         jvp=dict(x="zero_index(dx, index)", v="setitem(zeros_like(ans), index, dv)"))

@@ -292,14 +292,15 @@ def _same_dtype(args, tensors, floating):
     Python scalars that do not change it."""
     first = tensors[0]._data.dtype
     kind = first.kind
-    if floating and kind not in "fc" or any(t._data.dtype != first for t in tensors):
+    if floating and kind not in "fc":
         return False
+    for t in tensors:           # plain loops: this runs for every arithmetic operation
+        if t._data.dtype != first:
+            return False
     for a in args:
-        if isinstance(a, Tensor) or isinstance(a, _bool):
-            continue
-        if isinstance(a, _int) and kind != "b" or isinstance(a, _float) and kind in "fc":
-            continue
-        return False
+        if not (isinstance(a, Tensor) or isinstance(a, _bool) or isinstance(a, _int)
+                and kind != "b" or isinstance(a, _float) and kind in "fc"):
+            return False
     return True
 
 
