@@ -145,9 +145,13 @@ def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
     p.add_argument("--tensor-only", action="store_true", help="only the Tensor runtime section")
+    p.add_argument("--higher-only", action="store_true", help="only the HVP / Jacobian section")
     args = p.parse_args(argv)
     if args.tensor_only:
         tensor_section(args)
+        return
+    if args.higher_only:
+        higher_section(args)
         return
     rng = np.random.default_rng(0)
     print(f"{'benchmark':<34} {'srcgrad us':>11} {'hand us':>11} {'ratio':>7}")
@@ -239,6 +243,91 @@ def main(argv=None):
           f"the hidden states alone are {hidden_bytes / 1e6:.2f} MB")
 
     tensor_section(args)      # PyTorch's column is left blank when torch is not installed
+    higher_section(args)      # HVP and Jacobians, next to autograd and torch.func
+
+
+# -- (6) higher order: HVP of the MLP loss, Jacobian of a small map -----------------
+
+def mlp_loss_flat(W1, b1, W2, b2, x, onehot):
+    h = np.tanh(x @ W1 + b1)
+    z = h @ W2 + b2
+    z = z - np.max(z, axis=1, keepdims=True)
+    p = np.exp(z) / np.sum(np.exp(z), axis=1, keepdims=True)
+    return -np.sum(onehot * np.log(p)) / x.shape[0]
+
+
+def small_map(x, A):
+    return np.tanh(A @ x) * x + np.sin(x)
+
+
+def higher_section(args):
+    rng = np.random.default_rng(1)
+    try:
+        import autograd
+        import autograd.numpy as anp
+    except ImportError:
+        autograd = None
+    try:
+        import torch
+        import torch.func as tf
+        torch.set_num_threads(1)
+    except ImportError:
+        torch = None
+    print()
+    print(f"{'higher order':<34} {'srcgrad us':>11} {'peer us':>11} {'ratio':>7}  peer")
+    d_in, classes, batch = 784, 10, 32
+    for hidden in ([256] if args.quick else [256, 1024]):
+        W1 = rng.standard_normal((d_in, hidden)) / np.sqrt(d_in)
+        b1 = np.zeros(hidden)
+        W2 = rng.standard_normal((hidden, classes)) / np.sqrt(hidden)
+        b2 = np.zeros(classes)
+        xb = rng.standard_normal((batch, d_in))
+        onehot = np.eye(classes)[rng.integers(0, classes, batch)]
+        v = rng.standard_normal(W1.shape)
+        hvp = sg.hvp(mlp_loss_flat, wrt=0)
+        grad = sg.grad(mlp_loss_flat, wrt=0)
+        a = (W1, b1, W2, b2, xb, onehot)
+        t_hvp = median_time(lambda: hvp(*a, v=v))
+        t_grad = median_time(lambda: grad(*a))
+        row(f"HVP MLP hidden {hidden}", t_hvp, t_grad, "vs srcgrad's own gradient (target <= 3)")
+        if autograd is not None:
+            def a_loss(W1_):
+                h = anp.tanh(xb @ W1_ + b1)
+                z = h @ W2 + b2
+                z = z - anp.max(z, axis=1, keepdims=True)
+                p = anp.exp(z) / anp.sum(anp.exp(z), axis=1, keepdims=True)
+                return -anp.sum(onehot * anp.log(p)) / xb.shape[0]
+            a_hvp = autograd.hessian_vector_product(a_loss)
+            np.testing.assert_allclose(a_hvp(W1, v), hvp(*a, v=v), rtol=1e-6, atol=1e-9)
+            row(f"HVP MLP hidden {hidden}", t_hvp, median_time(lambda: a_hvp(W1, v)), "autograd")
+        if torch is not None:
+            tW1, tb1, tW2, tb2, tx, toh, tv = map(torch.from_numpy, (W1, b1, W2, b2, xb, onehot, v))
+
+            def t_loss(W1_):
+                h = torch.tanh(tx @ W1_ + tb1)
+                z = h @ tW2 + tb2
+                p = torch.softmax(z, dim=1)
+                return -(toh * torch.log(p)).sum() / tx.shape[0]
+            t_hvp_fn = lambda: tf.jvp(tf.grad(t_loss), (tW1,), (tv,))[1]  # noqa: E731
+            np.testing.assert_allclose(t_hvp_fn().numpy(), hvp(*a, v=v), rtol=1e-6, atol=1e-9)
+            row(f"HVP MLP hidden {hidden}", t_hvp, median_time(t_hvp_fn), "torch.func")
+    x = rng.standard_normal(50)
+    A = rng.standard_normal((50, 50)) / 7
+    for mode in ("reverse", "forward"):
+        jac = sg.jacobian(small_map, wrt=0, mode=mode)
+        J = jac(x, A)
+        t_j = median_time(lambda: jac(x, A))
+        if autograd is not None:
+            aj = autograd.jacobian(lambda x_: anp.tanh(A @ x_) * x_ + anp.sin(x_))
+            np.testing.assert_allclose(aj(x), J, rtol=1e-10, atol=1e-12)
+            row(f"Jacobian R^50->R^50 ({mode})", t_j, median_time(lambda: aj(x)), "autograd")
+        if torch is not None:
+            tA, tx50 = torch.from_numpy(A), torch.from_numpy(x)
+            tfn = (lambda x_: torch.tanh(tA @ x_) * x_ + torch.sin(x_))
+            tj = (tf.jacrev if mode == "reverse" else tf.jacfwd)(tfn)
+            np.testing.assert_allclose(tj(tx50).numpy(), J, rtol=1e-10, atol=1e-12)
+            row(f"Jacobian R^50->R^50 ({mode})", t_j, median_time(lambda: tj(tx50)),
+                f"torch.func.{'jacrev' if mode == 'reverse' else 'jacfwd'}")
 
 
 # -- (5) the Tensor runtime: eager and @sg.compile, next to PyTorch and NumPy --------

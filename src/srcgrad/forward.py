@@ -504,15 +504,17 @@ _FOLDABLE = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b,
 
 # -- the driver ----------------------------------------------------------------
 
-def forward_function(func, wrt, kinds=None):
+def forward_function(func, wrt, kinds=None, tangent_only=False):
     """The generated forward-mode function of ``func`` for tangents of ``wrt``.
 
     ``fn(*args, **{fn.tangent_params[w]: tangent of w}) -> (value, tangent)``;
-    cached per (function, wrt, argument kinds).
+    cached per (function, wrt, argument kinds).  With ``tangent_only`` the value
+    is None and the code that only computes it is dropped (an HVP needs only
+    the tangent of the gradient, not the gradient).
     """
     func = unwrap(func)
     kinds = kinds or {}
-    key = (id(func), _code_key(func), tuple(wrt), tuple(sorted(kinds.items())))
+    key = (id(func), _code_key(func), tuple(wrt), tuple(sorted(kinds.items())), tangent_only)
     with _LOCK:
         hit = _CACHE.get(key)
         if hit is not None and hit[0] is func:
@@ -524,7 +526,7 @@ def forward_function(func, wrt, kinds=None):
                                    f"recursion as a loop.")
         _IN_PROGRESS.append(func)
         try:
-            fn = _build(func, tuple(wrt), kinds)
+            fn = _build(func, tuple(wrt), kinds, tangent_only)
         finally:
             _IN_PROGRESS.remove(func)
         _CACHE[key] = (func, fn)
@@ -543,7 +545,7 @@ def _display(func, info):
     return f"{name} ({info.filename.rsplit('/', 1)[-1]}:{info.first_line})"
 
 
-def _build(func, wrt, kinds):
+def _build(func, wrt, kinds, tangent_only=False):
     fdef, info = get_function_ast(func)
     params = param_names(fdef)
     for w in wrt:
@@ -564,7 +566,8 @@ def _build(func, wrt, kinds):
 
     ad = names.ad
     prologue = [A.assign(p, A.call(A.attr(ad, "copy"), [A.name(p)])) for p in fwd.copy_params]
-    ret = gast.Return(value=A.tuple_([copy.deepcopy(result), tangent]))
+    value = A.const(None) if tangent_only else copy.deepcopy(result)
+    ret = gast.Return(value=A.tuple_([value, tangent]))
     out = _dead_code(prologue + stmts + [ret])
     wrt_text = ", ".join(wrt) if wrt else "nothing"
     doc = (f"Forward mode (JVP) of {_display(func, info)}: its value and its tangent, "

@@ -165,10 +165,10 @@ def _jvp_adapter(g, n):
     return _ADAPTERS[key]
 
 
-def _forward(call, tangents):
+def _forward(call, tangents, tangent_only=False):
     """Run the forward-mode code of ``call`` with ``tangents``: {param: tangent}."""
     wrt = tuple(n for n in call.bound if n in tangents)
-    fn = forward_function(call.func, wrt, call.kinds)
+    fn = forward_function(call.func, wrt, call.kinds, tangent_only)
     extra = {fn.tangent_params[n]: _tangent_like(tangents[n], call.bound[n], n) for n in wrt}
     return call.run(fn, extra)
 
@@ -298,7 +298,7 @@ def hvp(f, wrt=0):
         vs = (v,) if call.single else tuple(v)
         if len(vs) != len(call.wrt):
             raise ValueError(f"hvp: {len(call.wrt)} arguments in wrt but {len(vs)} vectors")
-        _, dout = _forward(call, dict(zip(call.wrt, vs)))
+        _, dout = _forward(call, dict(zip(call.wrt, vs)), tangent_only=True)
         return call.out(dout)
     hvp_fn.__name__ = f"hvp_{getattr(unwrap(f), '__name__', 'f')}"
     return hvp_fn
