@@ -426,6 +426,17 @@ class Normalizer:
         hoisted = []
         s.iter = self.hoist_pops(s.iter, hoisted, s)
         pre, target, iter_, per_item = self.loop_header(s)
+        # ``for row in x: ... x = ...``: Python iterates over the array the loop
+        # started with; the per-item reads ``row = x[i]`` must not see the new x
+        rebound = A.names_stored(s.body)
+        seqs = {n.value.id for st in per_item for n in gast.walk(st)
+                if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name) and
+                n.value.id in rebound}
+        if seqs:
+            mapping = {q: self.names.fresh("seq") for q in sorted(seqs)}
+            pre = pre + [A.assign(new, A.name(old), like=s) for old, new in mapping.items()]
+            for st in per_item:
+                A.rename_loads(st, mapping)
         pre = hoisted + pre
         self.loop_depth += 1
         body, has_break = self.loop_body(per_item + s.body)
@@ -442,6 +453,33 @@ class Normalizer:
         out.append(loop)
         return out
 
+    def _enumerate_zip(self, s, it, pre):
+        """``for i, (a, b) in enumerate(zip(xs, ys))``: index the zipped sequences
+        together (zip itself is no value srcgrad can differentiate through)."""
+        seqs = [self.atom(a, pre, "seq") for a in it.args[0].args]
+        if "min" in self.locals or "len" in self.locals:
+            raise self.info.error(s, "zip() in a loop needs the builtins min and len")
+        start = it.args[1] if len(it.args) > 1 else None
+        for k in it.keywords:
+            if k.arg == "start":
+                start = k.value
+        idx = self.names.fresh("i")
+        n = A.call(A.name("min"), [A.call(A.name("len"), [q]) for q in seqs])
+        first = A.name(idx) if start is None else _offset(idx, start)
+        tgt, per = s.target, []
+        if isinstance(tgt, gast.Tuple) and len(tgt.elts) == 2:
+            idx_t, val_t = tgt.elts
+            per += self.assign_target(idx_t, first, s)
+            if isinstance(val_t, gast.Tuple) and len(val_t.elts) == len(seqs):
+                for t, q in zip(val_t.elts, seqs):
+                    per += self.assign_target(t, _item(q, idx), s)
+            else:
+                per += self.assign_target(val_t, A.tuple_([_item(q, idx) for q in seqs]), s)
+        else:
+            per += self.assign_target(tgt, A.tuple_(
+                [first, A.tuple_([_item(q, idx) for q in seqs])]), s)
+        return pre, idx, A.call(A.name("range"), [n]), per
+
     def loop_header(self, s):
         """(pre-statements, index name, range expression, per-iteration statements)."""
         it = s.iter
@@ -451,6 +489,8 @@ class Normalizer:
             if fn is builtins.range:
                 if isinstance(s.target, gast.Name):
                     return [], s.target.id, it, []
+            if fn is builtins.enumerate and len(it.args) >= 1 and _is_zip_call(it.args[0], self):
+                return self._enumerate_zip(s, it, pre)
             if fn is builtins.enumerate and len(it.args) >= 1:
                 seq = self.atom(it.args[0], pre, "seq")
                 start = it.args[1] if len(it.args) > 1 else None
@@ -781,6 +821,13 @@ def _target_base(t):
     return "value"
 
 
+def _is_zip_call(node, normalizer):
+    """Is ``node`` a call of the builtin zip (positional arguments only)?"""
+    return isinstance(node, gast.Call) and not normalizer._is_local(node.func) and \
+        bool(node.args) and not node.keywords and \
+        resolve(node.func, normalizer.func) is builtins.zip
+
+
 def _item(seq, idx):
     return gast.Subscript(value=A.name(seq.id) if isinstance(seq, gast.Name) else seq,
                           slice=A.name(idx), ctx=gast.Load())
@@ -922,6 +969,7 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
     if locals_ is None:
         locals_ = A.names_stored(stmts)
     seen = {}            # rhs source -> name holding it
+    reads = {}           # rhs source -> the names it reads
     rename = {}
     out = []
     for s in stmts:
@@ -940,6 +988,7 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
                 not getattr(s, "srcgrad_nograd", False) and \
                 _pure_rhs(s.value, func) and not (A.names_read(s.value) & {s.targets[0].id}):
             key = A.unparse(s.value)
+            reads.setdefault(key, A.names_read(s.value))
             tgt = s.targets[0].id
             if key in seen and seen[key] != tgt:
                 if getattr(s, "srcgrad_temp", False):
@@ -948,12 +997,12 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
                 s.value = A.name(seen[key])
             else:
                 seen = {k: v for k, v in seen.items() if v not in stored and
-                        not (_reads(k) & stored)}
+                        not (reads[k] & stored)}
                 seen[key] = tgt
                 out.append(s)
                 continue
         # anything stored here invalidates what depended on it
-        seen = {k: v for k, v in seen.items() if v not in stored and not (_reads(k) & stored)}
+        seen = {k: v for k, v in seen.items() if v not in stored and not (reads[k] & stored)}
         out.append(s)
     return out
 
