@@ -362,6 +362,35 @@ def _train_step(loss_fn, args, wrt):
     return step
 
 
+def interleaved_medians(fns, min_time=0.2, repeat=9):
+    """``median_time`` for several functions at once, their samples taken in turn.
+
+    On a shared machine the load drifts; sampling the candidates round-robin
+    exposes them to the same drift, so the ratios between them stay meaningful.
+    """
+    counts = {}
+    for key, fn in fns.items():          # calibrate: loops per sample, as median_time does
+        fn()
+        n = 1
+        while True:
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            if time.perf_counter() - t0 > min_time / repeat or n > 1e6:
+                break
+            n *= 2
+        counts[key] = n
+    samples = {key: [] for key in fns}
+    for _ in range(repeat):
+        for key, fn in fns.items():
+            n = counts[key]
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            samples[key].append((time.perf_counter() - t0) / n)
+    return {key: statistics.median(v) for key, v in samples.items()}
+
+
 def tensor_row(name, times):
     """One row: each timing in us, then compile/hand and eager/torch."""
     cells = "".join(f" {times[k] * 1e6:>9.1f}" if times.get(k) is not None else f" {'-':>9}"
@@ -411,8 +440,8 @@ def tensor_section(args):
                 _, grads = steps[k]()
                 check(tuple(np.asarray(g.detach().numpy()) for g in grads), ref,
                       f"{name} ({k})")
-        min_time = 0.05 if args.quick else 0.2
-        times = {k: median_time(fn, min_time=min_time) for k, fn in steps.items()}
+        times = interleaved_medians(steps, min_time=0.1 if args.quick else 0.4,
+                                    repeat=9 if args.quick else 15)
         tensor_row(name, times)
 
     x = np.array([[1., 2.], [3., 4.]])

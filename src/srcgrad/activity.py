@@ -340,7 +340,10 @@ class Analysis:
                 if tgt in useful and any(n in varied for n in srcs):
                     raise self.nondiff(s, op)
             if op.kind == "mutate":
-                if op.target in varied and op.target in useful:
+                # varied is enough: the target may be a view of a useful array
+                # (np.fill_diagonal(y.reshape(2, 2), 0), y[:2].fill(0)), whose change
+                # would otherwise be silently missed
+                if op.target in varied:
                     fn = A.unparse_short(s.value.func)
                     raise self.info.error(s, f"srcgrad cannot differentiate the in-place call "
                                              f"{fn}() on {op.target}; build a new "

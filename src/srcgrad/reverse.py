@@ -555,6 +555,7 @@ class Reverse:
         v = s.value
         out = []
         index = A.slice_to_expr(copy.deepcopy(t.slice))
+        self_part = None
         if self.an.active(y) and y in state:
             out.extend(self.comment(s))
             dy = self.names.d(y)
@@ -573,7 +574,13 @@ class Reverse:
                     # the other items of v get no gradient (``take`` gave them one each)
                     contrib = A.call(A.attr(self.names.ad, "assign_grad"),
                                      [A.name(dy), index, A.name(v.id)])
-                self.accumulate(state, v.id, contrib, out)
+                if v.id == y:
+                    # ``y[i] = y``: the value is y before the assignment, whose adjoint
+                    # is dy with dy[i] zeroed: add this part only after the zeroing
+                    self_part = self.names.gen.fresh(dy + "_value")
+                    out.append(A.assign(self_part, contrib))
+                else:
+                    self.accumulate(state, v.id, contrib, out)
             if state.get(y) == "owned" and not container:
                 sub = gast.Subscript(value=A.name(dy), slice=copy.deepcopy(t.slice),
                                      ctx=gast.Store())
@@ -582,6 +589,8 @@ class Reverse:
                 out.append(A.assign(dy, A.call(A.attr(self.names.ad, "zero_index"),
                                                [A.name(dy), index])))
                 state[y] = "owned"
+            if self_part is not None:
+                self.accumulate(state, y, A.name(self_part), out)
         if getattr(s, "srcgrad_saved", False):
             if self.kinds.get(y) == "container":
                 out.append(A.expr_stmt(A.call(A.attr(self.names.ad, "restore_item"),
@@ -836,16 +845,34 @@ def _check_aliases(body, info, kinds=None):
     # parameter may then be a float, and ``s = a; s += 1`` is common and right)
     # srcgrad's own generated code writes ``dx += e`` only on adjoints it owns (no alias)
     own_code = getattr(info.func, "__srcgrad_transformable__", False)
+    hard = set(targets)
     if kinds is not None and not own_code:
         targets |= {n.targets[0].id for s in body for n in gast.walk(s)
                     if isinstance(n, gast.Assign) and getattr(n, "srcgrad_inplace", False)
                     and kinds.get(n.targets[0].id) != "float"}
     if not targets:
         return
-    _check_captured(body, info, targets)
+    # ``s += v`` is in place only when s holds an array (np.float64 is immutable, and a
+    # reduction's result often is one): for those names the refusal is a runtime check
+    # (ad.inplace_guard) in front of each ``s += v``, raised only for an ndarray
+    guards = {}                    # name or statement id -> located message
+
+    def refuse(name, node, message, stmt=None):
+        if name in hard:
+            raise info.error(node, message)
+        err = info.error(node, message)
+        guards.setdefault(id(stmt) if stmt is not None else name, str(err))
+    _check_captured(body, info, targets, refuse)
     aliases = {}
     # generated code being transformed again: its temporaries were marked when made
     temps = getattr(info.func, "__srcgrad_temps__", ())
+    fresh_temps = {n.targets[0].id for s in body for n in gast.walk(s)
+                   if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False) and
+                   isinstance(n.targets[0], gast.Name)}
+    literal_temps = {n.targets[0].id: n.value for s in body for n in gast.walk(s)
+                     if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False) and
+                     isinstance(n.targets[0], gast.Name) and
+                     isinstance(n.value, (gast.Tuple, gast.List))}
     for s in body:
         for n in gast.walk(s):
             if not (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)) or \
@@ -853,6 +880,7 @@ def _check_aliases(body, info, kinds=None):
                 continue
             t = n.targets[0].id
             v = n.value
+            shown = v
             src = None
             if isinstance(v, gast.Name):
                 src = v.id
@@ -873,6 +901,16 @@ def _check_aliases(body, info, kinds=None):
                 op = getattr(n, "srcgrad_op", None)
                 if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
                     src = v.value.id
+                    lit = literal_temps.get(src)
+                    if lit is not None and isinstance(v.slice, gast.Constant) and \
+                            isinstance(v.slice.value, int) and \
+                            -len(lit.elts) <= v.slice.value < len(lit.elts):
+                        # ``a, b = x * 2, y`` unpacks normalize's tuple temporary: a is
+                        # the item itself (a fresh value, or the name put there)
+                        item = lit.elts[v.slice.value]
+                        src = item.id if isinstance(item, gast.Name) and \
+                            item.id not in literal_temps and item.id not in fresh_temps else None
+                        shown = item
                 elif op is not None and op.kind == "rule" and \
                         getattr(op.rule.func, "__name__", "") in VIEW_FUNCTIONS:
                     args = [a for a in op.args.values() if isinstance(a, gast.Name)]
@@ -885,15 +923,38 @@ def _check_aliases(body, info, kinds=None):
                 continue
             for a, b in ((t, src), (src, t)):
                 if a in targets:
-                    raise info.error(n, f"'{t}' may share memory with '{src}' "
-                                        f"(line {n.lineno}), and '{a}' is changed in place "
-                                        f"later; srcgrad would compute gradients as if they "
-                                        f"were copies. Write '{t} = "
-                                        f"{A.unparse_short(v, 80)}.copy()' (or "
-                                        f"np.array(...)) to make the copy explicit.")
+                    refuse(a, n, f"'{t}' may share memory with '{src}' "
+                                 f"(line {n.lineno}), and '{a}' is changed in place "
+                                 f"later; srcgrad would compute gradients as if they "
+                                 f"were copies. Write '{t} = "
+                                 f"{A.unparse_short(shown, 80)}.copy()' (or "
+                                 f"np.array(...)) to make the copy explicit.")
+    if guards:
+        _insert_guards(body, guards, getattr(info, "ad_name", "ad"))
 
 
-def _check_captured(body, info, targets):
+def _insert_guards(stmts, guards, ad_name):
+    """``ad.inplace_guard(s, message)`` before each guarded ``s += v`` (see above)."""
+    from .activity import Op
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and block and not isinstance(s, gast.FunctionDef):
+                _insert_guards(block, guards, ad_name)
+        if isinstance(s, gast.Assign) and getattr(s, "srcgrad_inplace", False):
+            name = s.targets[0].id
+            message = guards.get(id(s), guards.get(name))
+            if message is not None:
+                guard = A.expr_stmt(A.call(A.attr(ad_name, "inplace_guard"),
+                                           [A.name(name), A.const(message)]), like=s)
+                guard.srcgrad_op = Op("nograd")
+                out.append(guard)
+        out.append(s)
+    stmts[:] = out
+
+
+def _check_captured(body, info, targets, refuse):
     """Reject an in-place change of an array after a container took it in:
     ``t = (x, y); y[0] = v`` changes ``t[1]`` too (also ``[y]``, ``{"k": y}``,
     ``lst.append(y)``, ``d[k] = y``).  Flow-sensitive, so that the common
@@ -934,12 +995,12 @@ def _check_captured(body, info, targets):
             if isinstance(s, gast.Assign):
                 y = changed_in_place(s)
                 if y is not None and y in captured:
-                    raise info.error(s, f"'{y}' is changed in place here, but a tuple, list "
-                                        f"or dict built earlier holds the same array (line "
-                                        f"{captured[y]}"
-                                        f"), and would change too; srcgrad would compute "
-                                        f"gradients as if it held a copy. Put '{y}.copy()' "
-                                        f"in the container, or change a copy of '{y}'.")
+                    refuse(y, s, f"'{y}' is changed in place here, but a tuple, list "
+                                 f"or dict built earlier holds the same array (line "
+                                 f"{captured[y]}"
+                                 f"), and would change too; srcgrad would compute "
+                                 f"gradients as if it held a copy. Put '{y}.copy()' "
+                                 f"in the container, or change a copy of '{y}'.", stmt=s)
                 t = s.targets[0]
                 held = [e.id for e in elements(s.value) if isinstance(e, gast.Name)]
                 if getattr(s, "srcgrad_temp", False) and isinstance(t, gast.Name) and \

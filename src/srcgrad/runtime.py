@@ -414,6 +414,20 @@ def item_grad(g, key, x):
 __all__ += ["item_grad"]
 
 
+def inplace_guard(x, message):
+    """Before ``x += v`` where x may share its array with another name (``y = x``, a
+    list holding x): srcgrad's refusal, located in the user's code, if x is an array
+    (changed in place); nothing for an immutable scalar (float, np.float64)."""
+    if isinstance(x, np.ndarray) or (hasattr(x, "__array_interface__") and
+                                     not isinstance(x, np.generic)) or \
+            type(x).__module__.startswith("cupy"):
+        from .errors import UnsupportedSyntaxError
+        raise UnsupportedSyntaxError(message)
+
+
+__all__ += ["inplace_guard"]
+
+
 def indexable(x):
     """What ``for v in x`` visits, as something ``len`` and ``[i]`` work on."""
     if isinstance(x, (dict, list)):

@@ -159,6 +159,14 @@ def _infer_kinds(body, arg_kinds):
     for name_ in floats:
         if name_ in targets or arg_kinds.get(name_) == "float":
             kinds[name_] = "float"
+    for name_ in targets:
+        if kinds.get(name_) == "float" and name_ not in floats:
+            # a float parameter rebound to an array (``x = np.copy(a)``): not a scalar
+            # any more (it kept "float", and ``w * x`` lost w's un-broadcast)
+            if any(isinstance(v, (gast.BinOp, gast.UnaryOp)) for v in targets[name_]):
+                kinds[name_] = "num"
+            else:
+                del kinds[name_]
     return kinds
 
 
@@ -359,14 +367,20 @@ def _dead_code(body):
     """Drop pure assignments whose target nobody reads (flow-insensitive, to a fixed point)."""
     while True:
         reads = A.names_read(body)
+        # ``dw += e`` reads dw too: unless it goes as well (dw read nowhere else, e pure),
+        # dw's first assignment must stay (else: UnboundLocalError in generated code)
+        reads |= {n.target.id for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+                  if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and
+                  (n.target.id in reads or not _pure(n))}
         removed = False
 
         def prune(stmts):
             nonlocal removed
             out = []
             for s in stmts:
-                if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
-                        s.targets[0].id not in reads and _pure(s):
+                if isinstance(s, (gast.Assign, gast.AugAssign)) and \
+                        isinstance(_target(s), gast.Name) and \
+                        _target(s).id not in reads and _pure(s):
                     removed = True
                     continue
                 for field in ("body", "orelse"):
@@ -381,6 +395,10 @@ def _dead_code(body):
         body = prune(body)
         if not removed:
             return body
+
+
+def _target(s):
+    return s.targets[0] if isinstance(s, gast.Assign) else s.target
 
 
 def _pure(s):

@@ -46,6 +46,11 @@ __all__ = [
     "average_jvp", "cholesky_grad", "cholesky_jvp", "eigh_grad", "eigh_jvp", "eigvalsh_grad",
     "eigvalsh_jvp", "svd_grad", "svd_jvp", "pinv_grad", "pinv_jvp", "qr_grad", "qr_jvp",
     "slogdet_grad", "slogdet_jvp", "tensorinv_grad", "tensorinv_jvp",
+    # second derivatives
+    "no_second_derivative", "einsum_grad_t", "einsum_grad_operands", "einsum_grad_doperands",
+    "var_grad_a", "prod_partials_grad", "norm_grad_x", "norm_grad_n", "norm_grad_dn",
+    "norm_jvp_x", "norm_jvp_n", "linspace_grad_t", "slogdet_grad_t", "slogdet_grad_a",
+    "slogdet_grad_da",
     # builtins and math
     "seq_sum_grad", "seq_sum_jvp", "seq_prod_grad", "seq_prod_jvp", "select_grad",
     "select_jvp",
@@ -1167,7 +1172,7 @@ def quantile_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1.0
     cols = np.arange(n)
     w = ((cols == np.reshape(lo, (-1, 1))) * np.reshape(1 - frac, (-1, 1))
          + (cols == np.reshape(hi, (-1, 1))) * np.reshape(frac, (-1, 1)))       # (nq, n)
-    w = np.reshape(w, (nq,) + (1,) * len(lead) + (n,)).astype(_fdtype(g))
+    w = _like(np.reshape(w, (nq,) + (1,) * len(lead) + (n,)).astype(_fdtype(g)), g)
     g_sorted = np.sum(gq[..., None] * w, axis=0)         # lead + (n,)
     out = np.zeros_like(flat, dtype=np.result_type(flat, g_sorted, np.float32))
     np.put_along_axis(out, order, g_sorted, axis=-1)
@@ -1178,8 +1183,9 @@ def quantile_jvp(da, ans, a, q, axis=None, keepdims=False, method="linear", scal
     flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
     d, _ = _flat_axes(da, axis)
     d_sorted = np.take_along_axis(d, order, axis=-1)
-    t = (np.take(d_sorted, np.ravel(lo), axis=-1) * np.ravel(1 - frac)
-         + np.take(d_sorted, np.ravel(hi), axis=-1) * np.ravel(frac))             # lead + (nq,)
+    lo, hi = _like(np.ravel(lo), d), _like(np.ravel(hi), d)
+    wlo, whi = (_like(np.ravel(w).astype(_fdtype(da)), d) for w in (1 - frac, frac))
+    t = np.take(d_sorted, lo, axis=-1) * wlo + np.take(d_sorted, hi, axis=-1) * whi
     return np.reshape(np.moveaxis(t, -1, 0), np.shape(ans)).astype(_fdtype(da), copy=False)
 
 
@@ -1190,7 +1196,8 @@ def quantile_q_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1
     if method != "linear":
         return _fit(np.zeros(np.shape(q), dtype=_fdtype(q)), q)
     s = np.take_along_axis(flat, order, axis=-1)
-    slope = (np.take(s, np.ravel(hi), axis=-1) - np.take(s, np.ravel(lo), axis=-1)) * (n - 1)
+    slope = (np.take(s, _like(np.ravel(hi), s), axis=-1)
+             - np.take(s, _like(np.ravel(lo), s), axis=-1)) * (n - 1)
     gq = np.moveaxis(np.reshape(g, (lo.size,) + flat.shape[:-1]), 0, -1)         # lead + (nq,)
     total = np.sum(np.reshape(gq * slope, (-1, lo.size)), axis=0) * scale
     return _fit(np.reshape(total, np.shape(q)).astype(_fdtype(q), copy=False), q)
@@ -1201,7 +1208,8 @@ def quantile_q_jvp(dq, ans, a, q, axis=None, keepdims=False, method="linear", sc
     if method != "linear":
         return np.zeros_like(ans, dtype=_fdtype(ans))
     s = np.take_along_axis(flat, order, axis=-1)
-    slope = (np.take(s, np.ravel(hi), axis=-1) - np.take(s, np.ravel(lo), axis=-1)) * (n - 1)
+    slope = (np.take(s, _like(np.ravel(hi), s), axis=-1)
+             - np.take(s, _like(np.ravel(lo), s), axis=-1)) * (n - 1)
     t = slope * np.ravel(np.asarray(dq) * scale)
     return np.reshape(np.moveaxis(t, -1, 0), np.shape(ans))
 
@@ -1238,20 +1246,21 @@ def compress_grad(g, condition, a, axis=None):
 
 def extract_grad(g, condition, arr):
     """Adjoint of ``np.extract(condition, arr)`` (``ravel(arr)[ravel(condition) != 0]``)."""
-    keep = np.nonzero(np.ravel(np.asarray(condition)))[0]
-    out = np.zeros(np.size(arr), dtype=np.result_type(getattr(arr, "dtype", np.float64), g,
-                                                      np.float32))
-    out[_like(keep, g)] = g
+    keep = np.nonzero(np.ravel(condition))[0]
+    out = np.zeros_like(np.ravel(arr), dtype=np.result_type(getattr(arr, "dtype", np.float64),
+                                                            g, np.float32))
+    out[keep] = g
     return _fit(np.reshape(out, np.shape(arr)), arr)
 
 
-def _select_masks(condlist, shape):
+def _select_masks(condlist, ref):
     """Where each choice of ``np.select`` wins (the first true condition), and where the
-    default does."""
-    taken = np.zeros(shape, dtype=bool)
+    default does; ``ref`` has the result's shape (and backend)."""
+    shape = np.shape(ref)
+    taken = np.zeros_like(ref, dtype=bool) if hasattr(ref, "shape") else np.zeros((), bool)
     masks = []
     for c in condlist:
-        m = np.broadcast_to(np.asarray(c, dtype=bool), shape) & ~taken
+        m = np.broadcast_to(c if hasattr(c, "shape") else np.asarray(c), shape).astype(bool) & ~taken
         masks.append(m)
         taken = taken | m
     return masks, ~taken
@@ -1259,18 +1268,18 @@ def _select_masks(condlist, shape):
 
 def npselect_grad(g, condlist, choicelist):
     """Adjoint of ``np.select(condlist, choicelist, default)`` for the choices."""
-    masks, _ = _select_masks(condlist, np.shape(g))
+    masks, _ = _select_masks(condlist, g)
     grads = [_sum_to(g * m, c) for m, c in zip(masks, choicelist)]
     return tuple(grads) if isinstance(choicelist, tuple) else grads
 
 
 def npselect_default_grad(g, condlist, default):
-    _, rest = _select_masks(condlist, np.shape(g))
+    _, rest = _select_masks(condlist, g)
     return _sum_to(g * rest, default)
 
 
 def npselect_jvp(dchoicelist, ans, condlist, choicelist):
-    masks, _ = _select_masks(condlist, np.shape(ans))
+    masks, _ = _select_masks(condlist, ans)
     out = np.zeros_like(ans, dtype=_fdtype(ans))
     for m, d in zip(masks, fill_tangents(dchoicelist, choicelist)):
         out = out + m * d
@@ -1278,7 +1287,7 @@ def npselect_jvp(dchoicelist, ans, condlist, choicelist):
 
 
 def npselect_default_jvp(ddefault, ans, condlist):
-    _, rest = _select_masks(condlist, np.shape(ans))
+    _, rest = _select_masks(condlist, ans)
     return rest * ddefault + np.zeros_like(ans, dtype=_fdtype(ans))
 
 
@@ -1340,11 +1349,10 @@ def cumulative_pad(t, axis=None, include_initial=False):
 def polyval_grad_p(g, p, x):
     """Adjoint of ``np.polyval(p, x)`` for the coefficients ``p`` (highest power first)."""
     n = len(p)
-    powers = np.stack([np.asarray(x, dtype=np.float64) ** (n - 1 - i) for i in range(n)])
-    grad = np.sum(np.reshape(powers * g, (n, -1)), axis=1)
+    grad = [np.sum(g * x ** (n - 1 - i)) for i in range(n)]
     if isinstance(p, (list, tuple)):
         return type(p)(float(v) for v in grad)
-    return np.reshape(grad, np.shape(p)).astype(_fdtype(p), copy=False)
+    return np.reshape(np.stack(grad), np.shape(p)).astype(_fdtype(p), copy=False)
 
 
 def polyval_deriv(p, x):
@@ -1376,7 +1384,7 @@ def _average_parts(a, axis, weights):
     if weights is None:
         w = np.ones_like(a, dtype=_fdtype(a))
     else:
-        w = np.asarray(weights)
+        w = weights if hasattr(weights, "shape") else np.asarray(weights)
         if w.shape != np.shape(a):
             shape = [1] * np.ndim(a)
             shape[axis] = -1
@@ -1675,3 +1683,171 @@ def tensorinv_jvp(da, ans, a, ind=2):
     rows, cols = _tensorinv_shapes(a, ind)
     x = np.reshape(ans, (cols, rows))
     return np.reshape(-x @ np.reshape(da, (rows, cols)) @ x, np.shape(ans))
+
+
+# -- second derivatives: what the derivatives of the helpers above need -----------------
+# (numpy_rules.py registers rules for the helpers, so that grad of grad works)
+
+def no_second_derivative(what):
+    """Raised by a rule of a helper where srcgrad has no second derivative."""
+    from ..errors import NonDifferentiableError
+    raise NonDifferentiableError(f"srcgrad has no second derivative of {what}")
+
+
+def einsum_grad_t(g, t, operands):
+    """Adjoint, for the cotangent ``t``, of ``einsum_grad(t, operands)`` (``g``: one
+    cotangent per operand): the einsum with each operand replaced by its cotangent."""
+    out = einsum_jvp(g, operands)
+    return _zeros(t) if out is None else _fit(out, t)
+
+
+def einsum_grad_operands(g, t, operands):
+    """Adjoint, for the operands, of ``einsum_grad(t, operands)``."""
+    _, _, _, positions = _einsum_parse(operands)
+    total = [None] * len(operands)
+    for p in positions:
+        gp = g[p] if g is not None and p < len(g) else None
+        if gp is None:
+            continue
+        ops = list(operands)
+        ops[p] = gp
+        part = einsum_grad(t, tuple(ops))
+        for q in positions:
+            if q != p:
+                total[q] = part[q] if total[q] is None else total[q] + part[q]
+    out = [_zeros(x) if total[i] is None else total[i] for i, x in enumerate(operands)]
+    return tuple(out)
+
+
+def einsum_grad_doperands(doperands, t, operands):
+    """Tangent of ``einsum_grad(t, operands)`` along the operands' tangents."""
+    _, _, _, positions = _einsum_parse(operands)
+    total = [None] * len(operands)
+    for q in positions:
+        dq = doperands[q] if doperands is not None and q < len(doperands) else None
+        if dq is None:
+            continue
+        ops = list(operands)
+        ops[q] = dq
+        part = einsum_grad(t, tuple(ops))
+        for p in positions:
+            if p != q:
+                total[p] = part[p] if total[p] is None else total[p] + part[p]
+    return tuple(_zeros(x) if total[i] is None else total[i] for i, x in enumerate(operands))
+
+
+def var_grad_a(g, t, a, axis=None, ddof=0, keepdims=False):
+    """Adjoint, for ``a``, of ``var_grad(t, a, ...) = 2 (a - mean a) t / (N - ddof)``:
+    the centring is self-adjoint."""
+    n = np.size(a) // max(np.size(np.mean(a, axis=axis)), 1) if np.size(a) else 0
+    h = g * _keep(t, np.ndim(a), axis, keepdims)
+    return _fit(2.0 * (h - np.mean(h, axis=axis, keepdims=True)) / (n - ddof), a)
+
+
+def prod_partials_grad(g, a, axis=None):
+    """Adjoint (and, the matrix being symmetric, tangent) of ``prod_partials(a, axis)``:
+    ``d P_i / d a_j`` is the product of the group without ``a_i`` and ``a_j`` (i != j).
+    Exact with zeros; O(n^2) in the group size."""
+    a = a if hasattr(a, "shape") else np.asarray(a, dtype=float)
+    flat, undo = _flat_axes(a, axis)
+    gf, _ = _flat_axes(np.broadcast_to(g, np.shape(a)), axis)
+    n = flat.shape[-1]
+    out = np.zeros_like(flat, dtype=np.result_type(flat, gf, np.float32))
+    for i in range(n):
+        ai = flat.copy()
+        ai[..., i] = 1
+        part = prod_partials(ai, -1)                    # prod over k != i, j of a_k
+        part[..., i] = 0
+        out = out + gf[..., i:i + 1] * part
+    return _fit(undo(out), a)
+
+
+def _norm_dweights(x, n, ord, axis, keepdims, vector):
+    """``(dW/dx, dW/dn)`` of the weights ``W`` of ``norm_grad`` (``W`` depends on ``x_i``
+    and the norm ``n`` only): elementwise, ``n`` broadcast to ``x``."""
+    nd = np.ndim(x)
+    axes = _norm_axes(x, ord, axis, vector)
+    axes_t = tuple(range(nd)) if axes is None else \
+        ((axes,) if isinstance(axes, (int, np.integer)) else tuple(axes))
+    is_matrix = len(axes_t) == 2 and axes is not None and not vector
+    nk = _keep(n, nd, axes, keepdims)
+    safe = np.where(nk == 0, 1, nk)
+    if ord is None or ord == "fro" or (ord == 2 and not is_matrix):
+        return 1.0 / safe + 0 * x, -x / safe ** 2
+    if ord in (1, -1, np.inf, -np.inf) or (ord == 0 and not is_matrix):
+        z = np.zeros_like(x, dtype=_fdtype(x))
+        return z, z
+    if is_matrix:
+        raise NotImplementedError(f"srcgrad has no second derivative of the matrix norm "
+                                  f"ord={ord!r}")
+    p = float(ord)
+    ax = np.abs(x)
+    return ((p - 1) * ax ** (p - 2) * safe ** (1 - p),
+            (1 - p) * np.sign(x) * ax ** (p - 1) * safe ** (-p))
+
+
+def _norm_sum(v, x, ord, axis, keepdims, vector):
+    return np.sum(v, axis=_norm_axes(x, ord, axis, vector), keepdims=keepdims)
+
+
+def norm_grad_x(g, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
+    """Adjoint (and tangent), for ``x``, of ``norm_grad(t, n, x, ...) = keep(t) W``."""
+    dwx, _ = _norm_dweights(x, n, ord, axis, keepdims, vector)
+    return _fit(g * _keep(t, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims) * dwx, x)
+
+
+def norm_grad_n(g, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
+    """Adjoint, for the norm ``n``, of ``norm_grad(t, n, x, ...)``."""
+    _, dwn = _norm_dweights(x, n, ord, axis, keepdims, vector)
+    tk = _keep(t, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims)
+    return _fit(_norm_sum(g * tk * dwn, x, ord, axis, keepdims, vector), n)
+
+
+def norm_grad_dn(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
+    """Tangent of ``norm_grad(t, n, x, ...)`` along ``dn``."""
+    _, dwn = _norm_dweights(x, n, ord, axis, keepdims, vector)
+    axes = _norm_axes(x, ord, axis, vector)
+    return _keep(t, np.ndim(x), axes, keepdims) * _keep(dn, np.ndim(x), axes, keepdims) * dwn
+
+
+def norm_jvp_x(dx, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
+    """Tangent of ``norm_jvp(t, n, x, ...) = sum(t W)`` along ``dx``."""
+    dwx, _ = _norm_dweights(x, n, ord, axis, keepdims, vector)
+    return _norm_sum(t * dwx * dx, x, ord, axis, keepdims, vector)
+
+
+def norm_jvp_n(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
+    _, dwn = _norm_dweights(x, n, ord, axis, keepdims, vector)
+    return _norm_sum(t * dwn, x, ord, axis, keepdims, vector) * dn
+
+
+def linspace_grad_t(g, t, num=50, endpoint=True, axis=0, which=0):
+    """Adjoint, for ``t``, of ``linspace_grad(t, ...)``: the samples' weights times ``g``."""
+    z = np.zeros_like(g, dtype=_fdtype(g)) if hasattr(g, "shape") else 0.0
+    out = np.linspace(g, z, num, endpoint, axis=axis) if which == 0 else \
+        np.linspace(z, g, num, endpoint, axis=axis)
+    return np.broadcast_to(out, np.shape(t)) if np.shape(out) != np.shape(t) else out
+
+
+def slogdet_grad_t(g, t, a):
+    """Adjoint, for ``t = (t_sign, t_logabsdet)``, of ``slogdet_grad(t, a)``."""
+    glog = np.sum(g * mT(np.linalg.inv(a)), axis=(-2, -1))
+    return (np.zeros_like(glog), glog)
+
+
+def slogdet_grad_a(g, t, a):
+    """Adjoint, for ``a``, of ``slogdet_grad(t, a) = t_log inv(a)^T``."""
+    _, tlog = _parts(t, 2)
+    if tlog is None:
+        return np.zeros_like(a, dtype=_fdtype(a))
+    inv_t = mT(np.linalg.inv(a))
+    return -np.expand_dims(tlog, (-2, -1)) * (inv_t @ mT(g) @ inv_t)
+
+
+def slogdet_grad_da(da, t, a):
+    """Tangent of ``slogdet_grad(t, a)`` along ``da``."""
+    _, tlog = _parts(t, 2)
+    if tlog is None:
+        return np.zeros_like(a, dtype=_fdtype(a))
+    inv = np.linalg.inv(a)
+    return -np.expand_dims(tlog, (-2, -1)) * mT(inv @ da @ inv)

@@ -425,13 +425,11 @@ defrule(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
 # Added with tests/test_corpus_numpy.py (what other AD libraries' test corpora exercise)
 # ---------------------------------------------------------------------------------------
 # elementwise
-_elementwise(np.ldexp, "x1, x2, out=None", "LdexpBackward0", x1="np.ldexp(g, x2)")   # g * 2**x2
+_elementwise(np.ldexp, "x1, x2, out=None", x1="np.ldexp(g, x2)")   # g * 2**x2
 
 # reductions that skip NaNs (NaN entries get no gradient)
-defrule(np.nanmax, "a, axis=None, out=None, keepdims=False", torch_name="NanmaxBackward0",
-        **_MINMAX)
-defrule(np.nanmin, "a, axis=None, out=None, keepdims=False", torch_name="NanminBackward0",
-        **_MINMAX)
+defrule(np.nanmax, "a, axis=None, out=None, keepdims=False", **_MINMAX)
+defrule(np.nanmin, "a, axis=None, out=None, keepdims=False", **_MINMAX)
 defrule(np.nanprod, "a, axis=None, dtype=None, out=None, keepdims=False",
         vjp=dict(a="reduced_grad(g, a, axis, keepdims) * "
                    "prod_partials(np.where(np.isnan(a), 1, a), axis) * ~np.isnan(a)"),
@@ -481,20 +479,23 @@ for _f, _scale in ((np.quantile, "1.0"), (np.percentile, "0.01")):
             vjp=dict(a=f"quantile_grad(g, a, q, axis, keepdims, method, {_scale})",
                      q=f"quantile_q_grad(g, a, q, axis, keepdims, method, {_scale})"),
             jvp=dict(a=f"quantile_jvp(da, ans, a, q, axis, keepdims, method, {_scale})",
-                     q=f"quantile_q_jvp(dq, ans, a, q, axis, keepdims, method, {_scale})"),
-            torch_name="QuantileBackward0")
+                     q=f"quantile_q_jvp(dq, ans, a, q, axis, keepdims, method, {_scale})"))
 defrule(np.partition, "a, kth, axis=-1, kind='introselect', order=None",
         vjp=dict(a="permuted_grad(g, ans, a, axis)"), jvp=dict(a="permuted_jvp(da, ans, a, axis)"))
 defrule(np.polyval, "p, x",
         vjp=dict(p="polyval_grad_p(g, p, x)",
                  x="unbroadcast(g * polyval_deriv(p, x), x)"),
-        jvp=dict(p="np.polyval(dp, x) + np.zeros_like(ans)",
+        jvp=dict(p="np.polyval(dp, x)",
                  x="dx * polyval_deriv(p, x)"))
 
 # shapes and selection
 defrule(np.rollaxis, "a, axis, start=0",
         vjp=dict(a="rollaxis_grad(g, a, axis, start)"), jvp=dict(a="np.rollaxis(da, axis, start)"),
         torch_name="PermuteBackward0")
+if hasattr(np, "row_stack") and np.row_stack is not np.vstack:     # deprecated alias
+    defrule(np.row_stack, "tup, *, dtype=None, casting='same_kind'",
+            vjp=dict(tup="join_grad(g, tup, None, 'vstack')"),
+            jvp=dict(tup="join_jvp(dtup, tup, None, 'vstack')"), torch_name="CatBackward0")
 defrule(np.dsplit, "ary, indices_or_sections",
         vjp=dict(ary="split_grad(g, ary, indices_or_sections, 2)"),
         jvp=dict(ary="np.dsplit(dary, indices_or_sections)"), torch_name="SplitBackward0")
@@ -503,13 +504,13 @@ if hasattr(np, "unstack"):              # NumPy 2.1+
             vjp=dict(x="np.stack(fill_tangents(g, ans), axis)"),
             jvp=dict(x="np.unstack(dx, axis=axis)"), torch_name="UnbindBackward0")
 defrule(np.diagflat, "v, k=0", vjp=dict(v="diagflat_grad(g, v, k)"),
-        jvp=dict(v="np.diagflat(dv, k)"), torch_name="DiagEmbedBackward0")
+        jvp=dict(v="np.diagflat(dv, k)"))
 defrule(np.compress, "condition, a, axis=None, out=None",
         vjp=dict(a="compress_grad(g, condition, a, axis)"),
-        jvp=dict(a="np.compress(condition, da, axis)"), torch_name="IndexBackward0")
+        jvp=dict(a="np.compress(condition, da, axis)"), torch_name="IndexSelectBackward0")
 defrule(np.extract, "condition, arr",
         vjp=dict(arr="extract_grad(g, condition, arr)"),
-        jvp=dict(arr="np.extract(condition, darr)"), torch_name="IndexBackward0")
+        jvp=dict(arr="np.extract(condition, darr)"), torch_name="MaskedSelectBackward0")
 defrule(np.select, "condlist, choicelist, default=0",
         vjp=dict(choicelist="npselect_grad(g, condlist, choicelist)",
                  default="npselect_default_grad(g, condlist, default)"),
@@ -537,8 +538,7 @@ defrule(np.linalg.svd, "a, full_matrices=True, compute_uv=True, hermitian=False"
         jvp=dict(a="svd_jvp(da, ans, a, full_matrices, compute_uv, hermitian)"),
         torch_name="LinalgSvdBackward0")
 defrule(np.linalg.pinv, "a, rcond=None, hermitian=False, *, rtol=None",
-        vjp=dict(a="pinv_grad(g, ans, a, hermitian)"), jvp=dict(a="pinv_jvp(da, ans, a, hermitian)"),
-        torch_name="LinalgPinvBackward0")
+        vjp=dict(a="pinv_grad(g, ans, a, hermitian)"), jvp=dict(a="pinv_jvp(da, ans, a, hermitian)"))
 defrule(np.linalg.qr, "a, mode='reduced'",
         vjp=dict(a="qr_grad(g, ans, a, mode)"), jvp=dict(a="qr_jvp(da, ans, a, mode)"),
         torch_name="LinalgQrBackward0")
@@ -657,3 +657,174 @@ for _name in ("argmax", "argmin", "argsort", "nonzero", "all", "any", "round", "
     defmethod(_name, getattr(np.ndarray, _name))
 for _name in ("shape", "ndim", "size", "dtype"):
     defmethod(_name, getattr(np.ndarray, _name), attribute=True)
+
+
+# ---------------------------------------------------------------------------------------
+# Derivatives of this table's helpers: generated gradient code calls them, so grad of
+# grad (and jvp of grad) needs their rules too.  (rules/runtime_rules.py, imported
+# after this module, holds the runtime's own helpers and may override an entry here.)
+# The first parameter ``t`` is the cotangent the helper maps; ``g`` in a template is
+# the cotangent of the helper's result.
+# ---------------------------------------------------------------------------------------
+from . import helpers as _hp  # noqa: E402
+
+
+def _helper_rule(func, params, vjp, jvp):
+    return defrule(func, params, name=f"ad.{func.__name__}", vjp=vjp, jvp=jvp)
+
+
+def _bilinear_helper(func, rest, f_a, f_b):
+    """``func(t, a, b, <rest>, which)``: the cotangent of ``a`` (which=0) or ``b`` (1) of
+    a bilinear ``f(a, b)``.  ``f_a`` / ``f_b``: ``f(g, b)`` / ``f(a, g)`` as templates.
+    Linear in ``t``; linear in the operand it does not differentiate, constant in the
+    other: its transpose in ``t`` is ``f``, and its derivative in an operand is the
+    other adjoint of ``f``."""
+    name = func.__name__
+    r = "".join(f", {p.split('=')[0].strip()}" for p in rest.split(",") if p.strip())
+    params = f"t, a, b{', ' + rest if rest else ''}, which=0"
+    _helper_rule(func, params,
+                 vjp=dict(t=f"({f_a}) if which == 0 else ({f_b})",
+                          a=f"zeros_like(a) if which == 0 else {name}(t, a, g{r}, 0)",
+                          b=f"{name}(t, g, b{r}, 1) if which == 0 else zeros_like(b)"),
+                 jvp=dict(t=f"{name}(dt, a, b{r}, which)",
+                          a=f"zeros_like(ans) if which == 0 else {name}(t, da, b{r}, 1)",
+                          b=f"{name}(t, a, db{r}, 0) if which == 0 else zeros_like(ans)"))
+
+
+_bilinear_helper(_hp.outer_grad, "", "np.outer(g, b)", "np.outer(a, g)")
+_bilinear_helper(_hp.inner_grad, "", "np.inner(g, b)", "np.inner(a, g)")
+_bilinear_helper(_hp.kron_grad, "", "np.kron(g, b)", "np.kron(a, g)")
+_bilinear_helper(_hp.tensordot_grad, "axes=2", "np.tensordot(g, b, axes)",
+                 "np.tensordot(a, g, axes)")
+_bilinear_helper(_hp.cross_grad, "axisa=-1, axisb=-1, axisc=-1, axis=None",
+                 "np.cross(g, b, axisa, axisb, axisc, axis)",
+                 "np.cross(a, g, axisa, axisb, axisc, axis)")
+_bilinear_helper(_hp.convolve_grad, "mode='full'", "np.convolve(g, b, mode)",
+                 "np.convolve(a, g, mode)")
+_bilinear_helper(_hp.correlate_grad, "mode='valid'", "np.correlate(g, b, mode)",
+                 "np.correlate(a, g, mode)")
+if hasattr(np, "matvec"):
+    _bilinear_helper(_hp.matvec_grad, "", "np.matvec(g, b)", "np.matvec(a, g)")
+    _bilinear_helper(_hp.vecmat_grad, "", "np.vecmat(g, b)", "np.vecmat(a, g)")
+# vecdot_grad(t, x, y, axis): the cotangent of x (y's is vecdot_grad(t, y, x, axis))
+_helper_rule(_hp.vecdot_grad, "t, x, y, axis=-1",
+             vjp=dict(t="np.vecdot(g, y, axis=axis)", x="zeros_like(x)",
+                      y="vecdot_grad(t, y, g, axis)"),
+             jvp=dict(t="vecdot_grad(dt, x, y, axis)", x="zeros_like(ans)",
+                      y="vecdot_grad(t, x, dy, axis)"))
+_helper_rule(_hp.einsum_grad, "t, operands",
+             vjp=dict(t="einsum_grad_t(g, t, operands)",
+                      operands="einsum_grad_operands(g, t, operands)"),
+             jvp=dict(t="einsum_grad(dt, operands)",
+                      operands="einsum_grad_doperands(doperands, t, operands)"))
+# values gathered into / read out of containers (linear; the container is structure)
+_helper_rule(_hp.array_grad, "t, obj",
+             vjp=dict(t="np.reshape(array_jvp(g, obj), np.shape(t))", obj="zeros_like(obj)"),
+             jvp=dict(t="array_grad(dt, obj)", obj="zeros_like(ans)"))
+_helper_rule(_hp.array_jvp, "t, obj, dtype=None, ndmin=0",
+             vjp=dict(t="array_grad(g, obj)", obj="zeros_like(obj)"),
+             jvp=dict(t="array_jvp(dt, obj, dtype, ndmin)", obj="zeros_like(ans)"))
+_helper_rule(_hp.seq_sum_grad, "t, iterable",
+             vjp=dict(t="fit(seq_sum_jvp(g, iterable), t)", iterable="zeros_like(iterable)"),
+             jvp=dict(t="seq_sum_grad(dt, iterable)", iterable="zeros_like(ans)"))
+_helper_rule(_hp.seq_sum_jvp, "t, iterable",
+             vjp=dict(t="seq_sum_grad(g, iterable)", iterable="zeros_like(iterable)"),
+             jvp=dict(t="seq_sum_jvp(dt, iterable)", iterable="zeros_like(ans)"))
+_helper_rule(_hp.select_grad, "t, extreme, args",
+             vjp=dict(t="select_jvp(g, args, extreme)", extreme="zeros_like(extreme)",
+                      args="zeros_like(args)"),
+             jvp=dict(t="select_grad(dt, extreme, args)", extreme="zeros_like(ans)",
+                      args="zeros_like(ans)"))
+_helper_rule(_hp.select_jvp, "t, args, extreme",
+             vjp=dict(t="select_grad(g, extreme, args)", args="zeros_like(args)",
+                      extreme="zeros_like(extreme)"),
+             jvp=dict(t="select_jvp(dt, args, extreme)", args="zeros_like(ans)",
+                      extreme="zeros_like(ans)"))
+# statistics
+_helper_rule(_hp.var_grad, "t, a, axis=None, ddof=0, keepdims=False",
+             vjp=dict(t="var_jvp(g, a, axis, ddof, keepdims)",
+                      a="var_grad_a(g, t, a, axis, ddof, keepdims)"),
+             jvp=dict(t="var_grad(dt, a, axis, ddof, keepdims)",
+                      a="var_grad(t, da, axis, ddof, keepdims)"))
+_helper_rule(_hp.var_jvp, "t, a, axis=None, ddof=0, keepdims=False",
+             vjp=dict(t="var_grad(g, a, axis, ddof, keepdims)",
+                      a="var_grad(g, t, axis, ddof, keepdims)"),
+             jvp=dict(t="var_jvp(dt, a, axis, ddof, keepdims)",
+                      a="var_jvp(t, da, axis, ddof, keepdims)"))
+_helper_rule(_hp.prod_partials, "a, axis=None",
+             vjp=dict(a="prod_partials_grad(g, a, axis)"),
+             jvp=dict(a="prod_partials_grad(da, a, axis)"))
+_NORM_REST = "ord=None, axis=None, keepdims=False, vector=False"
+_NR = "ord, axis, keepdims, vector"
+_helper_rule(_hp.norm_grad, f"t, n, x, {_NORM_REST}",
+             vjp=dict(t=f"norm_jvp(g, n, x, {_NR})", n=f"norm_grad_n(g, t, n, x, {_NR})",
+                      x=f"norm_grad_x(g, t, n, x, {_NR})"),
+             jvp=dict(t=f"norm_grad(dt, n, x, {_NR})", n=f"norm_grad_dn(dn, t, n, x, {_NR})",
+                      x=f"norm_grad_x(dx, t, n, x, {_NR})"))
+_helper_rule(_hp.norm_jvp, f"t, n, x, {_NORM_REST}",
+             vjp=dict(t=f"norm_grad(g, n, x, {_NR})", n=f"norm_grad_n(t, g, n, x, {_NR})",
+                      x=f"norm_grad_x(t, g, n, x, {_NR})"),
+             jvp=dict(t=f"norm_jvp(dt, n, x, {_NR})", n=f"norm_jvp_n(dn, t, n, x, {_NR})",
+                      x=f"norm_jvp_x(dx, t, n, x, {_NR})"))
+_helper_rule(_hp.slogdet_grad, "t, a",
+             vjp=dict(t="slogdet_grad_t(g, t, a)", a="slogdet_grad_a(g, t, a)"),
+             jvp=dict(t="slogdet_grad(dt, a)", a="slogdet_grad_da(da, t, a)"))
+_helper_rule(_hp.log_pos, "x", vjp=dict(x="g * (x > 0) / np.where(x > 0, x, 1)"),
+             jvp=dict(x="dx * (x > 0) / np.where(x > 0, x, 1)"))
+_helper_rule(_hp.linspace_grad, "t, start, stop, num=50, endpoint=True, axis=0, which=0",
+             vjp=dict(t="linspace_grad_t(g, t, num, endpoint, axis, which)",
+                      start="zeros_like(start)", stop="zeros_like(stop)"),
+             jvp=dict(t="linspace_grad(dt, start, stop, num, endpoint, axis, which)",
+                      start="zeros_like(ans)", stop="zeros_like(ans)"))
+# order statistics: linear in t; the order of a is piecewise constant (no gradient)
+_QR = "axis=None, keepdims=False, method='linear', scale=1.0"
+_QA = "axis, keepdims, method, scale"
+_helper_rule(_hp.quantile_grad, f"t, a, q, {_QR}",
+             vjp=dict(t=f"quantile_jvp(g, t, a, q, {_QA})", a="zeros_like(a)",
+                      q="no_second_derivative('np.quantile with respect to q')"),
+             jvp=dict(t=f"quantile_grad(dt, a, q, {_QA})", a="zeros_like(ans)",
+                      q="no_second_derivative('np.quantile with respect to q')"))
+_helper_rule(_hp.quantile_jvp, f"t, out, a, q, {_QR}",
+             vjp=dict(t=f"quantile_grad(g, a, q, {_QA})", out="zeros_like(out)",
+                      a="zeros_like(a)", q="no_second_derivative('np.quantile with respect to q')"),
+             jvp=dict(t=f"quantile_jvp(dt, out, a, q, {_QA})", out="zeros_like(ans)",
+                      a="zeros_like(ans)", q="no_second_derivative('np.quantile with respect to q')"))
+_helper_rule(_hp.permuted_grad, "t, out, a, axis=-1",
+             vjp=dict(t="permuted_jvp(g, out, a, axis)", out="zeros_like(out)", a="zeros_like(a)"),
+             jvp=dict(t="permuted_grad(dt, out, a, axis)", out="zeros_like(ans)",
+                      a="zeros_like(ans)"))
+_helper_rule(_hp.permuted_jvp, "t, out, a, axis=-1",
+             vjp=dict(t="permuted_grad(g, out, a, axis)", out="zeros_like(out)", a="zeros_like(a)"),
+             jvp=dict(t="permuted_jvp(dt, out, a, axis)", out="zeros_like(ans)",
+                      a="zeros_like(ans)"))
+# linear maps of t whose other arguments give only shapes, indices or masks
+for _f, _params, _vjp, _jvp in (
+        (_hp.rollaxis_grad, "t, a, axis, start=0", "np.rollaxis(g, axis, start)",
+         "rollaxis_grad(dt, a, axis, start)"),
+        (_hp.diagflat_grad, "t, v, k=0", "np.diagflat(g, k)", "diagflat_grad(dt, v, k)"),
+        (_hp.compress_grad, "t, condition, a, axis=None", "np.compress(condition, g, axis)",
+         "compress_grad(dt, condition, a, axis)"),
+        (_hp.extract_grad, "t, condition, arr", "np.extract(condition, g)",
+         "extract_grad(dt, condition, arr)"),
+        (_hp.tolist_grad, "t, a", "np.asarray(g).tolist()", "tolist_grad(dt, a)"),
+        (_hp.cumulative_trim, "t, x, axis=None, include_initial=False",
+         "cumulative_pad(g, axis, include_initial)", "cumulative_trim(dt, x, axis, include_initial)"),
+        (_hp.cumulative_pad, "t, axis=None, include_initial=False",
+         "cumulative_trim(g, t, axis, include_initial)", "cumulative_pad(dt, axis, include_initial)"),
+        (_hp.meshgrid_grad, "t, xi, sparse=False, indexing='xy'",
+         "meshgrid_jvp(g, xi, sparse, indexing)", "meshgrid_grad(dt, xi, sparse, indexing)"),
+        (_hp.meshgrid_jvp, "t, xi, sparse=False, indexing='xy'",
+         "meshgrid_grad(g, xi, sparse, indexing)", "meshgrid_jvp(dt, xi, sparse, indexing)"),
+        (_hp.npselect_grad, "t, condlist, choicelist", "npselect_jvp(g, t, condlist, choicelist)",
+         "npselect_grad(dt, condlist, choicelist)"),
+        (_hp.npselect_jvp, "t, out, condlist, choicelist", "npselect_grad(g, condlist, choicelist)",
+         "npselect_jvp(dt, out, condlist, choicelist)"),
+        (_hp.npselect_default_grad, "t, condlist, default", "npselect_default_jvp(g, t, condlist)",
+         "npselect_default_grad(dt, condlist, default)"),
+        (_hp.npselect_default_jvp, "t, out, condlist", "npselect_default_grad(g, condlist, t)",
+         "npselect_default_jvp(dt, out, condlist)")):
+    _names = [p.split("=")[0].strip() for p in _params.split(",")]
+    _zero = {p: f"zeros_like({p})" for p in _names[1:]
+             if p in ("a", "v", "arr", "x", "xi", "choicelist", "default", "out")}
+    _helper_rule(_f, _params, vjp=dict(t=_vjp, **_zero),
+                 jvp=dict(t=_jvp, **{p: "zeros_like(ans)" for p in _zero}))

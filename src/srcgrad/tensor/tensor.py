@@ -231,7 +231,7 @@ def _record(func, name, args, kwargs, arrays, kwarrays, out):
         plan = _PLANS[key] = _Plan(rule, name, len(args), key[3])
     if plan.names is not None:         # the usual case: values in the order of the call
         names, diff = plan.names, plan.diff
-        values = args + tuple(kwargs.values()) if kwargs else args
+        values = (*args, *kwargs.values()) if kwargs else args
     else:                              # bind by name, and pass on by name
         bound = _bind(plan.rule, args, kwargs or {})
         names, values = list(bound), tuple(bound.values())
