@@ -216,6 +216,24 @@ def unpack_fresh_then_augassign(x, y):
     return np.sum(a * b)
 
 
+# Dead-code elimination emptied an ``if`` body down to its comment line: the generated
+# code did not compile (IndentationError) for grad(wrt="x").
+@case(np.array(-0.63695677), 0.48509329845731824, wrt=[0])
+@case(np.array(-0.63695677), 0.48509329845731824)
+def dead_branch_leaves_comment(x, w):
+    if x < 0.1:
+        w *= math.tanh(abs(w) ** 1.5)
+        v8 = np.log1p((abs(w) - w) * (abs(w) - w))
+        v9 = np.arctan2(v8, 1.5)
+    else:
+        pass
+    v14 = max(math.exp(math.tanh(float(np.mean(x + w)))), w)
+    v15 = np.where(np.sign(v9) * 0.5 > 0.0, np.sign(v9) * 0.5, 0.1 * (np.sign(v9) * 0.5))
+    v17 = v14
+    v8 -= v14
+    return 0.5 * v15 ** 2 + -1.5 * v17 ** 2 + 2.0 * np.sin(v9)
+
+
 @pytest.mark.parametrize("f,args,wrt,rtol,atol", [c[:5] for c in CASES],
                          ids=[c[5] for c in CASES])
 def test_regression(f, args, wrt, rtol, atol):

@@ -389,8 +389,8 @@ def _dead_code(body):
                     if hasattr(s, field) and isinstance(getattr(s, field), list) and \
                             not isinstance(s, gast.FunctionDef):
                         new = prune(getattr(s, field))
-                        if field == "body" and not new:
-                            new = [gast.Pass()]
+                        if all(isinstance(x, Comment) for x in new):   # no statement
+                            new = new + [gast.Pass()] if field == "body" else []
                         setattr(s, field, new)
                 out.append(s)
             return out
