@@ -31,7 +31,6 @@ Guarantees about the generated code:
 import copy
 import inspect
 import math
-import threading
 
 import gast
 import numpy as np
@@ -42,15 +41,13 @@ from .activity import Analysis
 from .errors import NonDifferentiableError
 from .normalize import normalize
 from .parsing import get_function_ast, unwrap
-from .reverse import Comment, Names, _Qualify, _as_node, _check_aliases, _setitem_targets, \
+from .reverse import Comment, LineComments, Names, _Qualify, _as_node, _check_aliases, _setitem_targets, \
     _template, temporaries
 from .rules.table import helper_names
-from .transform import _code_key, _dead_code, _funcdef, _helper_name, _infer_kinds, \
+from .transform import _code_key, _dead_code, cached_build, _funcdef, _helper_name, _infer_kinds, \
     param_names
 
 _CACHE = {}
-_LOCK = threading.RLock()
-_IN_PROGRESS = []
 
 _ANS = "__srcgrad_ans__"   # stands for the rule's result while a template is instantiated
 _STRUCTURED_SUMS = tuple(f for f in (getattr(runtime, "add_grads", None),
@@ -69,7 +66,7 @@ class _State:
         return _State(self.defined, self.owned, self.bound)
 
 
-class Forward:
+class Forward(LineComments):
     def __init__(self, body, params, wrt, info, names, kinds, callee_factory):
         self.body = body
         self.params = params
@@ -83,7 +80,8 @@ class Forward:
         self.callees = {}                  # generated name -> function object
         self.copy_params = [p for p in params if p in _setitem_targets(body)]
         self.last_comment = None
-        _check_aliases(body, info, kinds if any(p in kinds for p in params) else None)
+        _check_aliases(body, info, kinds if any(p in kinds for p in params) else None,
+                       params)
 
     # -- entry ---------------------------------------------------------------
     def run(self):
@@ -136,13 +134,6 @@ class Forward:
             if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
                 st.bound.add(s.targets[0].id)
         return out
-
-    def comment(self, s):
-        line = self.info.line(getattr(s, "lineno", None))
-        if not line or s.lineno == self.last_comment:
-            return []
-        self.last_comment = s.lineno
-        return [Comment(f"line {s.lineno}: {line.strip()}")]
 
     def stmt(self, s, st):
         if isinstance(s, gast.Assign):
@@ -515,22 +506,7 @@ def forward_function(func, wrt, kinds=None, tangent_only=False):
     func = unwrap(func)
     kinds = kinds or {}
     key = (id(func), _code_key(func), tuple(wrt), tuple(sorted(kinds.items())), tangent_only)
-    with _LOCK:
-        hit = _CACHE.get(key)
-        if hit is not None and hit[0] is func:
-            return hit[1]
-        if func in _IN_PROGRESS:
-            fdef, info = get_function_ast(func)
-            raise info.error(fdef, f"srcgrad cannot differentiate the recursive function "
-                                   f"{func.__qualname__}: it calls itself. Rewrite the "
-                                   f"recursion as a loop.")
-        _IN_PROGRESS.append(func)
-        try:
-            fn = _build(func, tuple(wrt), kinds, tangent_only)
-        finally:
-            _IN_PROGRESS.remove(func)
-        _CACHE[key] = (func, fn)
-        return fn
+    return cached_build(_CACHE, key, func, lambda: _build(func, tuple(wrt), kinds, tangent_only))
 
 
 def _callee_factory(func, wrt, stmt):

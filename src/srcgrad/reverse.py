@@ -57,7 +57,19 @@ class Comment(gast.stmt):
         self.text = text
 
 
-class Reverse:
+class LineComments:
+    """``# line N: <the user's source line>`` above each block of generated code."""
+    last_comment = None
+
+    def comment(self, s):
+        line = self.info.line(getattr(s, "lineno", None))
+        if not line or s.lineno == self.last_comment:
+            return []
+        self.last_comment = s.lineno
+        return [Comment(f"line {s.lineno}: {line.strip()}")]
+
+
+class Reverse(LineComments):
     def __init__(self, body, params, wrt, info, names, kinds, callee_factory,
                  needed=None, shape_only=(), reads_before=None):
         self.info = info
@@ -79,7 +91,8 @@ class Reverse:
         self.callees = {}                  # generated name -> function object
         self.first_pass_reads = set()
         self.copy_params = [p for p in params if p in _setitem_targets(body)]
-        _check_aliases(body, info, kinds if any(p in kinds for p in params) else None)
+        _check_aliases(body, info, kinds if any(p in kinds for p in params) else None,
+                       params)
 
     # -- the stack -----------------------------------------------------------
     def stack_name(self):
@@ -307,13 +320,6 @@ class Reverse:
                 continue
             out.extend(piece)
         return out
-
-    def comment(self, s):
-        line = self.info.line(getattr(s, "lineno", None))
-        if not line or s.lineno == self.last_comment:
-            return []
-        self.last_comment = s.lineno
-        return [Comment(f"line {s.lineno}: {line.strip()}")]
 
     def bwd_stmt(self, s, state, depth):
         if isinstance(s, (gast.If, gast.For, gast.While)):
@@ -824,203 +830,34 @@ def _setitem_targets(body):
     return out
 
 
-VIEW_METHODS = {"reshape", "view", "ravel", "squeeze", "swapaxes", "transpose", "T", "mT",
-                "flatten_view", "real", "imag", "diagonal"}
+from .aliasing import VIEW_FUNCTIONS, VIEW_METHODS  # noqa: E402,F401  (re-exported)
 
 
-# NumPy functions whose result may be a view of (or the very object) they are given
-VIEW_FUNCTIONS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "squeeze",
-                  "expand_dims", "broadcast_to", "diagonal", "atleast_1d", "atleast_2d",
-                  "atleast_3d", "asarray", "asanyarray", "real", "imag", "flip", "fliplr",
-                  "flipud", "rot90", "matrix_transpose", "split", "array_split", "hsplit",
-                  "vsplit", "conj"}
-
-
-def _check_aliases(body, info, kinds=None):
-    """Reject in-place updates of a value that another name may share (aliasing)."""
-    targets = {n.targets[0].value.id for s in body for n in gast.walk(s)
-               if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript)}
+def _check_aliases(body, info, kinds=None, params=()):
+    """Reject in-place updates of a value that another name may share (aliasing.py)."""
+    from . import aliasing
+    hard = {n.targets[0].value.id for s in body for n in gast.walk(s)
+            if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript) and
+            isinstance(n.targets[0].value, gast.Name)}
     # ``x += v`` changes an array in place, unless x is known to be a Python scalar
     # (``kinds`` is None when the code is not specialized on its arguments' kinds: a
     # parameter may then be a float, and ``s = a; s += 1`` is common and right)
     # srcgrad's own generated code writes ``dx += e`` only on adjoints it owns (no alias)
     own_code = getattr(info.func, "__srcgrad_transformable__", False)
-    hard = set(targets)
+    soft = set()
     if kinds is not None and not own_code:
-        targets |= {n.targets[0].id for s in body for n in gast.walk(s)
-                    if isinstance(n, gast.Assign) and getattr(n, "srcgrad_inplace", False)
-                    and kinds.get(n.targets[0].id) != "float"}
-    if not targets:
+        soft = {n.targets[0].id for s in body for n in gast.walk(s)
+                if isinstance(n, gast.Assign) and getattr(n, "srcgrad_inplace", False)
+                and kinds.get(n.targets[0].id) != "float"}
+    if not hard and not soft:
         return
-    # ``s += v`` is in place only when s holds an array (np.float64 is immutable, and a
-    # reduction's result often is one): for those names the refusal is a runtime check
-    # (ad.inplace_guard) in front of each ``s += v``, raised only for an ndarray
-    guards = {}                    # name or statement id -> located message
-
-    def refuse(name, node, message, stmt=None):
-        if name in hard:
-            raise info.error(node, message)
-        err = info.error(node, message)
-        guards.setdefault(id(stmt) if stmt is not None else name, str(err))
-    _check_captured(body, info, targets, refuse)
-    aliases = {}
-    # generated code being transformed again: its temporaries were marked when made
-    temps = getattr(info.func, "__srcgrad_temps__", ())
-    fresh_temps = {n.targets[0].id for s in body for n in gast.walk(s)
-                   if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False) and
-                   isinstance(n.targets[0], gast.Name)}
-    literal_temps = {n.targets[0].id: n.value for s in body for n in gast.walk(s)
-                     if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False) and
-                     isinstance(n.targets[0], gast.Name) and
-                     isinstance(n.value, (gast.Tuple, gast.List))}
-    for s in body:
-        for n in gast.walk(s):
-            if not (isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)) or \
-                    getattr(n, "srcgrad_temp", False) or n.targets[0].id in temps:
-                continue
-            t = n.targets[0].id
-            v = n.value
-            shown = v
-            src = None
-            if isinstance(v, gast.Name):
-                src = v.id
-            elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name) and \
-                    any(isinstance(x, gast.Slice) for x in gast.walk(v.slice)):
-                src = v.value.id
-            elif isinstance(v, gast.Attribute) and isinstance(v.value, gast.Name) and \
-                    v.attr in VIEW_METHODS:
-                src = v.value.id
-            elif isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
-                    isinstance(v.func.value, gast.Name) and v.func.attr in VIEW_METHODS:
-                src = v.func.value.id
-            if src is None and t in targets:
-                # ``t`` is changed in place later: it must be an array this function made,
-                # not an element / row of another value, nor what a function returned
-                # (``z = d["a"]``, ``z = Y[0]``, ``for row in Y``, ``z = helper(y)``,
-                # ``z = np.reshape(y, ...)`` may all share memory with ``y``)
-                op = getattr(n, "srcgrad_op", None)
-                if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
-                    src = v.value.id
-                    lit = literal_temps.get(src)
-                    if lit is not None and isinstance(v.slice, gast.Constant) and \
-                            isinstance(v.slice.value, int) and \
-                            -len(lit.elts) <= v.slice.value < len(lit.elts):
-                        # ``a, b = x * 2, y`` unpacks normalize's tuple temporary: a is
-                        # the item itself (a fresh value, or the name put there)
-                        item = lit.elts[v.slice.value]
-                        src = item.id if isinstance(item, gast.Name) and \
-                            item.id not in literal_temps and item.id not in fresh_temps else None
-                        shown = item
-                elif op is not None and op.kind == "rule" and \
-                        getattr(op.rule.func, "__name__", "") in VIEW_FUNCTIONS:
-                    args = [a for a in op.args.values() if isinstance(a, gast.Name)]
-                    src = args[0].id if args else None
-                elif op is not None and op.kind in ("call", "unknown"):
-                    args = [a.id for a in gast.walk(v) if isinstance(a, gast.Name)
-                            and isinstance(a.ctx, gast.Load) and a is not v.func]
-                    src = args[0] if args else None
-            if src is None or src == t:
-                continue
-            for a, b in ((t, src), (src, t)):
-                if a in targets:
-                    refuse(a, n, f"'{t}' may share memory with '{src}' "
-                                 f"(line {n.lineno}), and '{a}' is changed in place "
-                                 f"later; srcgrad would compute gradients as if they "
-                                 f"were copies. Write '{t} = "
-                                 f"{A.unparse_short(shown, 80)}.copy()' (or "
-                                 f"np.array(...)) to make the copy explicit.")
-    if guards:
-        _insert_guards(body, guards, getattr(info, "ad_name", "ad"))
-
-
-def _insert_guards(stmts, guards, ad_name):
-    """``ad.inplace_guard(s, message)`` before each guarded ``s += v`` (see above)."""
-    from .activity import Op
-    out = []
-    for s in stmts:
-        for field in ("body", "orelse"):
-            block = getattr(s, field, None)
-            if isinstance(block, list) and block and not isinstance(s, gast.FunctionDef):
-                _insert_guards(block, guards, ad_name)
-        if isinstance(s, gast.Assign) and getattr(s, "srcgrad_inplace", False):
-            name = s.targets[0].id
-            message = guards.get(id(s), guards.get(name))
-            if message is not None:
-                guard = A.expr_stmt(A.call(A.attr(ad_name, "inplace_guard"),
-                                           [A.name(name), A.const(message)]), like=s)
-                guard.srcgrad_op = Op("nograd")
-                out.append(guard)
-        out.append(s)
-    stmts[:] = out
-
-
-def _check_captured(body, info, targets, refuse):
-    """Reject an in-place change of an array after a container took it in:
-    ``t = (x, y); y[0] = v`` changes ``t[1]`` too (also ``[y]``, ``{"k": y}``,
-    ``lst.append(y)``, ``d[k] = y``).  Flow-sensitive, so that the common
-    ``y = np.zeros(n); y[i] = v; lst.append(y)`` in a loop (a new y each trip) stays
-    legal."""
-    def elements(v):
-        if isinstance(v, (gast.Tuple, gast.List)):
-            return v.elts
-        if isinstance(v, gast.Dict):
-            return v.values
-        return []
-
-    def changed_in_place(n):
-        t = n.targets[0]
-        if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
-            return t.value.id
-        if isinstance(t, gast.Name) and getattr(n, "srcgrad_inplace", False) and \
-                t.id in targets:
-            return t.id
-        return None
-
-    # a compiler temporary holding ``[y, z]`` for ``np.stack([y, z])`` is used once,
-    # right away; one that is indexed (``a, b = y, z`` unpacks it) passes y on
-    indexed = {n.value.id for s in body for n in gast.walk(s)
-               if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name)}
-
-    def visit(stmts, captured):
-        for s in stmts:
-            if isinstance(s, gast.If):
-                a = visit(s.body, dict(captured))
-                b = visit(s.orelse, dict(captured))
-                captured = {**captured, **a, **b}
-                continue
-            if isinstance(s, (gast.For, gast.While)):
-                once = visit(s.body, dict(captured))     # a second trip sees the first's
-                captured = {**captured, **visit(s.body, {**captured, **once})}
-                continue
-            if isinstance(s, gast.Assign):
-                y = changed_in_place(s)
-                if y is not None and y in captured:
-                    refuse(y, s, f"'{y}' is changed in place here, but a tuple, list "
-                                 f"or dict built earlier holds the same array (line "
-                                 f"{captured[y]}"
-                                 f"), and would change too; srcgrad would compute "
-                                 f"gradients as if it held a copy. Put '{y}.copy()' "
-                                 f"in the container, or change a copy of '{y}'.", stmt=s)
-                t = s.targets[0]
-                held = [e.id for e in elements(s.value) if isinstance(e, gast.Name)]
-                if getattr(s, "srcgrad_temp", False) and isinstance(t, gast.Name) and \
-                        t.id not in indexed:
-                    held = []
-                if isinstance(t, gast.Subscript) and isinstance(s.value, gast.Name):
-                    held.append(s.value.id)       # d[k] = y / lst[i] = y
-                if isinstance(t, gast.Name) and not getattr(s, "srcgrad_inplace", False):
-                    captured.pop(t.id, None)        # a new object under this name
-                for e in held:
-                    if e in targets:
-                        captured[e] = s.lineno if hasattr(s, "lineno") else "?"
-            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
-                    isinstance(s.value.func, gast.Attribute) and \
-                    s.value.func.attr in ("append", "insert", "extend") and s.value.args:
-                for e in s.value.args:
-                    if isinstance(e, gast.Name) and e.id in targets:
-                        captured[e.id] = getattr(s, "lineno", "?")
-        return captured
-    visit(body, {})
+    # compiler temporaries are used once, right away: never a live alias
+    temps = {n.targets[0].id for s in body for n in gast.walk(s)
+             if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False) and
+             isinstance(n.targets[0], gast.Name)}
+    temps |= set(getattr(info.func, "__srcgrad_temps__", ()))
+    aliasing.check(body, info, kinds or {}, params, hard, soft, temps,
+                   getattr(info, "ad_name", "ad"))
 
 
 def temporaries(body):

@@ -414,18 +414,39 @@ def item_grad(g, key, x):
 __all__ += ["item_grad"]
 
 
-def inplace_guard(x, message):
-    """Before ``x += v`` where x may share its array with another name (``y = x``, a
-    list holding x): srcgrad's refusal, located in the user's code, if x is an array
-    (changed in place); nothing for an immutable scalar (float, np.float64)."""
-    if isinstance(x, np.ndarray) or (hasattr(x, "__array_interface__") and
-                                     not isinstance(x, np.generic)) or \
-            type(x).__module__.startswith("cupy"):
+def alias_guard(y, other, message, filename=None, lineno=None, col=None, rebinds=False):
+    """In front of an in-place change of ``y`` (``y[i] = v``, or ``y += v`` when
+    ``rebinds``) that ``other``, still used later, may see: srcgrad's refusal, located
+    in the user's code, if the two really share memory (``other`` is y, a view of it,
+    or a container holding it).  ``y += v`` on an immutable scalar rebinds y: no check."""
+    if rebinds and not _is_mutable_array(y):
+        return
+    if _holds(other, y):
+        import linecache
         from .errors import UnsupportedSyntaxError
-        raise UnsupportedSyntaxError(message)
+        line = linecache.getline(filename, lineno) if filename and lineno else None
+        raise UnsupportedSyntaxError(message, filename, lineno, (col or 1) - 1, line)
 
 
-__all__ += ["inplace_guard"]
+def _is_mutable_array(x):
+    return isinstance(x, np.ndarray) or (type(x).__module__.startswith("cupy") and
+                                         hasattr(x, "shape"))
+
+
+def _holds(o, y, depth=0):
+    if o is y:
+        return True
+    if _is_mutable_array(o) and _is_mutable_array(y):
+        mod = array_ns(o, y)
+        return bool(mod.may_share_memory(o, y))
+    if depth < 8 and isinstance(o, (list, tuple)):
+        return any(_holds(e, y, depth + 1) for e in o)
+    if depth < 8 and isinstance(o, dict):
+        return any(_holds(e, y, depth + 1) for e in o.values())
+    return False
+
+
+__all__ += ["alias_guard"]
 
 
 def indexable(x):

@@ -43,21 +43,27 @@ def reverse_function(func, wrt, mode, kinds=None):
     func = unwrap(func)
     kinds = kinds or {}
     key = (id(func), _code_key(func), tuple(wrt), mode, tuple(sorted(kinds.items())))
+    return cached_build(_CACHE, key, func, lambda: _build(func, tuple(wrt), mode, kinds))
+
+
+def cached_build(cache, key, func, build):
+    """``build()`` once per key (thread-safe), refusing recursion with a located error."""
     with _LOCK:
-        hit = _CACHE.get(key)
+        hit = cache.get(key)
         if hit is not None and hit[0] is func:
             return hit[1]
-        if func in _IN_PROGRESS:
+        marker = (id(cache), func)        # per transformation: forward and reverse differ
+        if marker in _IN_PROGRESS:
             fdef, info = get_function_ast(func)
             raise info.error(fdef, f"srcgrad cannot differentiate the recursive function "
                                    f"{func.__qualname__}: it calls itself. Rewrite the "
                                    f"recursion as a loop.")
-        _IN_PROGRESS.append(func)
+        _IN_PROGRESS.append(marker)
         try:
-            result = _build(func, tuple(wrt), mode, kinds)
+            result = build()
         finally:
-            _IN_PROGRESS.remove(func)
-        _CACHE[key] = (func, result)
+            _IN_PROGRESS.remove(marker)
+        cache[key] = (func, result)
         return result
 
 

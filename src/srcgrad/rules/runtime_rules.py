@@ -187,8 +187,8 @@ for _name, (_params, _vjp, _jvp) in _LINEAR_ADJOINTS.items():
 defnograd(rt.seed, rt.zeros_like, zeros_tangent, rt.ones_like_grad, rt.shape_of, rt.array_ns,
           names=["ad.seed", "ad.zeros_like", "ad.zeros_tangent", "ad.ones_like_grad",
                  "ad.shape_of", "ad.array_ns"])
-if hasattr(rt, "inplace_guard"):   # a check, no value
-    defnograd(rt.inplace_guard, names=["ad.inplace_guard"])
+if hasattr(rt, "alias_guard"):   # a check, no value
+    defnograd(rt.alias_guard, names=["ad.alias_guard"])
 for _name in ("balanced_eq", "clip_mask", "sinc_deriv_mask"):
     if _helper(_name):
         defnograd(_helper(_name), names=[f"ad.{_name}"])

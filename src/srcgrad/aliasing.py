@@ -1,0 +1,326 @@
+"""Python aliasing: refuse an in-place change that another live name would see.
+
+``y = x; y[0] = v`` changes ``x`` too; so do ``z = y[1:]`` (a view), ``t = (y, 1)``
+(a tuple holding y), ``r = Y[0]`` (a row of a 2-D array), ``s += v`` on an array.
+srcgrad's adjoints treat every name as its own value, so such a program would get a
+silently wrong gradient: it is refused with a located ``UnsupportedSyntaxError``.
+
+The analysis is a flow-sensitive points-to analysis over the normalized body:
+
+* every name points to abstract objects: ``self`` (what the name IS: an allocation
+  site, or a parameter) and ``holds`` (what a container under the name holds);
+* ``t = y`` / ``t = y[1:]`` / ``t = y.T`` / ``np.reshape(y, ...)`` link t to y's
+  objects for sure; ``t = y[0]`` / ``t = d["k"]`` / ``t = f(y)`` / ``lst.pop()`` only
+  maybe (a 1-D array's item is a fresh scalar; a function may return a copy);
+* an in-place change of y (``y[i] = v``, or ``y += v`` when y may be an array)
+  conflicts with another name that shares an object with y and is read later.
+
+A sure conflict of ``y[i] = v`` is refused at compile time.  A maybe conflict, and
+any conflict of ``y += v`` (y may be an immutable NumPy scalar, which ``+=`` rebinds),
+becomes a run-time check in front of the change (``ad.alias_guard``), which raises
+the same located error only if the two values really share memory.
+"""
+import gast
+
+from . import astutil as A
+
+VIEW_METHODS = {"reshape", "view", "ravel", "squeeze", "swapaxes", "transpose", "T", "mT",
+                "flatten_view", "real", "imag", "diagonal"}
+
+# NumPy functions whose result may be a view of (or the very object) they are given
+VIEW_FUNCTIONS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "squeeze",
+                  "expand_dims", "broadcast_to", "diagonal", "atleast_1d", "atleast_2d",
+                  "atleast_3d", "asarray", "asanyarray", "real", "imag", "flip", "fliplr",
+                  "flipud", "rot90", "matrix_transpose", "split", "array_split", "hsplit",
+                  "vsplit", "conj", "indexable"}
+
+SURE, MAYBE = "sure", "maybe"
+
+
+class _Env:
+    """name -> (self links, holds links); a link maps an object to (kind, stmt)."""
+
+    def __init__(self):
+        self.self_ = {}
+        self.holds = {}
+        self.bound = set()          # names bound on every path to here
+
+    def copy(self):
+        e = _Env()
+        e.self_ = {k: dict(v) for k, v in self.self_.items()}
+        e.holds = {k: dict(v) for k, v in self.holds.items()}
+        e.bound = set(self.bound)
+        return e
+
+    def join(self, other):
+        out = self.copy()
+        for src, dst in ((other.self_, out.self_), (other.holds, out.holds)):
+            for k, links in src.items():
+                d = dst.setdefault(k, {})
+                for o, link in links.items():
+                    if o not in d or d[o][0] == SURE and link[0] == MAYBE:
+                        d[o] = link
+        out.bound = self.bound & other.bound
+        return out
+
+    def same(self, other):
+        return self.self_ == other.self_ and self.holds == other.holds
+
+    def objs(self, n):
+        """Every object n is or holds, with its link."""
+        out = dict(self.holds.get(n, {}))
+        out.update(self.self_.get(n, {}))
+        return out
+
+
+def check(body, info, kinds, params, hard, soft, temps, ad_name):
+    """Raise for sure conflicts; insert ``ad.alias_guard`` checks for the others.
+
+    ``hard``: names changed by ``y[i] = v``; ``soft``: names changed by ``y += v``
+    that may be arrays; ``temps``: compiler temporaries (used once, right away).
+    """
+    guards = {}                 # id(stmt) -> [guard statement]
+    literal_temps = {n.targets[0].id: n.value for s in body for n in gast.walk(s)
+                     if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
+                     and n.targets[0].id in temps and
+                     isinstance(n.value, (gast.Tuple, gast.List))}
+
+    def link(kind, stmt, links):
+        return {o: ((MAYBE if kind == MAYBE or k == MAYBE else SURE), stmt)
+                for o, (k, _) in links.items()}
+
+    def alloc(env, stmt):
+        site = ("site", id(stmt))
+        old = ("old", id(stmt))
+        for table in (env.self_, env.holds):      # earlier objects of this site are others
+            for links in table.values():
+                if site in links:
+                    links[old] = links.pop(site)
+        return {site: (SURE, stmt)}
+
+    def index_kind(index):
+        nodes = list(gast.walk(index))
+        if any(isinstance(n, (gast.List, gast.Compare)) for n in nodes):
+            return None                     # fancy / boolean indexing: a copy
+        if any(isinstance(n, gast.Slice) for n in nodes) or \
+                any(isinstance(n, gast.Constant) and n.value in (None, Ellipsis)
+                    for n in nodes):
+            if all(isinstance(n, (gast.Constant, gast.Slice, gast.Tuple, gast.UnaryOp,
+                                  gast.unaryop, gast.expr_context)) for n in nodes):
+                return SURE                 # basic slicing: a view
+        return MAYBE                        # an int: a view of a row, a scalar, an item
+
+    def conflict(env, stmt, y, later, rebinds):
+        mutated = env.self_.get(y, {})
+        for n in sorted(later):
+            if n == y or n in temps or (n not in env.self_ and n not in env.holds):
+                continue
+            observed = env.objs(n)
+            shared = [o for o in mutated if o in observed]
+            if not shared:
+                continue
+            o = shared[0]
+            ky, sy = mutated[o]
+            kn, sn = observed[o]
+            sure = ky == SURE and kn == SURE and not rebinds
+            held = o in env.holds.get(n, {}) and o not in env.self_.get(n, {})
+            # the statement that made the two share: the alias, not the allocation
+            where = sn if sn is not None and not _allocates(sn, o) else sy
+            if where is None:
+                where = stmt
+            msg = _message(y, n, where, stmt, held)
+            if sure or n not in env.bound:
+                raise info.error(stmt if held else where, msg)
+            err = info.error(stmt if held else where, msg)
+            g = A.expr_stmt(A.call(A.attr(ad_name, "alias_guard"),
+                                   [A.name(y), A.name(n), A.const(err.msg.split("\n")[0]),
+                                    A.const(err.filename), A.const(err.lineno),
+                                    A.const(err.offset), A.const(bool(rebinds))]), like=stmt)
+            from .activity import Op
+            g.srcgrad_op = Op("nograd")
+            lst = guards.setdefault(id(stmt), [])
+            if not any(A.unparse(x) == A.unparse(g) for x in lst):
+                lst.append(g)
+
+    def assign(env, s, later):
+        t = s.targets[0]
+        v = s.value
+        if isinstance(t, gast.Subscript):
+            y = t.value.id if isinstance(t.value, gast.Name) else None
+            if y is None:
+                return
+            if y in hard:
+                conflict(env, s, y, later, False)
+            if isinstance(v, gast.Name):          # d[k] = e / lst[i] = e: d holds e
+                env.holds.setdefault(y, {}).update(link(SURE, s, env.objs(v.id)))
+            return
+        name = t.id
+        if getattr(s, "srcgrad_inplace", False):
+            # ``y += v``: changes y in place when y is an array (it keeps its objects)
+            if name in soft:
+                conflict(env, s, name, later, True)
+            env.bound.add(name)
+            return
+        new_self, new_holds = None, {}
+        if isinstance(v, gast.Name):
+            new_self = link(SURE, s, env.self_.get(v.id, {}))
+            new_holds = link(SURE, s, env.holds.get(v.id, {}))
+        elif isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
+            base = v.value.id
+            lit = literal_temps.get(base)
+            kind = index_kind(v.slice)
+            if lit is not None and isinstance(v.slice, gast.Constant) and \
+                    isinstance(v.slice.value, int) and \
+                    -len(lit.elts) <= v.slice.value < len(lit.elts):
+                # ``a, b = x * 2, y`` unpacks normalize's tuple: a IS the item
+                item = lit.elts[v.slice.value]
+                if isinstance(item, gast.Name):
+                    new_self = link(SURE, s, env.self_.get(item.id, {}))
+                    new_holds = link(SURE, s, env.holds.get(item.id, {}))
+            elif kind == SURE:
+                new_self = link(SURE, s, env.self_.get(base, {}))
+                new_holds = link(SURE, s, env.holds.get(base, {}))
+            elif kind == MAYBE:
+                new_self = link(MAYBE, s, env.objs(base))
+                new_holds = link(MAYBE, s, env.holds.get(base, {}))
+        elif isinstance(v, (gast.Tuple, gast.List, gast.Dict)):
+            elts = v.values if isinstance(v, gast.Dict) else v.elts
+            for e in elts:
+                if isinstance(e, gast.Name):
+                    new_holds.update(link(SURE, s, env.objs(e.id)))
+        else:
+            items, how = _container_items(s)
+            for a in items:   # list(x) holds x's items; dict(a=x) holds x itself
+                new_holds.update(link(SURE, s, env.holds.get(a, {}) if how == "copy"
+                                      else env.objs(a)))
+            src, kind = _view_source(s)
+            if src:
+                new_self = {}
+                new_holds = {}
+                for a in src:
+                    new_self.update(link(kind, s, env.objs(a) if kind == MAYBE
+                                         else env.self_.get(a, {})))
+                    new_holds.update(link(kind, s, env.holds.get(a, {})))
+        own = alloc(env, s)
+        if new_self is None:
+            new_self = own
+        elif not any(k == SURE for k, _ in new_self.values()):
+            new_self.update(own)               # maybe the item, maybe a new value
+        env.self_[name] = new_self
+        env.holds[name] = new_holds
+        env.bound.add(name)
+
+    def visit(stmts, env, after):
+        for i, s in enumerate(stmts):
+            later = A.names_read(stmts[i + 1:]) | after
+            if isinstance(s, gast.If):
+                a = visit(s.body, env.copy(), later)
+                b = visit(s.orelse, env.copy(), later)
+                env = a.join(b)
+                continue
+            if isinstance(s, (gast.For, gast.While)):
+                inner = later | A.names_read(s)       # the next trip reads the loop again
+                first = visit(s.body, env.copy(), inner)
+                second = visit(s.body, env.join(first), inner)
+                bound = env.bound
+                env = env.join(second)
+                env.bound = bound                  # the loop may not run at all
+                continue
+            if isinstance(s, gast.Assign):
+                assign(env, s, later)
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
+                    isinstance(s.value.func, gast.Attribute) and \
+                    isinstance(s.value.func.value, gast.Name) and \
+                    s.value.func.attr in ("append", "insert", "extend") and s.value.args:
+                lst = s.value.func.value.id
+                for e in s.value.args:
+                    if isinstance(e, gast.Name):
+                        env.holds.setdefault(lst, {}).update(link(SURE, s, env.objs(e.id)))
+        return env
+
+    env = _Env()
+    for p in params:
+        env.self_[p] = {("param", p): (SURE, None)}
+        env.holds[p] = {("param-items", p): (SURE, None)}
+        env.bound.add(p)
+    visit(body, env, set())
+    if guards:
+        _insert(body, guards)
+
+
+def _allocates(stmt, obj):
+    return obj[0] in ("site", "old") and obj[1] == id(stmt)
+
+
+def _view_source(s):
+    """(names the value may be, SURE/MAYBE) for a call or attribute on the right."""
+    v = s.value
+    op = getattr(s, "srcgrad_op", None)
+    if isinstance(v, gast.Attribute) and isinstance(v.value, gast.Name):
+        if v.attr in VIEW_METHODS:
+            return [v.value.id], SURE
+        return None, None
+    if not isinstance(v, gast.Call):
+        return None, None
+    if isinstance(v.func, gast.Attribute) and isinstance(v.func.value, gast.Name) and \
+            v.func.attr in VIEW_METHODS:
+        return [v.func.value.id], SURE
+    args = [a.id for a in list(v.args) + [k.value for k in v.keywords]
+            if isinstance(a, gast.Name)]
+    if op is not None and op.kind == "rule":
+        if getattr(op.rule.func, "__name__", "") in VIEW_FUNCTIONS:
+            first = [a for a in op.args.values() if isinstance(a, gast.Name)]
+            return ([first[0].id] if first else None), SURE
+        return None, None
+    if op is not None and op.kind in ("copy", "literal"):
+        return None, None                    # a new container (see _container_items)
+    if op is not None and op.kind == "pop":
+        return [op.target], MAYBE
+    method = isinstance(v.func, gast.Attribute) and isinstance(v.func.value, gast.Name)
+    if op is not None and op.kind == "nograd":
+        # x.detach(), x.numpy()...: may be x's data; len(x), np.shape(x): not arrays
+        return ([v.func.value.id], MAYBE) if method else (None, None)
+    if method and op is not None and op.kind == "unknown":
+        args = [v.func.value.id] + args      # a method may return its object
+    if op is not None and op.kind in ("call", "unknown") and args:
+        return args, MAYBE                   # a function may return an argument
+    return None, None
+
+
+def _container_items(s):
+    """Names a new container built by ``list(x)`` / ``dict(a=x)`` holds (the items of)."""
+    v = s.value
+    op = getattr(s, "srcgrad_op", None)
+    if isinstance(v, gast.Call) and op is not None and op.kind in ("copy", "literal"):
+        return [a.id for a in list(v.args) + [k.value for k in v.keywords]
+                if isinstance(a, gast.Name)], op.kind
+    return [], None
+
+
+def _message(y, n, where, stmt, held):
+    if held:
+        return (f"'{y}' is changed in place here, but '{n}' holds the same array (a "
+                f"tuple, list or dict, line {getattr(where, 'lineno', '?')}) and would "
+                f"change too; srcgrad would compute gradients as if it held a copy. Put "
+                f"'{y}.copy()' in the container, or change a copy of '{y}'.")
+    t = where.targets[0] if isinstance(where, gast.Assign) else None
+    t_name = t.id if isinstance(t, gast.Name) else y
+    other = n if t_name == y else y
+    shown = A.unparse_short(where.value, 80) if isinstance(where, gast.Assign) else n
+    return (f"'{t_name}' may share memory with '{other}' (line "
+            f"{getattr(where, 'lineno', '?')}), and '{y}' is changed in place at line "
+            f"{getattr(stmt, 'lineno', '?')} while '{n}' is still used; srcgrad would "
+            f"compute gradients as if they were copies. Write '{t_name} = {shown}.copy()' "
+            f"(or np.array(...)) to make the copy explicit.")
+
+
+def _insert(stmts, guards):
+    out = []
+    for s in stmts:
+        for field in ("body", "orelse"):
+            block = getattr(s, field, None)
+            if isinstance(block, list) and block and not isinstance(s, gast.FunctionDef):
+                _insert(block, guards)
+        out.extend(guards.get(id(s), ()))
+        out.append(s)
+    stmts[:] = out
