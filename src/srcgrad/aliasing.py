@@ -262,16 +262,17 @@ def _view_source(s):
         return None, None
     if not isinstance(v, gast.Call):
         return None, None
-    if isinstance(v.func, gast.Attribute) and isinstance(v.func.value, gast.Name) and \
-            v.func.attr in VIEW_METHODS:
-        return [v.func.value.id], SURE
     args = [a.id for a in list(v.args) + [k.value for k in v.keywords]
             if isinstance(a, gast.Name)]
     if op is not None and op.kind == "rule":
-        if getattr(op.rule.func, "__name__", "") in VIEW_FUNCTIONS:
+        # np.reshape(y, s) / y.reshape(s) (a method's rule binds y first)
+        if getattr(op.rule.func, "__name__", "") in VIEW_FUNCTIONS | VIEW_METHODS:
             first = [a for a in op.args.values() if isinstance(a, gast.Name)]
             return ([first[0].id] if first else None), SURE
         return None, None
+    if isinstance(v.func, gast.Attribute) and isinstance(v.func.value, gast.Name) and \
+            v.func.attr in VIEW_METHODS:
+        return [v.func.value.id], SURE
     if op is not None and op.kind in ("copy", "literal"):
         return None, None                    # a new container (see _container_items)
     if op is not None and op.kind == "pop":

@@ -84,6 +84,11 @@ def unbroadcast(g, x):
     Also casts back to a Python float where ``x`` is one, so a float argument
     gets a float gradient.
     """
+    try:                                # the common case first: nothing to sum
+        if g.shape == x.shape:
+            return g
+    except AttributeError:
+        pass
     # x is the operand, or (when only its shape was recorded) its shape tuple
     xs = x if type(x) is tuple else getattr(x, "shape", None)
     gs = getattr(g, "shape", ())
