@@ -141,6 +141,64 @@ def located(e, path):
     return path in str(e) or getattr(e, "filename", None) == path
 
 
+def _rand_like(a, rng):
+    if isinstance(a, np.ndarray):
+        return rng.normal(size=a.shape)
+    return float(rng.normal())
+
+
+def _dot(grads, tangents):
+    return sum(float(np.sum(np.asarray(g) * np.asarray(t))) for g, t in zip(grads, tangents))
+
+
+def check_jvp(f, args, floats, grads, value, rng):
+    """Forward mode: sg.jvp(f) against the (checked) gradient: J t == <grad, t>."""
+    tangents = [_rand_like(args[i], rng) if i in floats else None for i in range(len(args))]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out, dout = sg.jvp(f, tuple(_copy(args)), tuple(tangents))
+    if not _same(out, value):
+        return f"jvp value {out!r} != f(*args) {value!r}"
+    expect = _dot(grads, [tangents[i] for i in floats])
+    if not abs(float(dout) - expect) <= 1e-6 * (1 + abs(expect)):
+        return f"jvp tangent {float(dout)!r} != <grad, t> {expect!r}"
+    return None
+
+
+def check_hvp(f, args, i, rng):
+    """Forward over reverse: sg.hvp(f) against central differences of sg.grad."""
+    v = _rand_like(args[i], rng)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        h = sg.hvp(f, wrt=i)(*_copy(args), v=v)
+        g = sg.grad(f, wrt=i)
+        eps = 1e-5
+        up, dn = _copy(args), _copy(args)
+        up[i] = args[i] + eps * v
+        dn[i] = args[i] - eps * v
+        fd_ = (np.asarray(g(*up)) - np.asarray(g(*dn))) / (2 * eps)
+        fd2 = (np.asarray(g(*_perturb_dir(args, i, v, 1e-4))) -
+               np.asarray(g(*_perturb_dir(args, i, v, -1e-4)))) / 2e-4
+    if np.shape(h) != np.shape(args[i]):
+        return f"hvp has shape {np.shape(h)}, argument {np.shape(args[i])}"
+    scale = 1.0 + float(np.max(np.abs(fd_)))
+    if np.allclose(h, fd_, rtol=1e-4, atol=1e-5 * scale) or \
+            np.allclose(h, fd2, rtol=1e-4, atol=1e-5 * scale):
+        return None
+    if not np.allclose(fd_, fd2, rtol=1e-3, atol=1e-4 * scale):
+        return "kink"
+    return f"hvp {np.asarray(h).ravel()!r} != finite differences of grad {fd_.ravel()!r}"
+
+
+def _perturb_dir(args, i, v, h):
+    out = _copy(args)
+    out[i] = args[i] + h * v
+    return out
+
+
+EXTRA = {"jvp": False, "hvp": False}     # also check forward mode / second order
+
+
 def check_program(program, draws=4):
     """Run every check on one program; returns an Outcome."""
     try:
@@ -229,6 +287,27 @@ def check_program(program, draws=4):
             continue
         if err:
             return Outcome("fail", f"grad(wrt={names[i]!r}): {err}", program)
+        for kind in ("jvp", "hvp"):
+            if not EXTRA[kind]:
+                continue
+            try:
+                if kind == "jvp":
+                    err = check_jvp(f, args, floats, grads, value, rng)
+                else:
+                    err = check_hvp(f, args, i, rng)
+            except (sg.UnsupportedSyntaxError, sg.NonDifferentiableError) as e:
+                if not located(e, path):
+                    return Outcome("fail", f"{kind}: refusal not located: {e}", program)
+                return Outcome("rejected", f"{kind}: {type(e).__name__}: "
+                                           f"{str(e).splitlines()[0]}", program)
+            except Exception:
+                return Outcome("fail", f"{kind} raised:\n" + traceback.format_exc(), program)
+            if not _same(args, orig):
+                return Outcome("fail", f"{kind} changed its inputs", program)
+            if err == "kink":
+                continue
+            if err:
+                return Outcome("fail", f"{kind}: {err}", program)
         return Outcome("ok", "", program)
     return Outcome("skipped", last, program)
 
@@ -336,8 +415,11 @@ def main(argv):
     ap.add_argument("--seed", type=int, action="append")
     ap.add_argument("-v", action="store_true")
     ap.add_argument("--min", action="store_true", help="minimize each failing program")
+    ap.add_argument("--jvp", action="store_true", help="also check sg.jvp (forward mode)")
+    ap.add_argument("--hvp", action="store_true", help="also check sg.hvp (second order)")
     ap.add_argument("--stop", type=int, default=20, help="stop after this many failures")
     o = ap.parse_args(argv)
+    EXTRA["jvp"], EXTRA["hvp"] = o.jvp, o.hvp
     seeds = o.seed or range(o.start, o.start + (o.many or N_SEEDS))
     counts = collections.Counter()
     reasons = collections.Counter()

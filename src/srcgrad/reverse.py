@@ -844,8 +844,13 @@ def _check_aliases(body, info, kinds=None, params=()):
     # parameter may then be a float, and ``s = a; s += 1`` is common and right)
     # srcgrad's own generated code writes ``dx += e`` only on adjoints it owns (no alias)
     own_code = getattr(info.func, "__srcgrad_transformable__", False)
+    if own_code:
+        # generated code (transformed again: hvp, hessian) was checked as the user's
+        # code; its record stack holds values that the sweeps restore, and its
+        # in-place adjoint updates are on adjoints it owns
+        return
     soft = set()
-    if kinds is not None and not own_code:
+    if kinds is not None:
         soft = {n.targets[0].id for s in body for n in gast.walk(s)
                 if isinstance(n, gast.Assign) and getattr(n, "srcgrad_inplace", False)
                 and kinds.get(n.targets[0].id) != "float"}
