@@ -200,8 +200,10 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     if mode == "split":  # the forward returns everything the backward reads, on any path
         maybe_unbound |= A.names_read(bwd) & A.names_stored(fwd)
     init = sorted(n for n in maybe_unbound if n not in params and not _always_bound(n, fwd))
-    for n in init:
-        prologue.append(A.assign(n, A.const(None)))
+    if init:   # one line: ``add = matmul = h_prev = None`` (values pushed before first set)
+        node = A.assign(init[0], A.const(None))
+        node.targets = [A.store(n) for n in init]
+        prologue.append(node)
     if rev.stack:
         prologue.append(A.assign(rev.stack, gast.List(elts=[], ctx=gast.Load())))
     fwd = prologue + fwd
