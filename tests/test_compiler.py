@@ -603,9 +603,23 @@ def test_in_place_numpy_calls_are_rejected_not_silently_zero(f, text):
     assert HERE in msg and f"line {line_of(f, text)}" in msg
 
 
-def test_lambda_builtin_and_sourceless_functions_give_type_errors():
+def test_lambdas_are_transformed_from_their_file():
+    """A lambda's source is found in its file's AST (by line, parameters and column)."""
+    assert sg.grad(lambda x: x * 2.0)(1.5) == 2.0
+    double, cube = (lambda x: x * 2.0), (lambda x: x * x * x)   # two on one line
+    assert sg.grad(double)(1.5) == 2.0 and sg.grad(cube)(2.0) == 12.0
+    x = np.array([0.5, -1.0])
+    np.testing.assert_allclose(sg.grad(lambda v: np.sum(np.sin(v) * v))(x),
+                               np.cos(x) * x + np.sin(x), rtol=1e-12)
+    assert "def grad_lambda_(a, b):" in sg.source(lambda a, b: a * b, wrt=0)
+    assert sg.grad(sg.grad(lambda t: t ** 3))(2.0) == 12.0
+    ns = {}
+    exec("f = lambda x: x * 2\n", ns)
     with pytest.raises(TypeError, match="lambda"):
-        sg.grad(lambda x: x * 2)(1.0)
+        sg.grad(ns["f"])(1.0)
+
+
+def test_builtin_and_sourceless_functions_give_type_errors():
     for builtin in (np.sin, math.sin, len, np.add.reduce):
         with pytest.raises(TypeError, match="Python functions defined with 'def'"):
             sg.grad(builtin)(1.0)

@@ -62,17 +62,68 @@ def check_function(func):
             f"srcgrad can only transform Python functions defined with 'def'; "
             f"got {func!r} ({type(func).__name__}). Wrap it in a def, or register a rule "
             f"for it with @sg.adjoint.")
-    if func.__name__ == "<lambda>":
-        raise TypeError(
-            f"srcgrad cannot transform a lambda ({func.__code__.co_filename}, line "
-            f"{func.__code__.co_firstlineno}): its source is not a statement. "
-            f"Write it as a def.")
+
+
+_FILE_TREES = {}
+
+
+def _lambda_ast(func):
+    """A ``lambda`` as ``def lambda_(args): return body``, found in its file's AST.
+
+    The lambda is the one on its code's first line whose parameters match and,
+    where a line holds several, whose body starts at the column the code object
+    records.  Anything ambiguous is a clear TypeError asking for a def.
+    """
+    code = func.__code__
+    filename = code.co_filename
+    lines = linecache.getlines(filename, func.__globals__)
+    where = f"{filename}, line {code.co_firstlineno}"
+    if not lines:
+        raise TypeError(f"srcgrad cannot read the source of this lambda ({where}); "
+                        f"define it with def in a .py file")
+    src = "".join(lines)
+    key = (filename, hash(src))
+    tree = _FILE_TREES.get(key)
+    if tree is None:
+        try:
+            tree = _FILE_TREES[key] = gast.parse(src)
+        except SyntaxError:
+            raise TypeError(f"srcgrad cannot parse the file of this lambda ({where}); "
+                            f"write it as a def") from None
+    nargs = code.co_argcount + code.co_kwonlyargcount
+    names = list(code.co_varnames[:nargs])
+    found = []
+    for node in gast.walk(tree):
+        if isinstance(node, gast.Lambda) and node.lineno == code.co_firstlineno:
+            a = node.args
+            params = [x.id for x in list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)]
+            if params == names:
+                found.append(node)
+    if len(found) > 1 and hasattr(code, "co_positions"):   # Python 3.11+
+        cols = {p[2] for p in code.co_positions() if p[0] == code.co_firstlineno and
+                p[2] is not None and p[3] is not None and p[3] > p[2]}
+        first = min(cols) if cols else None
+        found = [n for n in found if n.body.col_offset == first] or found
+    if len(found) != 1:
+        raise TypeError(f"srcgrad cannot tell which lambda on {where} this is; write it "
+                        f"as a def")
+    lam = found[0]
+    ret = gast.Return(value=lam.body)
+    ret.lineno, ret.col_offset = lam.body.lineno, lam.body.col_offset
+    fdef = gast.FunctionDef(name="lambda_", args=lam.args, body=[ret], decorator_list=[],
+                            returns=None, type_comment=None,
+                            **({"type_params": []} if "type_params" in gast.FunctionDef._fields
+                               else {}))
+    fdef.lineno, fdef.col_offset = lam.lineno, lam.col_offset
+    return fdef, SourceInfo(func, filename, lam.lineno, lines, 0)
 
 
 def get_function_ast(func):
-    """(gast.FunctionDef, SourceInfo) for a Python function."""
+    """(gast.FunctionDef, SourceInfo) for a Python function (or lambda)."""
     func = unwrap(func)
     check_function(func)
+    if func.__name__ == "<lambda>":
+        return _lambda_ast(func)
     filename = func.__code__.co_filename
     try:
         lines, first = inspect.findsource(func)
