@@ -1005,3 +1005,10 @@ def test_methods_and_callable_objects_are_transformed():
     np.testing.assert_allclose(g, np.tanh(2 * x), rtol=1e-12)
     gx = sg.grad(_LAYER.loss, wrt="x")(x, w)
     np.testing.assert_allclose(gx, w * 2 * (1 - np.tanh(2 * x) ** 2), rtol=1e-12)
+
+
+def test_argnum_and_argnums_spell_wrt():
+    def f(x, y):
+        return x * y * y
+    assert sg.grad(f, argnum=1)(2.0, 3.0) == 12.0
+    assert sg.grad(f, argnums=(0, 1))(2.0, 3.0) == (9.0, 12.0)

@@ -243,7 +243,10 @@ def _to_tensors(x):
 
 
 def _decorator(mode):
-    def transform(f=None, wrt=None):
+    def transform(f=None, wrt=None, *, argnum=None, argnums=None):
+        # autograd spells wrt ``argnum``, JAX ``argnums``: accepted so their code ports as is
+        if wrt is None:
+            wrt = argnum if argnum is not None else argnums
         if f is None:
             return lambda g: GradFunction(g, wrt, mode)
         if isinstance(f, (int, str, tuple)) and not callable(f):
