@@ -1012,3 +1012,15 @@ def test_argnum_and_argnums_spell_wrt():
         return x * y * y
     assert sg.grad(f, argnum=1)(2.0, 3.0) == 12.0
     assert sg.grad(f, argnums=(0, 1))(2.0, 3.0) == (9.0, 12.0)
+
+
+def test_tensor_spellings_stop_gradients_on_arrays_too():
+    """x.data / x.detach() / x.numpy() inside transformed code: no gradient, and on a
+    NumPy array they are the array itself (not its memory buffer, not an AttributeError)."""
+    def f(x):
+        y = x.data * 2 + x.detach() * 3 + sg.detach(x) * 4 + x.numpy()
+        return np.sum(y * x) + x.sum().item()
+    x = np.array([1., 2.])
+    np.testing.assert_allclose(sg.grad(f)(x), 10 * x)
+    t = sg.tensor([1., 2.], requires_grad=True)
+    assert sg.grad(f)(t).tolist() == [10.0, 20.0]

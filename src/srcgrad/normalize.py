@@ -692,6 +692,11 @@ class Normalizer:
                                                                         _base_of(e.operand))), e)
         if isinstance(e, gast.Call):
             func = e.func
+            if isinstance(func, gast.Attribute) and func.attr in ("detach", "numpy") and \
+                    not e.args and not e.keywords and not self.is_static(func):
+                # x.detach() / x.numpy(): the Tensor spelling; arrays have no such method
+                obj = self.atom(func.value, pre, _base_of(func.value))
+                return A.copy_loc(A.call(A.attr(self.ad_name, "detach"), [obj]), e)
             if isinstance(func, gast.Attribute) and (self._is_local(func) or not self.is_static(func)):
                 obj = self.atom(func.value, pre, _base_of(func.value))
                 func = gast.Attribute(value=obj, attr=func.attr, ctx=gast.Load())
@@ -713,6 +718,10 @@ class Normalizer:
         if isinstance(e, gast.Attribute):
             if self.is_static(e):
                 return e
+            if e.attr == "data":
+                # x.data: a Tensor's value without its history; an array's own value
+                obj = self.atom(e.value, pre, _base_of(e.value))
+                return A.copy_loc(A.call(A.attr(self.ad_name, "data_of"), [obj]), e)
             return A.copy_loc(gast.Attribute(value=self.atom(e.value, pre, _base_of(e.value)),
                                              attr=e.attr, ctx=gast.Load()), e)
         if isinstance(e, gast.Subscript):
@@ -983,7 +992,7 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
             seen.clear()
             out.append(s)
             continue
-        stored = A.names_stored([s])
+        stored = A.names_stored([s]) | _changed_in_place(s)
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
                 not getattr(s, "srcgrad_nograd", False) and \
                 _pure_rhs(s.value, func) and not (A.names_read(s.value) & {s.targets[0].id}):
@@ -1004,6 +1013,21 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
         # anything stored here invalidates what depended on it
         seen = {k: v for k, v in seen.items() if v not in stored and not (reads[k] & stored)}
         out.append(s)
+    return out
+
+
+def _changed_in_place(s):
+    """Names a statement may change without rebinding them: ``y[i] = v`` changes y
+    (``np.sum(y)`` computed before is not ``np.sum(y)`` after), and a call statement
+    (``lst.append(v)``, ``np.add.at(y, i, v)``) may change what it is given."""
+    out = set()
+    if isinstance(s, gast.Assign):
+        for t in s.targets:
+            for n in gast.walk(t):
+                if isinstance(n, gast.Subscript) and isinstance(n.value, gast.Name):
+                    out.add(n.value.id)
+    elif isinstance(s, gast.Expr):
+        out |= A.names_read(s.value)
     return out
 
 

@@ -10,7 +10,7 @@ __all__ = [
     "unbroadcast", "expand", "zeros_like", "ones_like_grad", "reduced_grad",
     "index_grad", "setitem", "zero_index", "add_grads", "shape_of",
     "keep_axis", "moveaxis_back", "minmax_grad", "sort_grad", "cast_like",
-    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "add_at", "indexable", "indexable_grad",
+    "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "add_at", "detach", "data_of", "indexable", "indexable_grad",
     "keys_of", "sum_grad", "mean_grad",
 ]
 
@@ -473,3 +473,18 @@ def indexable_grad(g, x):
 def keys_of(d):
     """The keys of a dict, as a list (loops over ``d.items()`` index them)."""
     return list(d)
+
+
+def _plain_array(x):
+    return isinstance(x, (np.ndarray, np.generic, float, int)) or \
+        type(x).__module__.startswith("cupy")
+
+
+def detach(x):
+    """``x.detach()`` in transformed code: arrays and numbers are already plain values."""
+    return x if _plain_array(x) else x.detach()
+
+
+def data_of(x):
+    """``x.data`` in transformed code: an array stays itself (not its memory buffer)."""
+    return x if _plain_array(x) else x.data

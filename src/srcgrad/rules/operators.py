@@ -66,4 +66,5 @@ from .. import runtime as _rt  # noqa: E402
 defrule(_rt.indexable, "x", name="ad.indexable", vjp=dict(x="indexable_grad(g, x)"),
         jvp=dict(x="dx if not isinstance(x, dict) else zeros_like(ans)"))  # keys: zero tangents
 from .table import defnograd as _defnograd  # noqa: E402
-_defnograd(_rt.keys_of, names=["ad.keys_of"])
+_defnograd(_rt.keys_of, _rt.detach, _rt.data_of,
+           names=["ad.keys_of", "ad.detach", "ad.data_of"])
