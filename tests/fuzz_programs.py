@@ -205,8 +205,8 @@ class _Gen:
                 return None
             return code, val, mut
         kind = r.choices(["unary", "binary", "reduce", "index", "shape", "matmul", "where",
-                          "call", "ifexp", "floatfn", "pow"],
-                         [10, 12, 6, 5, 4, 2, 2, 2 if self.helpers else 0, 1, 3, 2])[0]
+                          "call", "ifexp", "floatfn", "pow", "einsum"],
+                         [10, 12, 6, 5, 4, 2, 2, 2 if self.helpers else 0, 1, 3, 2, 1])[0]
         sub = lambda: self._expr(env, ctx, depth + 1)  # noqa: E731
         a = sub()
         if a is None:
@@ -384,15 +384,25 @@ class _Gen:
             self.feat("where")
             return fn.format(ac, bc), None, True
         if kind == "call":
-            name, ptypes, rt, _ = r.choice(self.helpers)
-            args = []
-            for t in ptypes:
-                cand = [n for n in self.vals(env) if tkey(env[n].val) == t]
-                if not cand:
-                    return None
-                args.append(r.choice(cand))
+            hs = [h for h in self.helpers if h[2][0] != "tuple"]
+            if not hs:
+                return None
+            name, ptypes, rt, _ = r.choice(hs)
+            args = self.call_args(ptypes, env)
+            if args is None:
+                return None
             self.feat("helper_call")
-            return f"{name}({', '.join(args)})", None, False
+            return f"{name}({args})", None, False
+        if kind == "einsum":
+            b = sub()
+            if b is None:
+                return None
+            spec = r.choice(["'ij,j->i'", "'i,i->'", "'ij,ij->'", "'ij,kj->ik'", "'i,j->ij'",
+                             "'ij->j'"])
+            self.feat("einsum")
+            if spec == "'ij->j'":
+                return f"np.einsum({spec}, {ac})", None, True
+            return f"np.einsum({spec}, {ac}, {b[0]})", None, True
         if kind == "ifexp":
             b = sub()
             if b is None:
@@ -405,6 +415,25 @@ class _Gen:
             self.feat("ifexp")
             return f"({ac} if {cond} else {b[0]})", None, am and b[2]
         return None
+
+    def call_args(self, ptypes, env):
+        """Arguments for a helper: a variable of each parameter's type; a parameter
+        with a default (``("f", "default")``) is left out or passed by keyword."""
+        args = []
+        for j, t in enumerate(ptypes):
+            if len(t) == 2 and t[1] == "default":
+                if self.r.random() < 0.5:
+                    continue
+                cand = [n for n in self.vals(env) if tkey(env[n].val) == ("f",)]
+                val = self.r.choice(cand) if cand else self.r.choice(CONSTS)
+                args.append(f"p{j}={val}")
+                self.feat("keyword_arg")
+                continue
+            cand = [n for n in self.vals(env) if tkey(env[n].val) == t]
+            if not cand:
+                return None
+            args.append(self.r.choice(cand))
+        return ", ".join(args)
 
     def expr_of(self, t, env, ctx):
         """An expression of type ``t``."""
@@ -506,7 +535,11 @@ class _Gen:
         kinds += ["setitem"] * 3 + ["dict"] + ["tuple"]
         if ctx.depth < 2:
             kinds += ["if"] * 4 + ["for"] * 3 + ["while"] + ["listbuild"] * 2 + ["accum"] * 2
-            kinds += ["rows"]
+            kinds += ["rows", "monotone_while", "index_loop"]
+        if any(h[2][0] == "tuple" for h in self.helpers):
+            kinds += ["callunpack"] * 2
+        if ctx.fn == "main" and ctx.depth == 0:
+            kinds += ["closure"]
         if ctx.can_jump:
             kinds += ["jump"] * 2
         if ctx.depth >= 1 or ctx.loop:
@@ -551,8 +584,11 @@ class _Gen:
             return None
         n = self.r.choice(names)
         v = env[n]
-        op = self.r.choice(["+=", "-=", "*=", "+="])
+        op = self.r.choice(["+=", "-=", "*=", "+=", "/="])
         code, val, mut = self.expr(env, ctx)
+        if op == "/=":
+            code = f"2.0 + np.cos({code})" if type(val) is not float else \
+                f"2.0 + math.cos({code})"
         inplace = isinstance(v.val, np.ndarray)
         if inplace and not v.mut:
             return None
@@ -916,6 +952,92 @@ class _Gen:
         self.feat("accumulate")
         return lines
 
+    def s_callunpack(self, env, ctx):
+        hs = [h for h in self.helpers if h[2][0] == "tuple"]
+        name, ptypes, rt, _ = self.r.choice(hs)
+        args = self.call_args(ptypes, env)
+        if args is None:
+            return None
+        a, b = self.fresh(), self.fresh()
+        val = self.ev(f"{name}({args})", env, self._loopvals(ctx)) if False else None
+        try:
+            loc = {k: v.val for k, v in env.items()}
+            loc.update(self._loopvals(ctx))
+            with np.errstate(all="ignore"):
+                val = eval(f"{name}({args})", self.ns, loc)
+        except Exception:
+            return None
+        if not (isinstance(val, tuple) and len(val) == 2 and all(ok_value(x) for x in val)):
+            return None
+        env[a] = Var(val[0], False)
+        env[b] = Var(val[1], False)
+        self.feat("helper_tuple_unpack")
+        return [(0, f"{a}, {b} = {name}({args})")]
+
+    def s_closure(self, env, ctx):
+        """A function defined inside f, reading one of f's variables (inlined)."""
+        names = self.vals(env)
+        if not names:
+            return None
+        cap = self.r.choice(names)
+        g = self.fresh("g")
+        u = self.fresh("u")
+        sub = {u: Var(self.standin(tkey(env[cap].val)), False), cap: env[cap]}
+        code, val, _ = self.expr(sub, Ctx(fn="helper"))
+        arg = self.r.choice([n for n in names if tkey(env[n].val) == tkey(env[cap].val)])
+        out = self.fresh()
+        res = self.ev(code, {u: env[arg], cap: env[cap]})
+        if res is None:
+            return None
+        env[out] = Var(res, False)
+        self.feat("closure")
+        return [(0, f"def {g}({u}):"), (1, f"return {code}"), (0, f"{out} = {g}({arg})")]
+
+    def s_monotone_while(self, env, ctx):
+        """``while s < bound``: s grows by at least 0.3 a trip (a data-dependent count)."""
+        names = self.vals(env)
+        scal = [n for n in names if np.ndim(env[n].val) == 0]
+        if not scal:
+            return None
+        src = self.r.choice(scal)
+        s_ = self.fresh("s")
+        k = self.r.choice(["1.0", "1.5", "2.5"])
+        lines = [(0, f"{s_} = 0.0"), (0, f"while {s_} < {k}:"),
+                 (1, f"{s_} = {s_} + abs({src}) * 0.5 + 0.3")]
+        inner = ctx.inner(depth=ctx.depth + 1, loop=True, frozen=self._frozen_env(env, ctx))
+        e1 = dict(env)
+        body, _ = self.block(e1, inner, self.r.randint(0, 2))
+        lines += [(d + 1, t) for d, t in body]
+        for n in list(env):
+            if n in e1 and e1[n].kind == "val" and env[n].kind == "val":
+                env[n] = Var(env[n].val, env[n].mut and e1[n].mut)
+        env[s_] = Var(float(k) if type(env[src].val) is float else np.float64(float(k)), True)
+        self.feat("monotone_while")
+        return lines
+
+    def s_index_loop(self, env, ctx):
+        """``for i in range(len(v))``: reads v[i] (and maybe writes a copy's y[i])."""
+        cands = [n for n in self.vals(env) if isinstance(env[n].val, np.ndarray) and
+                 env[n].val.ndim >= 1]
+        if not cands:
+            return None
+        v = self.r.choice(cands)
+        i = self.fresh("i")
+        lines = [(0, f"for {i} in range(len({v})):")]
+        inner = ctx.inner(depth=ctx.depth + 1, loop=True, frozen=self._frozen_env(env, ctx),
+                          loopvars=ctx.loopvars + ((i, len(env[v].val)),), can_jump=True)
+        e1 = dict(env)
+        row = self.fresh()
+        e1[row] = Var(env[v].val[0], False)
+        body, _ = self.block(e1, inner, self.r.randint(1, 3))
+        lines.append((1, f"{row} = {v}[{i}]"))
+        lines += [(d + 1, t) for d, t in body]
+        for n in list(env):
+            if n in e1 and e1[n].kind == "val" and env[n].kind == "val":
+                env[n] = Var(env[n].val, env[n].mut and e1[n].mut)
+        self.feat("range_len_loop")
+        return lines
+
     def s_jump(self, env, ctx):
         c = self.cond(env, ctx)
         j = self.r.choice(["break", "continue"])
@@ -942,14 +1064,29 @@ class _Gen:
             p = f"p{j}"
             params.append((p, t))
             env[p] = Var(self.standin(t), False)
+        sig = [p for p, _ in params]
+        if r.random() < 0.3:
+            # a float parameter with a default: callers leave it out or pass it by keyword
+            p = f"p{nparams}"
+            d = r.choice(CONSTS)
+            params.append((p, ("f", "default")))
+            env[p] = Var(float(d), False)
+            sig.append(f"{p}={d}")
         ctx = Ctx(fn="helper")
         code, val, _ = self.expr(env, ctx)
         rt = tkey(val)
         ctx.rtype = rt
-        body, ret = self.block(env, ctx, r.randint(0, 3))
-        lines = [f"def {name}({', '.join(p for p, _ in params)}):"]
+        tuple_ret = r.random() < 0.25
+        body, ret = self.block(env, ctx, r.randint(0, 3)) if not tuple_ret else \
+            self.block(env, ctx.inner(depth=2), r.randint(0, 2))
+        lines = [f"def {name}({', '.join(sig)}):"]
         lines += ["    " * (1 + d) + t for d, t in body]
-        if not ret:
+        if tuple_ret and not ret:
+            c1, v1, _ = self.expr(env, ctx)
+            c2, v2, _ = self.expr(env, ctx)
+            lines.append(f"    return {c1}, {c2}")
+            rt = ("tuple", (tkey(v1), tkey(v2)))
+        elif not ret:
             code, val, _ = self.expr_of(rt, env, ctx)
             lines.append(f"    return {code}")
         src = "\n".join(lines) + "\n"

@@ -234,6 +234,27 @@ def dead_branch_leaves_comment(x, w):
     return 0.5 * v15 ** 2 + -1.5 * v17 ** 2 + 2.0 * np.sin(v9)
 
 
+# Common-subexpression elimination reused ``np.sum(x)`` computed before ``x[0:] = v``
+# changed x in place: a wrong value and gradient.
+@case(np.array([0.1, 0.2, 0.3]))
+def cse_across_setitem(x):
+    v1 = x
+    x = np.cumsum(x)
+    y2 = np.copy(v1)
+    y2[[0, 0]] = np.sum(x)
+    x[0:] = np.maximum(abs(y2) ** 1.5, 0.1) - x
+    return np.mean(np.sin(y2)) + -1.5 * np.sum(v1 ** 2) + 0.5 * np.sum(x)
+
+
+@case(np.array([0.1, 0.2, 0.3]))
+def cse_across_append(x):
+    lst = [x * 2.0]
+    a = np.stack(lst)
+    lst.append(x * 3.0)
+    b = np.stack(lst)
+    return np.sum(a) + np.sum(b ** 2)
+
+
 @pytest.mark.parametrize("f,args,wrt,rtol,atol", [c[:5] for c in CASES],
                          ids=[c[5] for c in CASES])
 def test_regression(f, args, wrt, rtol, atol):
@@ -345,3 +366,49 @@ def test_regression_second_order():
         g = lambda a: sg.grad(f, wrt=0)(a, v)  # noqa: E731
         fd = (g(x + eps) - g(x - eps)) / (2 * eps)
         np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-6)
+
+
+# -- second order (forward over reverse) of generated code --------------------------------
+def hvp_append_then_sum(x):
+    lst = [np.sign(x) * 0.5]
+    lst.append(x)
+    v = sum(lst)
+    return np.sum(np.tanh(v) * v)
+
+
+def hvp_append_then_array(x, w):
+    lst = [w * 2.0]
+    lst.append((1.0 + x * x) ** w)
+    v8 = np.array(lst)
+    return np.sum(v8 ** 2)
+
+
+def hvp_row_augassign_2d(x, w):
+    v3 = np.max(x)
+    y4 = w.copy()
+    y4[0] *= v3
+    y4 -= v3
+    return np.sum(np.cos(y4))
+
+
+def hvp_einsum(x, w):
+    a = np.einsum('ij,ij->', x, w * x)
+    return np.sin(a) + np.sum(np.tanh(np.einsum('ij,kj->ik', x, w)))
+
+
+@pytest.mark.parametrize("f", [hvp_append_then_sum, hvp_append_then_array,
+                               hvp_row_augassign_2d, hvp_einsum])
+def test_hvp_regression(f):
+    """``seq_sum_grad(dt, lst) + zeros_like(dlst)`` concatenated two lists (the zero
+    term of a helper's container argument), and ``einsum_grad(...) + ...`` two tuples;
+    a tangent viewed by ``dr = dY[0]`` was then written in place (``dY[0] = t``),
+    changing dr, which the reverse sweep being differentiated reads again after
+    restoring Y[0]."""
+    rng = np.random.default_rng(66)
+    x, w, v = rng.normal(size=(2, 3)), rng.normal(size=(2, 3)), rng.normal(size=(2, 3))
+    args = (x, w) if f is not hvp_append_then_sum else (x,)
+    h = sg.hvp(f, wrt=0)(*args, v=v)
+    g = sg.grad(f, wrt=0)
+    eps = 1e-6
+    fd = (g(x + eps * v, *args[1:]) - g(x - eps * v, *args[1:])) / (2 * eps)
+    np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-6)

@@ -128,14 +128,16 @@ def check(body, info, kinds, params, hard, soft, temps, ad_name):
             where = sn if sn is not None and not _allocates(sn, o) else sy
             if where is None:
                 where = stmt
-            msg = _message(y, n, where, stmt, held)
+            core = _message(y, n, where, stmt, held, info)
             if sure or n not in env.bound:
-                raise info.error(stmt if held else where, msg)
-            err = info.error(stmt if held else where, msg)
-            g = A.expr_stmt(A.call(A.attr(ad_name, "alias_guard"),
-                                   [A.name(y), A.name(n), A.const(err.msg.split("\n")[0]),
-                                    A.const(err.filename), A.const(err.lineno),
-                                    A.const(err.offset), A.const(bool(rebinds))]), like=stmt)
+                raise info.error(stmt if held else where, core + ADVICE)
+            err = info.error(stmt if held else where, core)
+            # the run-time check raises the same located error (``ADVICE`` appended)
+            args = [A.name(y), A.name(n), A.const(core), A.const(err.filename),
+                    A.const(err.lineno)]
+            if rebinds:
+                args.append(A.const(True))
+            g = A.expr_stmt(A.call(A.attr(ad_name, "alias_guard"), args), like=stmt)
             from .activity import Op
             g.srcgrad_op = Op("nograd")
             lst = guards.setdefault(id(stmt), [])
@@ -298,21 +300,22 @@ def _container_items(s):
     return [], None
 
 
-def _message(y, n, where, stmt, held):
+ADVICE = ("; srcgrad would compute gradients as if they were copies. Make the copy "
+          "explicit (.copy() or np.array(...)).")
+
+
+def _message(y, n, where, stmt, held, info):
+    """What shares memory, where, and what changes it (ADVICE completes it)."""
+    change = getattr(stmt, "lineno", "?")
     if held:
-        return (f"'{y}' is changed in place here, but '{n}' holds the same array (a "
-                f"tuple, list or dict, line {getattr(where, 'lineno', '?')}) and would "
-                f"change too; srcgrad would compute gradients as if it held a copy. Put "
-                f"'{y}.copy()' in the container, or change a copy of '{y}'.")
-    t = where.targets[0] if isinstance(where, gast.Assign) else None
-    t_name = t.id if isinstance(t, gast.Name) else y
-    other = n if t_name == y else y
-    shown = A.unparse_short(where.value, 80) if isinstance(where, gast.Assign) else n
-    return (f"'{t_name}' may share memory with '{other}' (line "
-            f"{getattr(where, 'lineno', '?')}), and '{y}' is changed in place at line "
-            f"{getattr(stmt, 'lineno', '?')} while '{n}' is still used; srcgrad would "
-            f"compute gradients as if they were copies. Write '{t_name} = {shown}.copy()' "
-            f"(or np.array(...)) to make the copy explicit.")
+        return (f"'{y}' is changed in place at line {change}, but '{n}' (a tuple, list "
+                f"or dict) holds the same array")
+    text = (info.line(getattr(where, "lineno", None)) or "").strip()   # the user's line
+    if not text or len(text) > 60:
+        text = A.unparse_short(where, 60).strip() if isinstance(where, gast.Assign) else n
+    return (f"'{text}' (line {getattr(where, 'lineno', '?')}) may make '{n}' share "
+            f"memory with '{y}', which line {change} changes in place while '{n}' is "
+            f"still used")
 
 
 def _insert(stmts, guards):

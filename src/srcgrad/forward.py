@@ -186,6 +186,13 @@ class Forward(LineComments):
             st.owned.add(y)       # arithmetic made a new array
         else:
             st.owned.discard(y)   # maybe a view of (or the same object as) another tangent
+            # ... so that other tangent must not be written in place either: after
+            # ``dr = dY[0]``, ``dY[0] = t`` would change dr (which a reverse sweep
+            # being differentiated reads again, after restoring Y[0])
+            srcs = op.diff_names() if op.kind == "rule" else \
+                [(None, n) for n in getattr(op, "names", ())]
+            for _, n in srcs:
+                st.owned.discard(n)
         return out
 
     def tangent_expr(self, s, op, st):
@@ -248,12 +255,24 @@ class Forward(LineComments):
             terms.append(tree)
         if not terms:
             return None
+        if (getattr(rule.func, "__module__", "") or "").startswith("srcgrad."):
+            # a runtime helper's ``zeros_like(ans)`` term (its container argument is
+            # structure, no tangent) adds nothing; with a list tangent
+            # (``seq_sum_grad(dt, lst) + zeros_like(dlst)``), ``+`` concatenated lists
+            nonzero = [t for t in terms if not (
+                isinstance(t, gast.Call) and isinstance(t.func, gast.Attribute) and
+                t.func.attr == "zeros_like" and isinstance(t.func.value, gast.Name) and
+                t.func.value.id == self.names.ad)]
+            terms = nonzero or terms[:1]
         if self.expand_is_noop(op, st):
             terms = [self.strip_expand(t) for t in terms]
         terms = [_Fold().visit(t) for t in terms]
         total = terms[0]
+        # a runtime helper may return a tuple or list of gradients (``einsum_grad``,
+        # ``seq_sum_grad``): its tangent terms add item by item (``+`` concatenated)
+        helper = (getattr(rule.func, "__module__", "") or "").startswith("srcgrad.")
         for t in terms[1:]:
-            if rule.func in _STRUCTURED_SUMS:    # gradients of containers add item by item
+            if rule.func in _STRUCTURED_SUMS or helper:    # containers add item by item
                 total = A.call(A.attr(self.names.ad, "add_grads"), [total, t])
             elif isinstance(t, gast.UnaryOp) and isinstance(t.op, gast.USub):
                 total = gast.BinOp(left=total, op=gast.Sub(), right=t.operand)  # a - b

@@ -419,7 +419,7 @@ def item_grad(g, key, x):
 __all__ += ["item_grad"]
 
 
-def alias_guard(y, other, message, filename=None, lineno=None, col=None, rebinds=False):
+def alias_guard(y, other, message, filename=None, lineno=None, rebinds=False):
     """In front of an in-place change of ``y`` (``y[i] = v``, or ``y += v`` when
     ``rebinds``) that ``other``, still used later, may see: srcgrad's refusal, located
     in the user's code, if the two really share memory (``other`` is y, a view of it,
@@ -428,9 +428,11 @@ def alias_guard(y, other, message, filename=None, lineno=None, col=None, rebinds
         return
     if _holds(other, y):
         import linecache
+        from .aliasing import ADVICE
         from .errors import UnsupportedSyntaxError
         line = linecache.getline(filename, lineno) if filename and lineno else None
-        raise UnsupportedSyntaxError(message, filename, lineno, (col or 1) - 1, line)
+        col = len(line) - len(line.lstrip()) if line else 0
+        raise UnsupportedSyntaxError(message + ADVICE, filename, lineno, col, line)
 
 
 def _is_mutable_array(x):
