@@ -481,7 +481,7 @@ SAMPLES["ad.norm_grad"] = [
     S(0.7, np.linalg.norm(_V5, 3), _V5, 3), S(0.7, np.linalg.norm(_V5, 1), _V5, 1),
     S(1.2, np.linalg.norm(_M34, "fro"), _M34, "fro"),
     S(A(3, 1), np.linalg.norm(_M34, axis=1, keepdims=True), _M34, None, 1, True),
-    S(0.5, np.linalg.vector_norm(_M34), _M34, 2, None, False, True)]
+    S(0.5, np.linalg.norm(_M34.ravel()), _M34, 2, None, False, True)]   # vector_norm of a matrix
 SAMPLES["ad.norm_jvp"] = [S(A(5), np.linalg.norm(_V5), _V5),
                           S(A(3, 4), np.linalg.norm(_M34, axis=1), _M34, None, 1),
                           S(A(5), np.linalg.norm(_V5, 3), _V5, 3)]

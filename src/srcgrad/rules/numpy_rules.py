@@ -188,14 +188,15 @@ defrule(np.linalg.norm, "x, ord=None, axis=None, keepdims=False",
         vjp=dict(x="norm_grad(g, ans, x, ord, axis, keepdims)"),
         jvp=dict(x="norm_jvp(dx, ans, x, ord, axis, keepdims)"),
         torch_name="LinalgVectorNormBackward0")
-defrule(np.linalg.vector_norm, "x, axis=None, keepdims=False, ord=2",
-        vjp=dict(x="norm_grad(g, ans, x, ord, axis, keepdims, vector=True)"),
-        jvp=dict(x="norm_jvp(dx, ans, x, ord, axis, keepdims, vector=True)"),
-        torch_name="LinalgVectorNormBackward0")
-defrule(np.linalg.matrix_norm, "x, keepdims=False, ord='fro'",
-        vjp=dict(x="norm_grad(g, ans, x, ord, (-2, -1), keepdims)"),
-        jvp=dict(x="norm_jvp(dx, ans, x, ord, (-2, -1), keepdims)"),
-        torch_name="LinalgMatrixNormBackward0")
+if hasattr(np.linalg, "vector_norm"):   # NumPy 2.0+
+    defrule(np.linalg.vector_norm, "x, axis=None, keepdims=False, ord=2",
+            vjp=dict(x="norm_grad(g, ans, x, ord, axis, keepdims, vector=True)"),
+            jvp=dict(x="norm_jvp(dx, ans, x, ord, axis, keepdims, vector=True)"),
+            torch_name="LinalgVectorNormBackward0")
+    defrule(np.linalg.matrix_norm, "x, keepdims=False, ord='fro'",
+            vjp=dict(x="norm_grad(g, ans, x, ord, (-2, -1), keepdims)"),
+            jvp=dict(x="norm_jvp(dx, ans, x, ord, (-2, -1), keepdims)"),
+            torch_name="LinalgMatrixNormBackward0")
 _cumsum = defrule(np.cumsum, "a, axis=None, dtype=None, out=None",
                   vjp=dict(a="cumsum_grad(g, a, axis)"), jvp=dict(a="np.cumsum(da, axis=axis)"),
                   torch_name="CumsumBackward0")
@@ -260,9 +261,10 @@ defrule(np.linalg.matrix_power, "a, n",
 defrule(np.linalg.multi_dot, "arrays, out=None",
         vjp=dict(arrays="multi_dot_grad(g, arrays)"),
         jvp=dict(arrays="multi_dot_jvp(darrays, arrays)"))
-defrule(np.vecdot, "x, y, out=None, axis=-1",
-        vjp=dict(x="vecdot_grad(g, x, y, axis)", y="vecdot_grad(g, y, x, axis)"),
-        jvp=dict(x="np.vecdot(dx, y, axis=axis)", y="np.vecdot(x, dy, axis=axis)"))
+if hasattr(np, "vecdot"):       # NumPy 2.0+
+    defrule(np.vecdot, "x, y, out=None, axis=-1",
+            vjp=dict(x="vecdot_grad(g, x, y, axis)", y="vecdot_grad(g, y, x, axis)"),
+            jvp=dict(x="np.vecdot(dx, y, axis=axis)", y="np.vecdot(x, dy, axis=axis)"))
 if hasattr(np, "matvec"):       # NumPy 2.2+
     defrule(np.matvec, "A, v, out=None",
             vjp=dict(A="matvec_grad(g, A, v, 0)", v="matvec_grad(g, A, v, 1)"),
@@ -276,8 +278,9 @@ defrule(np.convolve, "a, v, mode='full'",
 defrule(np.correlate, "a, v, mode='valid'",
         vjp=dict(a="correlate_grad(g, a, v, mode, 0)", v="correlate_grad(g, a, v, mode, 1)"),
         jvp=dict(a="np.correlate(da, v, mode)", v="np.correlate(a, dv, mode)"))
-_mT = defrule(np.matrix_transpose, "x", vjp=dict(x="mT(g)"), jvp=dict(x="mT(dx)"),
-              torch_name="TransposeBackward0")
+if hasattr(np, "matrix_transpose"):   # NumPy 2.0+
+    _mT = defrule(np.matrix_transpose, "x", vjp=dict(x="mT(g)"), jvp=dict(x="mT(dx)"),
+                  torch_name="TransposeBackward0")
 
 # ---------------------------------------------------------------------------------------
 # Shape, joining and selection
@@ -602,7 +605,8 @@ _method(np.ndarray.flatten, _ravel, "a, order='C'", "flatten")
 _method(np.ndarray.transpose, _transpose, "a, *axes", "transpose",
         jvp=dict(a="da.transpose(*axes)"))
 _method(np.ndarray.T, _transpose, "a, axes=None", "T", attribute=True)
-_method(np.ndarray.mT, _mT, "x", "mT", attribute=True)
+if hasattr(np.ndarray, "mT"):
+    _method(np.ndarray.mT, _mT, "x", "mT", attribute=True)
 _method(np.ndarray.swapaxes, _swapaxes, "a, axis1, axis2", "swapaxes")
 _method(np.ndarray.squeeze, _squeeze, "a, axis=None", "squeeze")
 _method(np.ndarray.diagonal, _diagonal, "a, offset=0, axis1=0, axis2=1", "diagonal")
