@@ -108,10 +108,24 @@ class _Gen:
         self.features = set()
         self.helpers = []           # (name, [param tkeys], return tkey, source)
         self.vrng = np.random.default_rng(seed + 7)
+        self.used = set()
 
     # -- utilities -------------------------------------------------------------
+    # names generated code also uses (adjoints ``d<name>``, the record stack, the
+    # helpers' module ``ad``...): a user's variable may be called so too
+    TRICKY = ["dx", "dw", "da", "stack", "result", "cond", "value", "mul", "dv1", "seq",
+              "trips", "sum_", "ad", "dresult", "popped", "grads", "steps", "stop", "skip",
+              "returned", "x_arg", "dmul", "add", "saved", "index", "item", "choice"]
+
     def fresh(self, base="v"):
         self.n += 1
+        if base == "v" and self.r.random() < 0.06:
+            unused = [t for t in self.TRICKY if t not in self.used]
+            if unused:
+                name = self.r.choice(unused)
+                self.used.add(name)
+                self.feat("tricky_name")
+                return name
         return f"{base}{self.n}"
 
     def ev(self, code, env, extra=None):
@@ -539,7 +553,9 @@ class _Gen:
         if any(h[2][0] == "tuple" for h in self.helpers):
             kinds += ["callunpack"] * 2
         if ctx.fn == "main" and ctx.depth == 0:
-            kinds += ["closure"]
+            kinds += ["closure", "param_inplace"]
+        if ctx.fn == "main":
+            kinds += ["const", "while_true"]
         if ctx.can_jump:
             kinds += ["jump"] * 2
         if ctx.depth >= 1 or ctx.loop:
@@ -1023,7 +1039,8 @@ class _Gen:
             return None
         v = self.r.choice(cands)
         i = self.fresh("i")
-        lines = [(0, f"for {i} in range(len({v})):")]
+        bound = self.r.choice([f"len({v})", f"{v}.shape[0]"])
+        lines = [(0, f"for {i} in range({bound}):")]
         inner = ctx.inner(depth=ctx.depth + 1, loop=True, frozen=self._frozen_env(env, ctx),
                           loopvars=ctx.loopvars + ((i, len(env[v].val)),), can_jump=True)
         e1 = dict(env)
@@ -1037,6 +1054,61 @@ class _Gen:
                 env[n] = Var(env[n].val, env[n].mut and e1[n].mut)
         self.feat("range_len_loop")
         return lines
+
+    def s_while_true(self, env, ctx):
+        """``while True:`` ending by ``break`` after a few trips."""
+        k = self.fresh("k")
+        # no continue in the body: it would skip the break below (an endless loop)
+        inner = ctx.inner(depth=ctx.depth + 1, loop=True, frozen=self._frozen_env(env, ctx),
+                          can_jump=False)
+        e1 = dict(env)
+        body, _ = self.block(e1, inner, self.r.randint(1, 2))
+        c = self.cond(e1, inner)
+        bound = self.r.randint(1, 3)
+        lines = [(0, f"{k} = 0"), (0, "while True:"), (1, f"{k} += 1")]
+        lines += [(d + 1, t) for d, t in body]
+        lines += [(1, f"if {k} >= {bound} or ({c}):"), (2, "break")]
+        for n in list(env):
+            if n in e1 and e1[n].kind == "val" and env[n].kind == "val":
+                env[n] = Var(env[n].val, env[n].mut and e1[n].mut)
+        self.feat("while_true")
+        return lines
+
+    def s_param_inplace(self, env, ctx):
+        """``x += e`` / ``x[i] = e`` on an array argument: Python changes the caller's
+        array; srcgrad must compute the same value and gradient without doing so."""
+        cands = [p for p in self.params if p in env and isinstance(env[p].val, np.ndarray)
+                 and env[p].val.ndim >= 1 and tkey(env[p].val) == self.param_types[p]]
+        if not cands:
+            return None
+        p = self.r.choice(cands)
+        code, val, _ = self.expr_of(("a", ()), env, ctx) if self.r.random() < 0.5 else \
+            self.expr_of(tkey(env[p].val), env, ctx)
+        self.feat("param_inplace")
+        self.mutates = True
+        if self.r.random() < 0.5:
+            return [(0, f"{p} += {code}")]
+        return [(0, f"{p}[0] = {code}" if np.ndim(val) == 0 or np.ndim(env[p].val) > 1
+                 and np.shape(val) == np.shape(env[p].val[0]) else f"{p} *= 0.5")]
+
+    def s_const(self, env, ctx):
+        """A module-level constant array (read as a constant)."""
+        if not self.consts:
+            return None
+        c, val = self.r.choice(self.consts)
+        out = self.fresh()
+        cands = [n for n in self.vals(env) if isinstance(env[n].val, np.ndarray)]
+        if not cands:
+            return None
+        n = self.r.choice(cands)
+        form = self.r.choice(["{n} * {c}", "np.tanh({n} + {c})", "{n} - {c}"])
+        code = form.format(n=n, c=c)
+        res = self.ev(code, env, {c: val, **self._loopvals(ctx)})
+        if res is None:
+            return None
+        env[out] = Var(res, True)
+        self.feat("module_constant")
+        return [(0, f"{out} = {code}")]
 
     def s_jump(self, env, ctx):
         c = self.cond(env, ctx)
@@ -1101,6 +1173,13 @@ class _Gen:
 
     def main(self):
         r = self.r
+        self.mutates = False
+        self.consts = []
+        for j in range(r.choice([0, 0, 1])):
+            shape = r.choice([(3,), (2, 3), (2, 1)])
+            vals = np.round(self.vrng.normal(size=shape), 2)
+            self.consts.append((f"C{j}", vals))
+            self.ns[f"C{j}"] = vals
         for _ in range(r.choice([0, 0, 1, 1, 2])):
             self.helper()
         nparams = r.randint(1, 3)
@@ -1116,9 +1195,14 @@ class _Gen:
         if r.random() < 0.1:
             params.append(("n", ("int", r.randint(1, 3))))
             self.feat("int_param")
+        self.params = [p for p, _ in params]
+        self.param_types = {p: tkey(env[p].val) for p, _ in params if p in env}
         ctx = Ctx(fn="main")
         body, ret = self.block(env, ctx, r.randint(3, 9))
         lines = [f"def f({', '.join(p for p, _ in params)}):"]
+        if r.random() < 0.2:
+            lines.append('    """A generated function."""')
+            self.feat("docstring")
         if any(p == "n" for p, _ in params):
             lines.append("    for _i in range(n):")
             lines.append("        x = x * 0.9 + 0.1" if params[0][1] == "float" or
@@ -1127,11 +1211,16 @@ class _Gen:
         lines += ["    " * (1 + d) + t for d, t in body]
         if not ret:
             lines.append(f"    return {self.scalar_expr(env, ctx)}")
-        src = "import math\n\nimport numpy as np\n\n\n"
+        src = "import math\n\nimport numpy as np\n\n"
+        for c, val in self.consts:
+            src += f"{c} = np.array({val.tolist()!r})\n"
+        src += "\n\n"
         for _, _, _, hs in self.helpers:
             src += hs + "\n\n"
         src += "\n".join(lines) + "\n"
-        return Program(src, params, self.seed, set(self.features))
+        prog = Program(src, params, self.seed, set(self.features))
+        prog.mutates = self.mutates
+        return prog
 
 
 def _paren(code):

@@ -10,10 +10,16 @@ For each generated program ``f``:
 * no call changes its inputs;
 * srcgrad either differentiates ``f`` or refuses it with its located
   ``UnsupportedSyntaxError`` / ``NonDifferentiableError`` naming the program's file:
-  any other exception (an internal KeyError, a NameError in generated code...) fails.
+  any other exception (an internal KeyError, a NameError in generated code...) fails;
+* with ``--jvp`` / ``--hvp`` (and in the pytest run: jvp always, hvp for every fifth
+  seed): ``sg.jvp`` against ``<grad, t>``, and ``sg.hvp`` (forward over reverse of the
+  generated code) against central differences of ``sg.grad``.
+
+A failing program is minimized with ``--min`` (statements deleted while the failure
+stays the same); the minimized cases live in tests/test_regressions.py.
 
     PYTHONPATH=src python -m pytest -q tests/test_fuzz.py      # the fixed seeds
-    PYTHONPATH=src python tests/test_fuzz.py --many 5000        # a longer local run
+    PYTHONPATH=src python tests/test_fuzz.py --many 5000 --jvp --hvp --min   # longer
     PYTHONPATH=src python tests/test_fuzz.py --seed 123 -v      # one program, shown
 """
 import copy
@@ -232,13 +238,9 @@ def check_program(program, draws=4):
         if not np.isfinite(value) or abs(float(value)) > 1e5:
             last = "untame value"
             continue
-        mut = list(args)
-        try:
-            _call_raw(f, mut)
-        except Exception:
-            pass
-        if not _same(mut, orig):
-            return Outcome("skipped", "f changes its own arguments", program)
+        # (a program may change its arguments in place, as Python allows: srcgrad must
+        # not, and its value and gradient are those of f on fresh copies, like the
+        # finite differences)
         # -- srcgrad --------------------------------------------------------------
         try:
             vg = sg.value_and_grad(f)
@@ -325,13 +327,53 @@ def _call_raw(f, args):
         return f(*args)
 
 
+class _Timeout(Exception):
+    pass
+
+
+def _with_timeout(fn, seconds=30):
+    """Run fn() with an alarm (a generated program that never ends, or srcgrad's code
+    that never ends), on Unix in the main thread; otherwise just run it."""
+    import signal
+    import threading
+    if not hasattr(signal, "SIGALRM") or threading.current_thread() is not threading.main_thread():
+        return fn()
+
+    def on_alarm(signum, frame):
+        raise _Timeout()
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(seconds)
+    try:
+        return fn()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)
+
+
 def run_seed(seed):
-    return check_program(generate(seed))
+    program = generate(seed)
+    try:
+        return _with_timeout(lambda: check_program(program))
+    except _Timeout:
+        # does the program itself run that long?
+        try:
+            _with_timeout(lambda: _call(load(program)[0].f,
+                                        program.draw_args(np.random.default_rng(seed))), 5)
+        except _Timeout:
+            return Outcome("skipped", "the program itself does not end", program)
+        except Exception:
+            pass
+        return Outcome("fail", "timeout: srcgrad's code runs for over 30 s", program)
 
 
 @pytest.mark.parametrize("seed", range(N_SEEDS))
 def test_fuzz_program(seed):
-    out = run_seed(seed)
+    # forward mode for every program, second order (hvp) for every fifth one
+    EXTRA["jvp"], EXTRA["hvp"] = True, seed % 5 == 0
+    try:
+        out = run_seed(seed)
+    finally:
+        EXTRA["jvp"] = EXTRA["hvp"] = False
     if out.status == "fail":
         pytest.fail(f"seed {seed}: {out.detail}\n--- program ---\n{out.program.source}")
 
@@ -361,7 +403,10 @@ def minimize(program, tries=3):
         counter[0] += 1
         p = Program(src, program.params, program.seed * 1000 + counter[0], set())
         p.draw_seed = program.seed
-        out = check_program(p, draws=tries)
+        try:   # deleting ``k += 1`` makes a loop endless
+            out = _with_timeout(lambda: check_program(p, draws=tries), 10)
+        except _Timeout:
+            return False, None
         return out.status == "fail" and _signature(out) == sig, out
 
     def bodies(tree):
@@ -442,6 +487,9 @@ def main(argv):
             feats.update(out.program.features)
         if o.v:
             print(f"# seed {s}: {out.status} {out.detail}\n{out.program.source if out.program else ''}")
+        if sum(counts.values()) % 100 == 0:
+            print(f"... {sum(counts.values())} programs, {time.time() - t0:.0f}s: "
+                  f"{dict(counts)}", flush=True)
         if out.status == "fail":
             fails.append(s)
             prog = out.program

@@ -63,9 +63,6 @@ class _Env:
         out.bound = self.bound & other.bound
         return out
 
-    def same(self, other):
-        return self.self_ == other.self_ and self.holds == other.holds
-
     def objs(self, n):
         """Every object n is or holds, with its link."""
         out = dict(self.holds.get(n, {}))
@@ -73,7 +70,7 @@ class _Env:
         return out
 
 
-def check(body, info, kinds, params, hard, soft, temps, ad_name):
+def check(body, info, params, hard, soft, temps, ad_name):
     """Raise for sure conflicts; insert ``ad.alias_guard`` checks for the others.
 
     ``hard``: names changed by ``y[i] = v``; ``soft``: names changed by ``y += v``

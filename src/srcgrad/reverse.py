@@ -861,8 +861,7 @@ def _check_aliases(body, info, kinds=None, params=()):
              if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False) and
              isinstance(n.targets[0], gast.Name)}
     temps |= set(getattr(info.func, "__srcgrad_temps__", ()))
-    aliasing.check(body, info, kinds or {}, params, hard, soft, temps,
-                   getattr(info, "ad_name", "ad"))
+    aliasing.check(body, info, params, hard, soft, temps, getattr(info, "ad_name", "ad"))
 
 
 def temporaries(body):
