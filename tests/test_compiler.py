@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-import srcgrad.transform as transform
+import srcgrad.compiler.driver as transform
 import clash_module
 from gradcheck_util import assert_close, check_grads, numeric_grad, same_values, deep_copy
 

@@ -15,9 +15,9 @@ See DESIGN.md for the contract.  The Tensor runtime (``sg.tensor``,
 from .errors import UnsupportedSyntaxError, NonDifferentiableError  # noqa: F401
 from . import rules  # noqa: F401  (registers the derivative table)
 
-from .api import (grad, value_and_grad, vjp, make_vjp, source, adjoint,  # noqa: F401,E402
+from .api.gradients import (grad, value_and_grad, vjp, make_vjp, source, adjoint,  # noqa: F401,E402
                   detach)
-from .higher import jvp, jacobian, hessian, hvp, gradcheck, GradcheckError, tangent  # noqa: F401,E402
+from .api.higher import jvp, jacobian, hessian, hvp, gradcheck, GradcheckError, tangent  # noqa: F401,E402
 from .tensor import *  # noqa: F401,F403,E402  (the PyTorch-style Tensor runtime)
 from .tensor.compiled import compile  # noqa: F401,E402,A004
 

@@ -64,7 +64,7 @@ def compile(f):
 
     The wrapper's ``.source`` is the generated backward of the last compiled case.
     """
-    from ..api import make_vjp          # the compiler; imported late (it imports us)
+    from ..api.gradients import make_vjp          # the compiler; imported late (it imports us)
     sig = inspect.signature(f)
     # (positions of the arguments that need a gradient, the arguments' types) ->
     # (fwd, bwd, source).  The compiler specializes on the kind of each argument

@@ -18,12 +18,12 @@ import gast
 
 import numpy as np
 
-from . import rules, runtime
-from .api import (_Signature, _kind, _leaves, _resolve_wrt, _to_tensors, _unwrap_tensors,
+from .. import rules, runtime
+from .gradients import (_Signature, _kind, _leaves, _resolve_wrt, _to_tensors, _unwrap_tensors,
                   grad, traced_function)
-from .forward import _CACHE as _forward_cache, forward_function
-from .parsing import unwrap
-from .transform import reverse_function
+from ..compiler.modes.forward import _CACHE as _forward_cache, forward_function
+from ..compiler.source import unwrap
+from ..compiler.driver import reverse_function
 
 
 # -- binding a call ------------------------------------------------------------
@@ -148,7 +148,7 @@ def _inline_jvp(analysis, args, kws, stmt):
 def _jvp_adapter(g, n):
     key = (g, n)
     if key not in _ADAPTERS:
-        from . import codegen
+        from ..compiler import codegen
         names = [p.name for p in inspect.signature(g).parameters.values()][:n]
         fwd = forward_function(g, tuple(names))
         callee = f"jvp_{g.__name__}"

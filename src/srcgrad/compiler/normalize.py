@@ -22,8 +22,8 @@ import builtins
 
 import gast
 
-from . import astutil as A
-from .parsing import MISSING, resolve
+from . import syntax as A
+from .source import MISSING, resolve
 
 UNSUPPORTED = {
     gast.Try: "try/except", gast.Raise: None, gast.ClassDef: "a class definition",
@@ -952,7 +952,7 @@ def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, acti
 
 def _pure_rhs(v, func):
     """An operator, or a call of a function in the rule table (pure), on atoms."""
-    from . import rules
+    from .. import rules
     if isinstance(v, gast.BinOp):
         return A.is_simple(v.left) and A.is_simple(v.right)
     if isinstance(v, gast.UnaryOp):

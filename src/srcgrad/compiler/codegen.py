@@ -13,7 +13,7 @@ import textwrap
 
 import gast
 
-from .reverse import Comment
+from .modes.reverse import Comment
 
 _MARK = "__srcgrad_comment__:"
 _counter = itertools.count()

@@ -22,7 +22,7 @@ the same located error only if the two values really share memory.
 """
 import gast
 
-from . import astutil as A
+from .. import syntax as A
 
 VIEW_METHODS = {"reshape", "view", "ravel", "squeeze", "swapaxes", "transpose", "T", "mT",
                 "flatten_view", "real", "imag", "diagonal"}

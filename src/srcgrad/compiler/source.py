@@ -12,7 +12,7 @@ import types
 
 import gast
 
-from .errors import UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError
 
 
 class SourceInfo:

@@ -9,9 +9,9 @@ import inspect
 
 import numpy as np
 
-from . import rules, runtime
-from .parsing import check_function, unwrap
-from .transform import reverse_function
+from .. import rules, runtime
+from ..compiler.source import check_function, unwrap
+from ..compiler.driver import reverse_function
 
 
 # -- wrt ---------------------------------------------------------------------
@@ -105,8 +105,8 @@ def _unwrap_tensors(bound):
 
 
 def _rewrap(value, like):
-    from .tensor import tensor as _t  # noqa: F401
-    from . import tensor as T
+    from ..tensor import tensor as _t  # noqa: F401
+    from .. import tensor as T
     if isinstance(value, tuple):
         return tuple(_rewrap(v, like) for v in value)
     return T.Tensor._from_array(np.asarray(value)) if hasattr(T.Tensor, "_from_array") else \
@@ -231,7 +231,7 @@ class GradFunction(Transformed):
 
 
 def _to_tensors(x):
-    from .tensor import tensor as make
+    from ..tensor import tensor as make
     if isinstance(x, tuple):
         return tuple(_to_tensors(v) for v in x)
     if isinstance(x, list):
@@ -311,7 +311,7 @@ def source(f, wrt=None, mode="reverse"):
     if mode in ("vjp", "split"):
         return GradFunction(f, wrt, "split").source
     if mode == "forward":
-        from .forward import forward_source
+        from ..compiler.modes.forward import forward_source
         return forward_source(f, wrt)
     raise ValueError(f"mode must be 'reverse', 'split' or 'forward', not {mode!r}")
 

@@ -384,7 +384,7 @@ def matmul_grad_y(g, x, y):
 # Helpers written beside the rules they serve (rules/helpers.py) are runtime
 # helpers too: generated code and templates reach them the same way.
 try:
-    from .rules import helpers as _rule_helpers
+    from ..rules import helpers as _rule_helpers
 except ImportError:  # pragma: no cover - before rules/helpers.py exists
     _rule_helpers = None
 if _rule_helpers is not None:
@@ -428,8 +428,8 @@ def alias_guard(y, other, message, filename=None, lineno=None, rebinds=False):
         return
     if _holds(other, y):
         import linecache
-        from .aliasing import ADVICE
-        from .errors import UnsupportedSyntaxError
+        from ..compiler.analysis.aliasing import ADVICE
+        from ..errors import UnsupportedSyntaxError
         line = linecache.getline(filename, lineno) if filename and lineno else None
         col = len(line) - len(line.lstrip()) if line else 0
         raise UnsupportedSyntaxError(message + ADVICE, filename, lineno, col, line)

@@ -16,11 +16,11 @@ import types
 import gast
 import numpy as np
 
-from . import astutil as A
-from . import rules, runtime
-from .errors import NonDifferentiableError
-from .parsing import MISSING, resolve
-from .rules.operators import BINOPS, UNARYOPS
+from .. import syntax as A
+from ... import rules, runtime
+from ...errors import NonDifferentiableError
+from ..source import MISSING, resolve
+from ...rules.operators import BINOPS, UNARYOPS
 
 NOGRAD_ATTRS = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "device", "data",
                 "strides", "flags", "is_leaf", "requires_grad", "grad_fn"}
@@ -155,7 +155,7 @@ class Analysis:
         if isinstance(e, gast.Name) and e.id == getattr(self.info, "ad_name", None) and \
                 isinstance(func_node, gast.Attribute) and func_node.value is e:
             # a runtime helper the normalizer inserted (ad.indexable, ad.keys_of)
-            from . import runtime
+            from ... import runtime
             return getattr(runtime, func_node.attr, MISSING)
         if isinstance(e, gast.Name) and e.id in self.locals:
             return MISSING

@@ -15,12 +15,13 @@ import threading
 import gast
 import numpy as np
 
-from . import astutil as A
-from . import codegen, runtime
+from . import syntax as A
+from . import codegen
+from .. import runtime
 from .normalize import normalize
-from .parsing import get_function_ast, resolve, MISSING, unwrap
-from .reverse import Reverse, Names, Comment, shape_only_reads, temporaries
-from .rules.table import helper_names
+from .source import get_function_ast, resolve, MISSING, unwrap
+from .modes.reverse import Reverse, Names, Comment, shape_only_reads, temporaries
+from ..rules.table import helper_names
 
 _CACHE = {}
 _LOCK = threading.RLock()

@@ -18,9 +18,9 @@ import types
 
 import gast
 
-from . import astutil as A
-from .activity import Analysis
-from .errors import NonDifferentiableError
+from .. import syntax as A
+from ..analysis.activity import Analysis
+from ...errors import NonDifferentiableError
 
 _TEMPLATE_CACHE = {}
 
@@ -830,12 +830,12 @@ def _setitem_targets(body):
     return out
 
 
-from .aliasing import VIEW_FUNCTIONS, VIEW_METHODS  # noqa: E402,F401  (re-exported)
+from ..analysis.aliasing import VIEW_FUNCTIONS, VIEW_METHODS  # noqa: E402,F401  (re-exported)
 
 
 def _check_aliases(body, info, kinds=None, params=()):
     """Reject in-place updates of a value that another name may share (aliasing.py)."""
-    from . import aliasing
+    from ..analysis import aliasing
     hard = {n.targets[0].value.id for s in body for n in gast.walk(s)
             if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript) and
             isinstance(n.targets[0].value, gast.Name)}

@@ -35,16 +35,17 @@ import math
 import gast
 import numpy as np
 
-from . import astutil as A
-from . import codegen, runtime
-from .activity import Analysis
-from .errors import NonDifferentiableError
-from .normalize import normalize
-from .parsing import get_function_ast, unwrap
+from .. import syntax as A
+from .. import codegen
+from ... import runtime
+from ..analysis.activity import Analysis
+from ...errors import NonDifferentiableError
+from ..normalize import normalize
+from ..source import get_function_ast, unwrap
 from .reverse import Comment, LineComments, Names, _Qualify, _as_node, _check_aliases, _setitem_targets, \
     _template, temporaries
-from .rules.table import helper_names
-from .transform import _code_key, _dead_code, cached_build, _funcdef, _helper_name, _infer_kinds, \
+from ...rules.table import helper_names
+from ..driver import _code_key, _dead_code, cached_build, _funcdef, _helper_name, _infer_kinds, \
     param_names
 
 _CACHE = {}
@@ -595,7 +596,7 @@ def forward_source(f, wrt=None):
 
     ``wrt=None`` gives every parameter a tangent (no arguments to look at).
     """
-    from .api import _Signature, _is_derivative, _resolve_wrt
+    from ...api.gradients import _Signature, _is_derivative, _resolve_wrt
     if _is_derivative(f):
         f.source  # noqa: B018  (compiles f's generated code)
         target = f._last

@@ -1,0 +1,1 @@
+"""The public transformations: thin wrappers over the compiler's driver."""
