@@ -16,3 +16,8 @@ class UnsupportedSyntaxError(SyntaxError):
 
 class NonDifferentiableError(TypeError):
     """A call to a function with no derivative rule and no Python source."""
+
+
+# completes every refusal of an in-place change that a view or an alias would see
+ALIAS_ADVICE = ("; srcgrad would compute gradients as if they were copies. Make the copy "
+                "explicit (.copy() or np.array(...)).")

@@ -311,9 +311,26 @@ def source(f, wrt=None, mode="reverse"):
     if mode in ("vjp", "split"):
         return GradFunction(f, wrt, "split").source
     if mode == "forward":
-        from ..compiler.modes.forward import forward_source
         return forward_source(f, wrt)
     raise ValueError(f"mode must be 'reverse', 'split' or 'forward', not {mode!r}")
+
+
+def forward_source(f, wrt=None):
+    """The generated forward-mode source of ``f`` (``sg.source(f, mode="forward")``).
+
+    ``wrt=None`` gives every parameter a tangent (no arguments to look at).
+    """
+    if _is_derivative(f):
+        f.source  # noqa: B018  (compiles f's generated code)
+        target = f._last
+    else:
+        target = unwrap(f)
+    sig = _Signature(unwrap(f))
+    names, _ = _resolve_wrt(wrt, sig, target)
+    if names is None:
+        names = tuple(sig.names)
+    from ..compiler.modes.forward import forward_function
+    return forward_function(target, names).source
 
 
 def adjoint(func):

@@ -428,11 +428,10 @@ def alias_guard(y, other, message, filename=None, lineno=None, rebinds=False):
         return
     if _holds(other, y):
         import linecache
-        from ..compiler.analysis.aliasing import ADVICE
-        from ..errors import UnsupportedSyntaxError
+        from ..errors import ALIAS_ADVICE, UnsupportedSyntaxError
         line = linecache.getline(filename, lineno) if filename and lineno else None
         col = len(line) - len(line.lstrip()) if line else 0
-        raise UnsupportedSyntaxError(message + ADVICE, filename, lineno, col, line)
+        raise UnsupportedSyntaxError(message + ALIAS_ADVICE, filename, lineno, col, line)
 
 
 def _is_mutable_array(x):

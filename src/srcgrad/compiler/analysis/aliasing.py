@@ -23,6 +23,7 @@ the same located error only if the two values really share memory.
 import gast
 
 from .. import syntax as A
+from ...errors import ALIAS_ADVICE as ADVICE
 
 VIEW_METHODS = {"reshape", "view", "ravel", "squeeze", "swapaxes", "transpose", "T", "mT",
                 "flatten_view", "real", "imag", "diagonal"}
@@ -297,8 +298,6 @@ def _container_items(s):
     return [], None
 
 
-ADVICE = ("; srcgrad would compute gradients as if they were copies. Make the copy "
-          "explicit (.copy() or np.array(...)).")
 
 
 def _message(y, n, where, stmt, held, info):

@@ -589,21 +589,3 @@ def _build(func, wrt, kinds, tangent_only=False):
     fn.__srcgrad_temps__ = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())
     fn.tangent_params = dict(zip(wrt, tangent_params))
     return fn
-
-
-def forward_source(f, wrt=None):
-    """The generated forward-mode source of ``f`` (``sg.source(f, mode="forward")``).
-
-    ``wrt=None`` gives every parameter a tangent (no arguments to look at).
-    """
-    from ...api.gradients import _Signature, _is_derivative, _resolve_wrt
-    if _is_derivative(f):
-        f.source  # noqa: B018  (compiles f's generated code)
-        target = f._last
-    else:
-        target = unwrap(f)
-    sig = _Signature(unwrap(f))
-    names, _ = _resolve_wrt(wrt, sig, target)
-    if names is None:
-        names = tuple(sig.names)
-    return forward_function(target, names).source
