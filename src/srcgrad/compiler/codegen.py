@@ -51,7 +51,7 @@ def to_source(fdef):
     out = []
     for line in text.splitlines():
         s = line.strip()
-        if s.startswith(("'" + _MARK, '"' + _MARK)):
+        if s.startswith(("'" + _MARK, '"' + _MARK, "'''" + _MARK, '"""' + _MARK)):
             indent = line[:len(line) - len(line.lstrip())]
             out.append(indent + "# " + ast.literal_eval(s)[len(_MARK):])
         else:
@@ -66,6 +66,8 @@ def build(sources, closure, func, label):
     free names they use (helper modules, callees, the user's closure cells) to
     objects.
     """
+    from . import pipeline
+    pipeline.after("codegen", func, sources)
     names = sorted(closure)
     body = "".join(textwrap.indent(src, "    ") + "\n" for src in sources.values())
     ret = ", ".join(sources)

@@ -16,7 +16,7 @@ import gast
 import numpy as np
 
 from . import syntax as A
-from . import codegen
+from . import codegen, pipeline
 from .. import runtime
 from .normalize import normalize
 from .source import get_function_ast, resolve, MISSING, unwrap
@@ -82,6 +82,7 @@ def _helper_name(preferred, fdef_names, func, obj, gen):
 
 def _build(func, wrt, mode, kinds):
     fdef, info = get_function_ast(func)
+    pipeline.after("parse", func, fdef)
     params = param_names(fdef)
     for w in wrt:
         if w not in params:
@@ -96,6 +97,7 @@ def _build(func, wrt, mode, kinds):
     info.ad_name = ad_name
     body = normalize(fdef, info, gen, ad_name,
                      known_arrays=[n for n, k in kinds.items() if k == "num"])
+    pipeline.after("normalize", func, body, fdef)
 
     gen_state = set(gen.taken)
 
@@ -119,6 +121,7 @@ def _build(func, wrt, mode, kinds):
         reads_before.append(acc | r)
         acc = acc | r
     rev, fwd, bwd = run(needed, shape_only_reads(bwd, names.ad) & needed, reads_before)
+    pipeline.after("reverse", func, fwd + bwd, fdef)
     result = _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names)
     # so that transforming the generated code again knows its temporaries
     temps = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())

@@ -36,7 +36,7 @@ import gast
 import numpy as np
 
 from .. import syntax as A
-from .. import codegen
+from .. import codegen, pipeline
 from ... import runtime
 from ..analysis.activity import Analysis
 from ...errors import NonDifferentiableError
@@ -556,9 +556,11 @@ def _build(func, wrt, kinds, tangent_only=False):
     info.ad_name = names.ad        # (as transform._build: helpers normalize inserts)
     body = normalize(fdef, info, gen, names.ad,
                      known_arrays=[n for n, k in kinds.items() if k == "num"])
+    pipeline.after("normalize", func, body, fdef)
     tangent_params = [names.d(w) for w in wrt]     # dx for x, before any other name
     fwd = Forward(body, params, wrt, info, names, _infer_kinds(body, kinds), _callee_factory)
     stmts, result, tangent = fwd.run()
+    pipeline.after("forward", func, stmts, fdef)
 
     ad = names.ad
     prologue = [A.assign(p, A.call(A.attr(ad, "copy"), [A.name(p)])) for p in fwd.copy_params]

@@ -56,6 +56,9 @@ class Comment(gast.stmt):
         super().__init__()
         self.text = text
 
+    def __deepcopy__(self, memo):
+        return Comment(self.text)
+
 
 class LineComments:
     """``# line N: <the user's source line>`` above each block of generated code."""
