@@ -13,7 +13,7 @@ import textwrap
 
 import gast
 
-from .modes.reverse import Comment
+from .ir import Comment
 
 _MARK = "__srcgrad_comment__:"
 _counter = itertools.count()

@@ -17,6 +17,7 @@ import gast
 import numpy as np
 
 from .. import syntax as A
+from ..ir import OpKind
 from ... import rules, runtime
 from ...errors import NonDifferentiableError
 from ..source import MISSING, resolve
@@ -35,7 +36,7 @@ class Op:
     """How one assignment is differentiated."""
 
     def __init__(self, kind, rule=None, args=None, func=None, callee_args=None):
-        self.kind = kind            # rule | copy | literal | call | nograd | const | unknown | pop
+        self.kind = OpKind(kind)    # a str enum: ``op.kind == "rule"`` reads as before
         self.rule = rule
         self.args = args or {}      # rule parameter -> gast expression (atom / literal)
         self.func = func            # the callee (kind == "call") or the unknown object

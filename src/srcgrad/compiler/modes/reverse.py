@@ -19,6 +19,7 @@ import types
 import gast
 
 from .. import syntax as A
+from ..ir import Comment
 from ..analysis.activity import Analysis
 from ...errors import NonDifferentiableError
 
@@ -46,18 +47,6 @@ class Names:
         if n not in self.adjoints:
             self.adjoints[n] = self.gen.fresh("d" + n)
         return self.adjoints[n]
-
-
-class Comment(gast.stmt):
-    """A line of comment in generated code (rendered by codegen)."""
-    _fields = ()
-
-    def __init__(self, text):
-        super().__init__()
-        self.text = text
-
-    def __deepcopy__(self, memo):
-        return Comment(self.text)
 
 
 class LineComments:
