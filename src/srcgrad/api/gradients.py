@@ -211,8 +211,13 @@ class GradFunction(Transformed):
         # with Tensors, the leaves are the ones that require grad: decide before unwrapping
         leaves = _leaves(bound) if self.wrt_names is None else None
         bound, tnames = _unwrap_tensors(bound)
+        if not tnames:
+            self._check_wrt(bound, leaves)
         fn, wrt, single = self.compiled(bound, leaves if tnames else None)
-        out = fn(**bound) if kwargs or not self.sig.simple else fn(*bound.values())
+        try:
+            out = fn(**bound) if kwargs or not self.sig.simple else fn(*bound.values())
+        except runtime.OutputTypeError as e:
+            raise TypeError(f"{self.func.__qualname__}: {e}") from None
         if self.mode == "grad":
             grads = out
         else:
@@ -228,6 +233,42 @@ class GradFunction(Transformed):
         if tnames:
             value = _to_tensors(value)
         return value, grads
+
+
+    def _check_wrt(self, bound, leaves):
+        """Differentiating with respect to integers (or nothing) gives no gradient: say so."""
+        name = self.func.__qualname__
+        if self.wrt_names is None:
+            if not leaves:
+                shown = ", ".join(f"{n}={_describe(v)}" for n, v in bound.items()) or "none"
+                raise TypeError(
+                    f"grad of {name}: no argument is floating-point (arguments: {shown}), so "
+                    f"there is nothing to differentiate with respect to. Pass floats (1.0, not "
+                    f"1; arrays of a float dtype), or name the parameters with wrt=.")
+            return
+        for n in self.wrt_names:
+            v = bound.get(n)
+            if _is_integral(v):
+                raise TypeError(
+                    f"grad of {name} with respect to {n}: {n}={_describe(v)} is not "
+                    f"floating-point, and an integer has no gradient. Pass a float (1.0, not 1; "
+                    f"an array of a float dtype), or leave {n} out of wrt=.")
+
+
+def _is_integral(v):
+    """An int, a bool, or an array of integers or booleans."""
+    if isinstance(v, (bool, int)):
+        return True
+    dt = getattr(v, "dtype", None)
+    return dt is not None and getattr(v, "shape", None) is not None and dt.kind in "biu"
+
+
+def _describe(v):
+    dt = getattr(v, "dtype", None)
+    if dt is not None and getattr(v, "shape", None) is not None:
+        return f"{type(v).__name__} of dtype {dt}"
+    text = repr(v)
+    return f"{type(v).__name__} {text if len(text) < 30 else text[:27] + '...'}"
 
 
 def _to_tensors(x):
@@ -348,9 +389,10 @@ def adjoint(func):
         pnames = [p.name for p in params]
         params_src = ", ".join(str(p) for p in params)
         key = f"_adjoint_{len(_USER_ADJOINTS)}"
-        _USER_ADJOINTS[key] = adj
+        checked = checked_adjoint(adj, func, pnames)
+        _USER_ADJOINTS[key] = checked
         runtime.__all__.append(key)
-        setattr(runtime, key, adj)
+        setattr(runtime, key, checked)
         call = f"{key}(g, ans, {', '.join(pnames)})"
         vjp = {p: (call if len(pnames) == 1 else f"{call}[{i}]") for i, p in enumerate(pnames)}
         existing = rules.lookup(func)
@@ -377,3 +419,62 @@ def detach(x):
 
 
 detach.__srcgrad_stop_gradient__ = True
+
+
+def _qualname(f):
+    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
+
+
+def check_like(value, like, what, where):
+    """Raise a TypeError/ValueError naming ``where`` unless ``value`` has the structure and
+    shape of ``like`` (a user's adjoint or tangent result against what it stands for)."""
+    if isinstance(like, (list, tuple, dict)):
+        if isinstance(like, dict):
+            if not isinstance(value, dict) or set(value) - set(like):
+                raise TypeError(f"{where} returned {_shown(value)} for {what}, a dict with "
+                                f"keys {sorted(like, key=str)}: return a dict with those keys")
+            for k, v in value.items():
+                check_like(v, like[k], f"{what}[{k!r}]", where)
+            return
+        if not isinstance(value, (list, tuple)) or len(value) != len(like):
+            raise TypeError(f"{where} returned {_shown(value)} for {what}, a "
+                            f"{type(like).__name__} of {len(like)} items: return one "
+                            f"gradient per item")
+        for i, (v, x) in enumerate(zip(value, like)):
+            check_like(v, x, f"{what}[{i}]", where)
+        return
+    if value is None or not _is_float(like) and not hasattr(like, "shape"):
+        return          # no gradient, or an argument that carries none (int, str)
+    vs, ls = np.shape(value), np.shape(like)
+    if vs != ls:
+        raise ValueError(f"{where} returned a value of shape {vs} for {what}, which has "
+                         f"shape {ls}: it must have the shape of {what}")
+
+
+def _shown(v):
+    if isinstance(v, (list, tuple)):
+        return f"a {type(v).__name__} of {len(v)} items"
+    if hasattr(v, "shape"):
+        return f"an array of shape {v.shape}"
+    return f"{type(v).__name__} {v!r}"[:60]
+
+
+def checked_adjoint(adj, func, pnames):
+    """``adj`` with its result checked: one gradient per parameter of ``func`` (a tuple
+    when there are several), each of its argument's shape and structure."""
+    where = f"the adjoint {_qualname(adj)} of {_qualname(func)}"
+
+    def adjoint_checked(g, ans, *args):
+        out = adj(g, ans, *args)
+        if len(pnames) == 1:
+            check_like(out, args[0], f"its argument {pnames[0]}", where)
+            return out
+        if not isinstance(out, (tuple, list)) or len(out) != len(pnames):
+            raise TypeError(f"{where} returned {_shown(out)}; it must return a tuple of "
+                            f"{len(pnames)} gradients, one per parameter "
+                            f"({', '.join(pnames)}; None for one without a gradient)")
+        for p, v, x in zip(pnames, out, args):
+            check_like(v, x, f"its argument {p}", where)
+        return out
+    adjoint_checked.__wrapped__ = adj
+    return adjoint_checked

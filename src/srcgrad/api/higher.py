@@ -418,9 +418,10 @@ def tangent(func):
         params = list(inspect.signature(func).parameters.values())
         pnames = [p.name for p in params]
         key = f"_tangent_{len(_USER_TANGENTS)}"
-        _USER_TANGENTS[key] = tan
+        checked = _checked_tangent(tan, func)
+        _USER_TANGENTS[key] = checked
         runtime.__all__.append(key)
-        setattr(runtime, key, tan)
+        setattr(runtime, key, checked)
         jvp_templates = {}
         for p in pnames:
             ds = ", ".join(f"d{q}" if q == p else f"zeros_like({q})" for q in pnames)
@@ -432,6 +433,22 @@ def tangent(func):
         _forward_cache.clear()     # code generated before inlined the old rule
         return tan
     return register
+
+
+def _checked_tangent(tan, func):
+    """``tan`` with its result checked against ``ans`` (shape and structure)."""
+    from .gradients import check_like, _qualname
+    where = f"the tangent {_qualname(tan)} of {_qualname(func)}"
+
+    def tangent_checked(ans, *args):
+        out = tan(ans, *args)
+        if out is None:
+            raise TypeError(f"{where} returned None; it must return the tangent of "
+                            f"{_qualname(func)}'s result")
+        check_like(out, ans, "the result", where)
+        return out
+    tangent_checked.__wrapped__ = tan
+    return tangent_checked
 
 
 jvp.__srcgrad_inline__ = _inline_jvp

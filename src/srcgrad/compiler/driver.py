@@ -116,10 +116,7 @@ def _build(func, wrt, mode, kinds):
     needed = A.names_read(bwd) & primal
     # a top-level statement saves the value it overwrites only if the adjoints of the
     # statements before it (or its own, for compound statements) read that name
-    reads_before, acc = [], set()
-    for r in rev.top_reads:
-        reads_before.append(acc | r)
-        acc = acc | r
+    reads_before = _ReadsBefore(rev.top_reads)
     rev, fwd, bwd = run(needed, shape_only_reads(bwd, names.ad) & needed, reads_before)
     pipeline.after("reverse", func, fwd + bwd, fdef)
     result = _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names)
@@ -128,6 +125,28 @@ def _build(func, wrt, mode, kinds):
     for fn in (result if isinstance(result, tuple) else (result,)):
         fn.__srcgrad_temps__ = temps
     return result
+
+
+class _ReadsBefore:
+    """``reads_before[i]``: the names read by the adjoints of top-level statements
+    0..i, as a membership test (each name's first reader, not n prefix sets)."""
+
+    def __init__(self, top_reads):
+        self.first = {}
+        for i, names in enumerate(top_reads):
+            for n in names:
+                self.first.setdefault(n, i)
+
+    def __getitem__(self, i):
+        return _Prefix(self.first, i)
+
+
+class _Prefix:
+    def __init__(self, first, i):
+        self.first, self.i = first, i
+
+    def __contains__(self, n):
+        return self.first.get(n, self.i + 1) <= self.i
 
 
 def _callee_factory(func, wrt, stmt):
@@ -418,10 +437,11 @@ def _target(s):
 def _pure(s):
     op = getattr(s, "srcgrad_op", None)
     if op is None:
-        # generated statements (adjoint code) are pure unless they call pop()
+        # generated statements (adjoint code) are pure unless they call pop(), or
+        # seed() (which checks that the result is a float: kept even if unread)
         for n in gast.walk(s.value):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
-                    n.func.attr == "pop":
+                    n.func.attr in ("pop", "seed"):
                 return False
         return True
     return op.kind in ("rule", "copy", "literal", "const")

@@ -219,7 +219,27 @@ class Normalizer:
         return [s]
 
     def stmt_FunctionDef(self, s):
-        return [s]  # a nested def runs in the forward pass as written
+        """A nested def runs in the forward pass as written.  Its defaults are computed
+        here, where Python computes them (``def h(t, k=c)`` reads c now, not when h is
+        called): each one that is not a constant becomes a name the inlined calls read."""
+        pre = []
+        a = s.args
+        positional = list(a.posonlyargs) + list(a.args)
+        params = positional[len(positional) - len(a.defaults):]
+        for i, (p, d) in enumerate(zip(params, a.defaults)):
+            if not isinstance(d, gast.Constant):
+                a.defaults[i] = self._default(s, p, d, pre)
+        for i, (p, d) in enumerate(zip(a.kwonlyargs, a.kw_defaults)):
+            if d is not None and not isinstance(d, gast.Constant):
+                a.kw_defaults[i] = self._default(s, p, d, pre)
+        return pre + [s]
+
+    def _default(self, s, p, d, pre):
+        tmp = self.names.fresh(f"{s.name}_{p.id}_default")
+        value = self.expr(d, pre, top=True, base=tmp)
+        pre.append(A.assign(tmp, value, like=s))
+        self.locals.add(tmp)
+        return A.name(tmp)
 
     def stmt_Return(self, s):
         if self.ret_name and not self.ret_flag:  # a tail return inside a branch (see run)
@@ -912,22 +932,49 @@ def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, acti
     sub.locals |= outer_locals
     inner = sub.run()
     params = [a.id for a in Normalizer._params(sub_def)]
-    if sub_def.args.vararg or sub_def.args.kwarg:
-        raise info.error(site, f"srcgrad cannot inline {fdef.name}(*args/**kwargs); give it "
-                               f"named parameters")
-    own = (A.names_stored(inner) | set(params)) - {fdef.name}
+    # the function's own name is the def's, unless a parameter shadows it (def kw(**kw))
+    own = (A.names_stored(inner) - {fdef.name}) | set(params)
     mapping = {n: names.fresh(f"{fdef.name}_{n}") for n in sorted(own)}
     for st in inner:
         A.rename(st, mapping)
-    # bind the arguments
-    binds = []
-    positional = list(sub_def.args.posonlyargs) + list(sub_def.args.args)
-    defaults = list(sub_def.args.defaults)
-    given = {}
-    for p, a in zip(positional, call.args):
-        given[p.id] = a
+    binds = [A.assign(mapping[p], value, like=site)
+             for p, value in _bind_arguments(sub_def, call, site, info)]
+    ret = inner[-1]
+    body = inline_local_functions(inner[:-1], info, names, outer_locals | own, defs, active)
+    tail = []
+    if target is not None:
+        tail.append(A.assign(_copy.deepcopy(target), ret.value, like=site))
+    return binds + body + tail
+
+
+def _bind_arguments(fdef, call, site, info):
+    """[(parameter, value expression)] for ``call`` of the local function ``fdef``, bound
+    as Python binds them: positional arguments in order, the rest into ``*args`` (a
+    tuple); keywords by name, the rest into ``**kwargs`` (a dict); then the defaults
+    (names holding the values computed where the ``def`` ran, see stmt_FunctionDef)."""
+    import copy as _copy
+    a = fdef.args
+    positional = list(a.posonlyargs) + list(a.args)
+    name = fdef.name
+    given, extra_pos, extra_kw = {}, [], []
+    for p, v in zip(positional, call.args):
+        given[p.id] = v
+    extra_pos = list(call.args[len(positional):])
+    if extra_pos and a.vararg is None:
+        raise info.error(site, f"{name}() takes {len(positional)} positional arguments but "
+                               f"{len(call.args)} were given")
+    keyword_params = {p.id for p in list(a.args) + list(a.kwonlyargs)}
     for k in call.keywords:
-        given[k.arg] = k.value
+        if k.arg in keyword_params:
+            if k.arg in given:
+                raise info.error(site, f"{name}() got multiple values for argument {k.arg!r}")
+            given[k.arg] = k.value
+        elif a.kwarg is not None:
+            extra_kw.append(k)
+        else:
+            raise info.error(site, f"{name}() got an unexpected keyword argument {k.arg!r}")
+    out = []
+    defaults = list(a.defaults)
     first_default = len(positional) - len(defaults)
     for i, p in enumerate(positional):
         if p.id in given:
@@ -935,19 +982,19 @@ def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, acti
         elif i >= first_default:
             value = defaults[i - first_default]
         else:
-            raise info.error(site, f"{fdef.name}() is missing the argument {p.id!r}")
-        binds.append(A.assign(mapping[p.id], _copy.deepcopy(value), like=site))
-    for p, d in zip(sub_def.args.kwonlyargs, sub_def.args.kw_defaults):
+            raise info.error(site, f"{name}() is missing the argument {p.id!r}")
+        out.append((p.id, _copy.deepcopy(value)))
+    if a.vararg is not None:
+        out.append((a.vararg.id, A.tuple_([_copy.deepcopy(v) for v in extra_pos])))
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
         value = given.get(p.id, d)
         if value is None:
-            raise info.error(site, f"{fdef.name}() is missing the argument {p.id!r}")
-        binds.append(A.assign(mapping[p.id], _copy.deepcopy(value), like=site))
-    ret = inner[-1]
-    body = inline_local_functions(inner[:-1], info, names, outer_locals | own, defs, active)
-    tail = []
-    if target is not None:
-        tail.append(A.assign(_copy.deepcopy(target), ret.value, like=site))
-    return binds + body + tail
+            raise info.error(site, f"{name}() is missing the keyword-only argument {p.id!r}")
+        out.append((p.id, _copy.deepcopy(value)))
+    if a.kwarg is not None:
+        out.append((a.kwarg.id, gast.Dict(keys=[A.const(k.arg) for k in extra_kw],
+                                          values=[_copy.deepcopy(k.value) for k in extra_kw])))
+    return out
 
 
 def _pure_rhs(v, func):

@@ -64,8 +64,34 @@ def restore_item(x, key, old):
 __all__ += ["old_item", "restore_item"]
 
 
+class OutputTypeError(TypeError):
+    """``grad`` of a function whose result is not a floating-point scalar."""
+
+
+def _check_float_output(y):
+    """A None, int, bool, str or container result has no gradient to seed: say so
+    (a zero gradient would be silently wrong)."""
+    dt = getattr(y, "dtype", None)
+    if dt is not None and getattr(y, "shape", None) is not None:
+        if dt.kind in "fc":
+            return
+        what = f"an array of dtype {dt}"
+    elif isinstance(y, float) or (type(y).__name__ == "Tensor" and hasattr(y, "grad_fn")):
+        return
+    elif y is None:
+        what = "None (is a return statement missing?)"
+    else:
+        what = f"{type(y).__name__} {y!r}" if not isinstance(y, (list, tuple, dict)) \
+            else f"a {type(y).__name__}"
+    raise OutputTypeError(
+        f"grad needs the function to return a floating-point scalar, but it returned "
+        f"{what}. Return a float (e.g. 0.0, not 0, or float(...)); for a non-scalar or "
+        f"structured output use sg.vjp or sg.jacobian.")
+
+
 def seed(y):
     """The cotangent 1 of a scalar output; PyTorch's error for anything else."""
+    _check_float_output(y)
     size = getattr(y, "size", 1)
     if size != 1 or isinstance(y, (list, tuple, dict)):
         raise RuntimeError("grad can be implicitly created only for scalar outputs")
@@ -190,7 +216,10 @@ def minmax_grad(g, ans, x, axis=None, keepdims=False):
     a = keep_axis(ans, x, axis, keepdims)
     g = keep_axis(g, x, axis, keepdims)
     mask = (x == a)
-    count = mask.sum(axis=axis, keepdims=True) if axis is not None else mask.sum()
+    # the tie count in x's floating dtype: an int64 count made float32 gradients float64
+    dt = _float_like(x)
+    count = mask.sum(axis=axis, keepdims=True, dtype=dt) if axis is not None else \
+        mask.sum(dtype=dt)
     return mask * (g / count)   # divide the small array, then one full-size multiply
 
 

@@ -318,17 +318,22 @@ class Forward(LineComments):
             bound = sig.bind(*pos, **dict(kws))
         except TypeError as e:
             raise self.info.error(s, f"cannot bind the call to {op.func.__name__}: {e}")
-        wrt = []
+        wrt, tangents = [], {}
         for p, a in bound.arguments.items():
             kind = sig.parameters[p].kind
             if kind in (kind.VAR_POSITIONAL, kind.VAR_KEYWORD):
-                items = a.values() if isinstance(a, dict) else a
+                # ``*args`` / ``**kwargs``: Python packs the call's atoms into a tuple /
+                # dict; its tangent is the tuple / dict of their tangents (zeros for items
+                # without one)
+                items = list(a.values()) if isinstance(a, dict) else list(a)
                 if any(isinstance(x, gast.Name) and self.has_tangent(x.id, st) for x in items):
-                    raise self.info.error(s, f"srcgrad's forward mode cannot pass a tangent "
-                                             f"through *{p} of {op.func.__name__}; name the "
-                                             f"parameter")
+                    wrt.append(p)
+                    parts = [self.tangent_or_zero(x, st) for x in items]
+                    tangents[p] = gast.Dict(keys=[A.const(k) for k in a], values=parts) \
+                        if isinstance(a, dict) else A.tuple_(parts)
             elif isinstance(a, gast.Name) and self.has_tangent(a.id, st):
                 wrt.append(p)
+                tangents[p] = A.name(self.d(a.id))
         out = self.comment(s)
         dy = self.d(y)
         st.defined.add(y)
@@ -339,8 +344,7 @@ class Forward(LineComments):
         fname = self.names.gen.fresh(op.func.__name__ + "_jvp")
         self.callees[fname] = fn
         keywords = [gast.keyword(arg=k, value=v) for k, v in kws]
-        keywords += [gast.keyword(arg=fn.tangent_params[p],
-                                  value=A.name(self.d(bound.arguments[p].id))) for p in wrt]
+        keywords += [gast.keyword(arg=fn.tangent_params[p], value=tangents[p]) for p in wrt]
         value = gast.Call(func=A.name(fname), args=list(pos), keywords=keywords)
         target = A.tuple_([A.store(y), A.store(dy)], gast.Store())
         return out + [A.assign(target, value, like=s)]

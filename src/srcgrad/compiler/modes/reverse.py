@@ -262,8 +262,10 @@ class Reverse(LineComments):
             bound = inspect.signature(op.func).bind(*pos, **dict(kws))
         except TypeError as e:
             raise self.info.error(s, f"cannot bind the call to {op.func.__name__}: {e}")
+        # a parameter gets a gradient if its argument varies; ``*args`` / ``**kwargs``
+        # (a tuple / dict of the call's atoms) if any of their items does
         wrt = tuple(p for p, a in bound.arguments.items()
-                    if isinstance(a, gast.Name) and a.id in self.an.varied)
+                    if any(n in self.an.varied for n in _bound_names(a)))
         fwd_fn, bwd_fn = self.callee_factory(op.func, wrt, s)
         if isinstance(op.func, types.MethodType):
             # layer.apply(x): the generated forward gets the same object as its self
@@ -273,7 +275,7 @@ class Reverse(LineComments):
         self.callees[fname] = fwd_fn
         self.callees[bname] = bwd_fn
         saved = self.names.gen.fresh(op.func.__name__ + "_saved")
-        s.srcgrad_callee = (bname, saved, [bound.arguments[p].id for p in wrt])
+        s.srcgrad_callee = (bname, saved, [bound.arguments[p] for p in wrt])
         value = gast.Call(func=A.name(fname), args=list(pos),
                           keywords=[gast.keyword(arg=k, value=v) for k, v in kws])
         out = [A.assign(A.tuple_([A.store(target), A.store(saved)], gast.Store()), value, like=s)]
@@ -511,20 +513,26 @@ class Reverse(LineComments):
                 bname, saved_name, args = getattr(s, "srcgrad_callee", (None, None, None))
                 if bname is not None:
                     res = A.call(A.name(bname), [A.name(saved_name), A.name(dy)])
-                    if len(args) == 1 and args[0] not in state and args[0] != y:
+                    if len(args) == 1 and isinstance(args[0], gast.Name) and \
+                            args[0].id not in state and args[0].id != y:
                         # the backward sweep returns a tuple of gradients, one per wrt
                         one = gast.Subscript(value=res, slice=A.const(0), ctx=gast.Load())
-                        self.accumulate(state, args[0], one, out)
+                        self.accumulate(state, args[0].id, one, out)
                     else:
                         tmp = self.names.gen.fresh("grads")
                         out.append(A.assign(tmp, res))
-                        for i, n in enumerate(args):
+                        for i, a in enumerate(args):
                             part = gast.Subscript(value=A.name(tmp), slice=A.const(i),
                                                   ctx=gast.Load())
-                            if n == y:
-                                self_terms.append(part)
-                            else:
-                                self.accumulate(state, n, part, out, container=True)
+                            # ``*args`` gets a tuple of gradients, ``**kwargs`` a dict:
+                            # item k goes to the k-th argument the call packed into it
+                            for n, piece in _unpack_grad(a, part, self.names.ad):
+                                if n not in self.an.varied:
+                                    continue
+                                if n == y:
+                                    self_terms.append(piece)
+                                else:
+                                    self.accumulate(state, n, piece, out, container=True)
             elif op.kind == "unknown":
                 raise self.an.nondiff(s, op)
             # the adjoint of the overwritten value starts afresh
@@ -766,6 +774,27 @@ def _as_node(v):
     if isinstance(v, list):
         return gast.List(elts=[_as_node(x) for x in v], ctx=gast.Load())
     return A.const(v)
+
+
+def _bound_names(a):
+    """The names an argument bound to a parameter carries: a name, or the items of the
+    tuple (``*args``) or dict (``**kwargs``) of atoms that Python's binding packs."""
+    if isinstance(a, gast.Name):
+        return [a.id]
+    items = a.values() if isinstance(a, dict) else a if isinstance(a, (tuple, list)) else ()
+    return [x.id for x in items if isinstance(x, gast.Name)]
+
+
+def _unpack_grad(a, grad, ad):
+    """[(name, its gradient expression)] from the gradient ``grad`` of a parameter bound
+    to ``a`` (see :func:`_bound_names`)."""
+    if isinstance(a, gast.Name):
+        return [(a.id, grad)]
+    if isinstance(a, dict):   # a sparse dict gradient: zeros for the keys nobody read
+        return [(x.id, A.call(A.attr(ad, "item_grad"), [copy.deepcopy(grad), A.const(k), x]))
+                for k, x in a.items() if isinstance(x, gast.Name)]
+    return [(x.id, gast.Subscript(value=copy.deepcopy(grad), slice=A.const(k), ctx=gast.Load()))
+            for k, x in enumerate(a) if isinstance(x, gast.Name)]
 
 
 def _is_basic_index(index):

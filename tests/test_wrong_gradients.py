@@ -1,0 +1,243 @@
+"""Regressions: programs that gave a wrong gradient with no error, or crashed inside
+generated code.  Each expected value comes from float64 central finite differences
+(``numeric_grad``), checked in reverse mode (``sg.grad``) and, where forward mode
+applies, in forward mode (``sg.jvp``: one tangent per input coordinate)."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from gradcheck_util import numeric_grad, assert_close
+
+
+def check_both(f, x, forward=True):
+    """sg.grad(f)(x) and the Jacobian-vector products of f at x against differences."""
+    expected = numeric_grad(f, (x,), 0)
+    assert_close(sg.grad(f)(x), expected, "reverse")
+    if not forward:
+        return
+    if np.ndim(x) == 0:
+        assert_close(sg.jvp(f, (x,), (1.0,))[1], expected, "forward")
+        return
+    for i in np.ndindex(np.shape(x)):
+        v = np.zeros_like(x)
+        v[i] = 1.0
+        assert_close(sg.jvp(f, (x,), (v,))[1], expected[i], f"forward, tangent e{i}")
+
+
+X = np.array([0.3, -1.2, 0.7])
+
+
+# -- 2. *args, **kwargs, keyword-only parameters ------------------------------------
+
+def star(*args):
+    return args[0] * 2 + args[1] * args[0]
+
+
+def kwonly(**kw):
+    return kw["a"] * 3 + kw["b"]
+
+
+def kwo(t, *, s=2.0):
+    return t * s
+
+
+def uses_var_params(x):
+    return star(x, 1.5) + kwonly(a=x, b=2.0) + kwo(x, s=x)
+
+
+def cell(*args):
+    return np.tanh(np.concatenate(args))
+
+
+def rnn(x):
+    h = np.array([0.1, 0.2])
+    for i in range(3):
+        h = cell(h[1:], x[i:i + 1]) * 1.5
+    return np.sum(h * h)
+
+
+def local_var_params(x):
+    def h(*args):
+        return args[0] * 2 + args[1]
+
+    def kw(**kw):
+        return kw["a"] * 3
+
+    def ko(t, *, s=2.0):
+        return t * s
+    return h(x, x * x) + kw(a=x) + ko(x, s=x)
+
+
+@pytest.mark.parametrize("f, x", [(uses_var_params, 1.3), (local_var_params, 1.3), (rnn, X)],
+                         ids=["module_helpers", "local_defs", "rnn_cell_concatenates_args"])
+def test_star_args_kwargs_and_keyword_only(f, x):
+    check_both(f, x)
+
+
+# -- 5. nested defs: same names, defaults from enclosing locals ----------------------
+
+def nested_a(x):
+    def h(t):
+        return t * 2
+    return h(x)
+
+
+def nested_b(x):
+    def h(t):
+        return t * 3
+    return h(x)
+
+
+def same_name_in_two_helpers(x):
+    return nested_a(x) + nested_b(x)
+
+
+def redefined(x):
+    def h(t):
+        return t * 2
+    a = h(x)
+
+    def h(t):
+        return t * t
+    return a + h(x)
+
+
+def default_from_enclosing(x):
+    c = x * 2
+    def h(t, k=c):              # k is c when the def runs (2x), not when h is called
+        return t * k
+    c = 100.0
+    return h(x) + h(x, k=c)
+
+
+@pytest.mark.parametrize("f", [same_name_in_two_helpers, redefined, default_from_enclosing])
+def test_nested_defs(f):
+    check_both(f, 0.8)
+
+
+# -- 6. user adjoints and tangents are checked -----------------------------------------
+
+def two_in(x, y):
+    return x * y
+
+
+@sg.adjoint(two_in)
+def two_in_one_gradient(g, ans, x, y):
+    return g * y                # one gradient for two inputs
+
+
+def one_in(x):
+    return x * 2
+
+
+@sg.adjoint(one_in)
+def one_in_wrong_shape(g, ans, x):
+    return np.sum(g)
+
+
+@sg.tangent(one_in)
+def one_in_tangent_wrong_shape(ans, x, dx):
+    return np.sum(dx)
+
+
+def test_user_adjoint_result_count_is_checked():
+    with pytest.raises(TypeError, match="two_in_one_gradient of two_in returned an array of "
+                                        r"shape \(3,\); it must return a tuple of 2"):
+        sg.grad(lambda_free_two_in)(np.ones(3), np.ones(3))
+
+
+def lambda_free_two_in(x, y):
+    return np.sum(two_in(x, y))
+
+
+def uses_one_in(x):
+    return np.sum(one_in(x))
+
+
+def test_user_adjoint_and_tangent_shapes_are_checked():
+    with pytest.raises(ValueError, match=r"one_in_wrong_shape of one_in returned a value of "
+                                         r"shape \(\) for its argument x, which has shape \(3,\)"):
+        sg.grad(uses_one_in)(np.ones(3))
+    with pytest.raises(ValueError, match=r"one_in_tangent_wrong_shape of one_in returned a "
+                                         r"value of shape \(\) for the result"):
+        sg.jvp(uses_one_in, (np.ones(3),), (np.ones(3),))
+
+
+# -- 7. non-float results and integer arguments ------------------------------------------
+
+def returns_none(x):
+    x * 2
+
+
+def returns_int(x):
+    return 3
+
+
+def returns_bool(x):
+    return x > 0
+
+
+def returns_str(x):
+    return "loss"
+
+
+def returns_list(x):
+    return [x * 2]
+
+
+@pytest.mark.parametrize("f, what", [(returns_none, "None"), (returns_int, "int 3"),
+                                     (returns_bool, "bool True"), (returns_str, "str 'loss'"),
+                                     (returns_list, "a list")])
+def test_grad_of_non_float_result_raises(f, what):
+    with pytest.raises(TypeError, match=f"{f.__name__}: grad needs the function to return a "
+                                        f"floating-point scalar, but it returned {what}"):
+        sg.grad(f)(1.5)
+    with pytest.raises(TypeError, match="floating-point scalar"):
+        sg.value_and_grad(f)(1.5)
+
+
+def scale(x, k):
+    return x * k
+
+
+def test_grad_with_respect_to_integers_raises():
+    with pytest.raises(TypeError, match=r"grad of scale: no argument is floating-point "
+                                        r"\(arguments: x=int 1, k=int 2\).*wrt="):
+        sg.grad(scale)(1, 2)
+    with pytest.raises(TypeError, match="grad of scale with respect to k: k=int 2 is not "
+                                        "floating-point"):
+        sg.grad(scale, wrt=1)(1.0, 2)
+    assert sg.grad(scale, wrt=0)(1.0, 2) == 2.0     # an integer left out of wrt is fine
+
+
+# -- 8. float32 stays float32 ------------------------------------------------------------
+
+def softmax_xent(w, x, labels):
+    z = x @ w
+    z = z - np.max(z, axis=1, keepdims=True)
+    lse = np.log(np.sum(np.exp(z), axis=1))
+    return np.mean(lse - z[np.arange(3), labels])
+
+
+def extremes(a):
+    s = np.max(a) * np.sum(np.min(a, axis=0))
+    if s > 0:
+        s = s + np.amax(a, axis=1)[0]
+    for i in range(2):
+        s = s + max(a[0, i], a[1, i])
+    return s
+
+
+def test_float32_gradients_stay_float32():
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((4, 2)).astype(np.float32)
+    x = rng.standard_normal((3, 4)).astype(np.float32)
+    labels = np.array([0, 1, 0])
+    gw = sg.grad(softmax_xent, wrt=0)(w, x, labels)
+    assert gw.dtype == np.float32
+    expected = numeric_grad(softmax_xent, (w.astype(float), x.astype(float), labels), 0)
+    assert_close(gw.astype(float), expected, "float32", rtol=1e-4, atol=1e-5)
+    a = rng.random((2, 2)).astype(np.float32)
+    assert sg.grad(extremes)(a).dtype == np.float32
+    assert sg.jvp(extremes, (a,), (np.ones_like(a),))[1].dtype == np.float32
+    check_both(extremes, a.astype(float))
