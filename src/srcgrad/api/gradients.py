@@ -187,6 +187,28 @@ class Transformed:
         return f"<srcgrad {self.mode} of {self.func.__qualname__}>"
 
 
+def _with_input_dtypes(grads, inputs, single):
+    """Each gradient in its input's floating dtype (a float32 input gets a float32
+    gradient even where the function mixed it with float64 constants), as
+    PyTorch's leaves and JAX's grad do."""
+    if single:
+        return _dtype_like(grads, inputs[0])
+    return tuple(_dtype_like(g, x) for g, x in zip(grads, inputs))
+
+
+def _dtype_like(g, x):
+    if isinstance(x, dict) and isinstance(g, dict):
+        return {k: _dtype_like(g[k], x[k]) if k in x else g[k] for k in g}
+    if isinstance(x, (list, tuple)) and isinstance(g, (list, tuple)) and len(g) == len(x):
+        out = [_dtype_like(gi, xi) for gi, xi in zip(g, x)]
+        return type(g)(out) if not hasattr(g, "_fields") else type(g)(*out)
+    dt = getattr(x, "dtype", None)
+    if dt is not None and getattr(dt, "kind", "") in "fc" and hasattr(g, "astype") and \
+            getattr(g, "dtype", dt) != dt and getattr(x, "shape", None) is not None:
+        return g.astype(dt)
+    return g
+
+
 def _is_derivative(f):
     return isinstance(f, Transformed) and f.mode in ("grad", "value_and_grad")
 
@@ -226,6 +248,7 @@ class GradFunction(Transformed):
             grads = tuple(grads) if len(wrt) > 1 else (grads,)
         elif len(wrt) == 1 and not single and self.wrt_names is not None:
             grads = (grads,)
+        grads = _with_input_dtypes(grads, [bound[w] for w in wrt], single)
         if tnames:
             grads = _to_tensors(grads)
         if self.mode == "grad":
@@ -339,7 +362,8 @@ def vjp(f, *args, wrt=None, **kwargs):
         if hasattr(cotangent, "numpy") and _is_tensor(cotangent):
             cotangent = cotangent.detach().numpy()
         grads = bwd(saved, cotangent)
-        res = grads[0] if single else tuple(grads)
+        res = _with_input_dtypes(grads[0] if single else tuple(grads),
+                                 [bound[w] for w in wrt_names], single)
         return _to_tensors(res) if tnames else res
     vjp_fn.source = bwd.source
     return (_to_tensors(out) if tnames else out), vjp_fn
