@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from srcgrad.tensor.compiled import CompiledFunctionBackward
+from srcgrad.api.compiled import CompiledFunctionBackward
 
 # -- gradients against finite differences (float64) -----------------------------------------
 
@@ -603,7 +603,7 @@ def test_compile_matches_eager():
     api = pytest.importorskip("srcgrad.api.gradients")
     if not hasattr(api, "make_vjp"):
         pytest.skip("the compiler's make_vjp is not available")
-    from srcgrad.tensor.compiled import compile
+    from srcgrad.api.compiled import compile
     f = compile(_loss)
     args = [sg.tensor([[1., 2.], [3., 4.]], requires_grad=True),
             sg.tensor(0.2, requires_grad=True), sg.tensor(0.3)]

@@ -19,6 +19,6 @@ from .api.gradients import (grad, value_and_grad, vjp, make_vjp, source, adjoint
                   detach)
 from .api.higher import jvp, jacobian, hessian, hvp, gradcheck, GradcheckError, tangent  # noqa: F401,E402
 from .tensor import *  # noqa: F401,F403,E402  (the PyTorch-style Tensor runtime)
-from .tensor.compiled import compile  # noqa: F401,E402,A004
+from .api.compiled import compile  # noqa: F401,E402,A004
 
 __version__ = "0.1.0"

@@ -5,24 +5,35 @@ is the ``sg.``/``torch.`` namespace for tensors (``tensor``, ``ones``, ``no_grad
 ``float32``...).  The compiler's transformations (``sg.grad``, ``sg.compile``...)
 live in :mod:`srcgrad.api`.
 
-Modules: ``tensor`` (the class and its operations), ``autograd`` (grad_fn nodes and
-the backward engine), ``grad_mode``, ``printing``, ``factories``, ``functions``,
-``dtypes``, ``device``.
+Modules, from the bottom up (each imports only modules above it in this list):
+
+    grad_mode, device, dtypes, printing, generator   no tensors: modes, devices, dtypes, repr
+    core         the Tensor class: its data and attributes
+    autograd     grad_fn nodes, the backward engine, autograd.Function
+    dispatch     apply(): run a primitive on tensors' arrays and record its node
+    arithmetic, reductions, shape, indexing   Tensor's operations, by concern
+    methods      attaches the operations to Tensor
+    factories    tensor(), ones(), randn()...
+    functions    torch.exp(x), torch.cat(...)...
+
+``sg.compile`` (one node running the compiler's generated backward) is in
+:mod:`srcgrad.api.compiled`: it uses both this runtime and the compiler.
 """
 from . import autograd  # noqa: F401  (torch.autograd: backward, grad, Function)
+from . import methods  # noqa: F401  (gives Tensor its operations)
+from .core import Size, Tensor, is_tensor
 from .device import cuda, device
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, dtype, float,
                      float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
                      int64, long, promote_types, set_default_dtype, short, uint8)
-from .factories import (Generator, arange, as_tensor, empty, empty_like, eye, from_numpy, full,
-                        full_like, initial_seed, linspace, logspace, manual_seed, normal, ones,
-                        ones_like, rand, rand_like, randint, randint_like, randn, randn_like,
-                        randperm, seed, tensor, zeros, zeros_like)
+from .factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
+                        linspace, logspace, normal, ones, ones_like, rand, rand_like, randint,
+                        randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
 from .functions import *  # noqa: F401,F403
 from .functions import __all__ as _functions_all
+from .generator import Generator, initial_seed, manual_seed, seed
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .printing import get_printoptions, set_printoptions
-from .tensor import Size, Tensor, is_tensor
 
 __all__ = [
     "Tensor", "Size", "tensor", "as_tensor", "from_numpy", "is_tensor",

@@ -21,25 +21,16 @@ import ast
 import re
 import sys
 import types
-import warnings
 import weakref
 
 import numpy as np
 
 from .. import runtime
 from . import grad_mode
+from .core import Tensor, VersionCounter
 
 __all__ = ["Node", "AccumulateGrad", "backward", "grad", "Function", "FunctionCtx",
-           "set_detect_anomaly", "detect_anomaly"]
-
-
-class VersionCounter:
-    """How many times a tensor's data has been changed in place (shared by views)."""
-
-    __slots__ = ("value",)
-
-    def __init__(self):
-        self.value = 0
+           "set_detect_anomaly", "detect_anomaly", "VersionCounter"]
 
 
 # -- nodes ----------------------------------------------------------------------------
@@ -407,9 +398,6 @@ def rule_reads(rule, needs):
 
 # -- the engine -----------------------------------------------------------------------
 
-Tensor = None      # srcgrad.tensor.tensor.Tensor, set by that module (it imports this one)
-
-
 def _wrap(array):
     return Tensor._make(array)
 
@@ -584,7 +572,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=None, materialize_grads=False):
     """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, returned
     as a tuple; no ``.grad`` is changed."""
-    from .tensor import Tensor
     if create_graph:
         raise NotImplementedError("srcgrad: create_graph=True is not supported")
     single = isinstance(inputs, Tensor)
@@ -701,7 +688,6 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        from .tensor import Tensor
         ctx = FunctionCtx()
         tensors = [a for a in args if isinstance(a, Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
@@ -721,11 +707,20 @@ class Function(metaclass=_FunctionMeta):
         return out
 
 
-def _warn_nonleaf_grad(stacklevel=3):
-    warnings.warn(
-        "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad "
-        "attribute won't be populated during autograd.backward(). If you indeed want the .grad "
-        "field to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. "
-        "If you access the non-leaf Tensor by mistake, make sure you access the leaf Tensor "
-        "instead. See github.com/pytorch/pytorch/pull/30531 for more information.",
-        UserWarning, stacklevel=stacklevel)
+class GraphMethods:
+    """The Tensor methods that reach the graph: attached to :class:`~.core.Tensor` by
+    :mod:`.methods`."""
+
+    def _grad_node(self):
+        """The node gradients of this tensor flow into: its grad_fn, or its AccumulateGrad."""
+        if self._grad_fn is not None:
+            return self._grad_fn
+        acc = self._acc() if self._acc is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc = weakref.ref(acc)
+        return acc
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``."""
+        backward(self, gradient, retain_graph, create_graph, inputs)   # the module's function

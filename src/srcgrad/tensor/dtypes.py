@@ -146,12 +146,12 @@ def result_type(*operands):
     Three priority groups: tensors with dimensions, zero-dimensional tensors,
     Python scalars.  A lower group only matters when it is of a higher category
     (bool < int < float < complex) than everything above it; a Python scalar
-    then contributes the default dtype of its category.
+    then contributes the default dtype of its category.  A tensor is recognised by its
+    ``dtype`` being one of this module's.
     """
-    from .tensor import Tensor
     groups = [None, None, None]
     for op in operands:
-        if isinstance(op, Tensor):
+        if isinstance(getattr(op, "dtype", None), dtype):       # a Tensor
             g, d = (0 if op.ndim else 1), op.dtype
         elif isinstance(op, np.ndarray):
             g, d = (0 if op.ndim else 1), from_numpy_dtype(op.dtype)

@@ -2,18 +2,17 @@
 
 Dtype inference follows PyTorch: Python floats give the default dtype
 (float32), Python ints int64, bools bool; NumPy arrays keep their dtype.
-Random numbers come from one NumPy generator seeded by ``manual_seed``; they
-cannot match PyTorch's generator.
+Random numbers come from :mod:`.generator`.
 """
 import builtins
 import numbers
-import warnings
 
 import numpy as np
 
-from . import dtypes, grad_mode
+from . import dtypes
+from .core import Tensor, _size_args, host_array
 from .device import CPU, array_module, to_device
-from .tensor import Tensor, _size_args
+from .generator import Generator, _rng, initial_seed, manual_seed, seed
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "ones", "zeros", "full", "empty", "eye",
            "arange", "linspace", "logspace", "randn", "rand", "randint", "randperm", "normal",
@@ -21,49 +20,6 @@ __all__ = ["tensor", "as_tensor", "from_numpy", "ones", "zeros", "full", "empty"
            "randint_like", "manual_seed", "seed", "initial_seed", "Generator"]
 
 _bool = builtins.bool
-
-
-class Generator:
-    """A seeded source of random numbers (``torch.Generator``)."""
-
-    def __init__(self, device="cpu"):
-        self._seed = 67280421310721
-        self._rng = np.random.default_rng(self._seed)
-
-    def manual_seed(self, seed):
-        self._seed = int(seed)
-        self._rng = np.random.default_rng(self._seed)
-        return self
-
-    def initial_seed(self):
-        return self._seed
-
-    def __repr__(self):
-        return f"<torch._C.Generator object at {hex(id(self))}>"   # as PyTorch prints it
-
-
-_default_generator = Generator()
-
-
-def _rng(generator=None):
-    return (generator or _default_generator)._rng
-
-
-def manual_seed(seed):
-    """Seed the random numbers of ``rand``/``randn``/``randint`` (and cupy's, if present)."""
-    from .device import cuda
-    cuda.manual_seed(seed)
-    return _default_generator.manual_seed(seed)
-
-
-def seed():
-    s = int(np.random.SeedSequence().entropy % (2 ** 63))
-    _default_generator.manual_seed(s)
-    return s
-
-
-def initial_seed():
-    return _default_generator.initial_seed()
 
 
 # -- inference of dtype from Python data ---------------------------------------------------
@@ -106,23 +62,10 @@ def _infer_dtype(data):
     return best
 
 
-def _to_nested_arrays(data):
-    if isinstance(data, Tensor):
-        return data._data if isinstance(data._data, np.ndarray) else data._data.get()
-    if isinstance(data, (list, tuple)):
-        return [_to_nested_arrays(v) for v in data]
-    return data
-
-
 def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
     """A new leaf tensor holding a copy of ``data`` (nested lists, scalars, arrays, tensors)."""
-    if isinstance(data, Tensor):
-        warnings.warn("To copy construct from a tensor, it is recommended to use "
-                      "sourceTensor.detach().clone() or "
-                      "sourceTensor.detach().clone().requires_grad_(True), rather than "
-                      "torch.tensor(sourceTensor).", UserWarning, stacklevel=2)
     dt = dtypes.to_dtype(dtype) or _infer_dtype(data)
-    array = np.array(_to_nested_arrays(data), dtype=dt.numpy)
+    array = host_array(data, dt.numpy)
     return _leaf(array, device, requires_grad)
 
 
@@ -307,5 +250,3 @@ def randint_like(input, low=0, high=None, dtype=None, device=None, requires_grad
     dt = dtypes.to_dtype(dtype) or input.dtype
     return randint(low, high, tuple(input.shape), dtype=dt, device=device or input.device)
 
-
-del grad_mode

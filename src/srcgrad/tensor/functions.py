@@ -4,7 +4,10 @@ and the operations that take several tensors (``cat``, ``stack``, ``where``...).
 import numpy as np
 
 from . import dtypes
-from .tensor import Tensor, apply, where, _wrap_dim
+from .core import Tensor, _wrap_dim
+from .dispatch import apply
+from .factories import tensor
+from .indexing import where
 
 # torch.<name>(input, *args, **kwargs) is input.<name>(*args, **kwargs)
 _METHODS = [
@@ -22,16 +25,16 @@ _METHODS = [
     "reshape", "flatten", "ravel", "t", "transpose", "swapaxes", "swapdims", "permute",
     "squeeze", "unsqueeze", "flip", "roll", "clone", "chunk", "split", "unbind",
     "masked_fill", "index_select", "numel", "trace", "tril", "triu", "diagonal",
+    "sort", "argsort", "topk", "take_along_dim",
 ]
 
 __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",
-                            "isclose", "equal", "sort", "argsort", "topk", "take_along_dim"]
+                            "isclose", "equal"]
 
 
 def _method_function(name):
     def function(input, *args, **kwargs):
         if not isinstance(input, Tensor):
-            from .factories import tensor
             input = tensor(input)
         return getattr(input, name)(*args, **kwargs)
     function.__name__ = function.__qualname__ = name
@@ -75,33 +78,3 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def equal(input, other):
     return input.shape == other.shape and bool((input._data == other._data).all())
-
-
-def sort(input, dim=-1, descending=False):
-    from .tensor import _ReturnType
-    d = _wrap_dim(dim, input.ndim)
-    idx = np.argsort(-input._data if descending else input._data, axis=d, kind="stable")
-    indices = Tensor._make(idx.astype(np.int64))
-    values = _gather(input, indices, d, "SortBackward0")
-    return _ReturnType(values, indices, "sort")
-
-
-def argsort(input, dim=-1, descending=False):
-    return sort(input, dim, descending)[1]
-
-
-def take_along_dim(input, indices, dim):
-    return _gather(input, indices, dim, "TakeAlongDimBackward0")
-
-
-def _gather(input, indices, dim, name):
-    return apply(np.take_along_axis, (input, indices._data), {"axis": dim}, name=name)
-
-
-def topk(input, k, dim=-1, largest=True, sorted=True):
-    from .tensor import _ReturnType
-    values, indices = sort(input, dim, descending=largest)
-    d = _wrap_dim(dim, input.ndim)
-    index = (slice(None),) * d + (slice(0, k),)
-    return _ReturnType(_gather(input, indices[index], d, "TopkBackward0"), indices[index],
-                       "topk")

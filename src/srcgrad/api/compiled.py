@@ -1,6 +1,6 @@
 """``@sg.compile``: a NumPy function run on Tensors, with ONE grad_fn node.
 
-The compiler (``srcgrad.api.make_vjp``) turns ``f`` into a forward function
+The compiler (:func:`.gradients.make_vjp`) turns ``f`` into a forward function
 that returns ``(value, saved)`` and a backward function ``bwd(saved, g)`` that
 returns the gradients of the requested arguments: generated Python that calls
 NumPy, with no per-operation graph.  Called with Tensors, the compiled ``f``
@@ -15,9 +15,10 @@ import inspect
 
 import numpy as np
 
-from . import grad_mode
-from .autograd import _SECOND_TIME, InputMeta, Node, _modified_message
-from .tensor import Tensor
+from ..tensor import grad_mode
+from ..tensor.autograd import _SECOND_TIME, InputMeta, Node, _modified_message
+from ..tensor.core import Tensor
+from .gradients import make_vjp
 
 __all__ = ["compile"]
 
@@ -64,7 +65,6 @@ def compile(f):
 
     The wrapper's ``.source`` is the generated backward of the last compiled case.
     """
-    from ..api.gradients import make_vjp          # the compiler; imported late (it imports us)
     sig = inspect.signature(f)
     # (positions of the arguments that need a gradient, the arguments' types) ->
     # (fwd, bwd, source).  The compiler specializes on the kind of each argument

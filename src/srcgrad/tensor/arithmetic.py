@@ -1,0 +1,402 @@
+"""Tensor methods for elementwise arithmetic (operators with PyTorch's type promotion,
+comparisons, unary math), casts to another dtype or device, and matrix products."""
+import numbers
+
+import numpy as np
+
+from .. import runtime
+from ..rules import lookup
+from . import dtypes
+from .core import Tensor, _bool, _float, _int
+from .device import move, to_device
+from .dispatch import _as_tensor_like, _rule_for, apply
+
+__all__ = ["ArithmeticMethods"]
+
+
+class ArithmeticMethods:
+    """Attached to :class:`~.core.Tensor` by :mod:`.methods`."""
+
+    # -- devices and dtypes -----------------------------------------------------------------
+    def to(self, *args, **kwargs):
+        """``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(other_tensor)``."""
+        dev, dt = kwargs.get("device"), kwargs.get("dtype")
+        copy = kwargs.get("copy", False)
+        for a in args:
+            if isinstance(a, Tensor):
+                dev, dt = a.device, a.dtype
+            elif isinstance(a, dtypes.dtype) or (isinstance(a, type) and a in (_float, _int, _bool)):
+                dt = dtypes.to_dtype(a)
+            elif a is not None:
+                dev = a
+        out = self
+        if dt is not None:
+            dt = dtypes.to_dtype(dt)
+            if dt is not out.dtype or copy:
+                out = apply(np.ndarray.astype, (out, dt.numpy), name="ToCopyBackward0",
+                            forward=_astype)
+        if dev is not None:
+            dev = to_device(dev)
+            if dev != out.device:
+                out = _to_device(out, dev)
+        return out
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking=False):
+        return self.to(device if device is not None else "cuda")
+
+    def float(self):
+        return self.to(dtypes.float32)
+
+    def double(self):
+        return self.to(dtypes.float64)
+
+    def half(self):
+        return self.to(dtypes.float16)
+
+    def long(self):
+        return self.to(dtypes.int64)
+
+    def int(self):
+        return self.to(dtypes.int32)
+
+    def bool(self):
+        return self.to(dtypes.bool)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    # -- arithmetic (elementwise, with PyTorch's type promotion) ----------------------------
+    def _binary(self, func, other, name, reflected=False):
+        args = (other, self) if reflected else (self, other)
+        return apply(func, args, name=name, promote=True)
+
+    def __add__(self, other):
+        return self._binary(np.add, other, "AddBackward0")
+
+    def __radd__(self, other):
+        return self._binary(np.add, other, "AddBackward0")
+
+    def __sub__(self, other):
+        return self._binary(np.subtract, other, "SubBackward0")
+
+    def __rsub__(self, other):
+        name = "RsubBackward0" if isinstance(other, Tensor) else "RsubBackward1"
+        return self._binary(np.subtract, other, name, reflected=True)
+
+    def __mul__(self, other):
+        return self._binary(np.multiply, other, "MulBackward0")
+
+    def __rmul__(self, other):
+        return self._binary(np.multiply, other, "MulBackward0")
+
+    def __truediv__(self, other):
+        return apply(np.true_divide, (self, other), name="DivBackward0", promote=True,
+                     floating=True)
+
+    def __rtruediv__(self, other):
+        return self.reciprocal() * other
+
+    def __floordiv__(self, other):
+        return apply(np.floor_divide, (self, other), name="FloorDivideBackward0", promote=True)
+
+    def __rfloordiv__(self, other):
+        return apply(np.floor_divide, (other, self), name="FloorDivideBackward0", promote=True)
+
+    def __mod__(self, other):
+        return apply(np.remainder, (self, other), name="RemainderBackward0", promote=True)
+
+    def __rmod__(self, other):
+        return apply(np.remainder, (other, self), name="RemainderBackward1", promote=True)
+
+    def __pow__(self, other):
+        name = "PowBackward1" if isinstance(other, Tensor) else "PowBackward0"
+        return apply(np.power, (self, other), name=name, promote=True)
+
+    def __rpow__(self, other):
+        return apply(np.power, (other, self), name="PowBackward2", promote=True)
+
+    def __matmul__(self, other):
+        return self.matmul(other)
+
+    def __rmatmul__(self, other):
+        return _as_tensor_like(other, self).matmul(self)
+
+    def __neg__(self):
+        if self._data.dtype.kind == "b":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. "
+                               "If you are trying to invert a mask, use the `~` or "
+                               "`logical_not()` operator instead.")
+        return apply(np.negative, (self,), name="NegBackward0")
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return self.abs()
+
+    def __invert__(self):
+        return apply(np.invert, (self,))
+
+    def __and__(self, other):
+        return apply(np.bitwise_and, (self, other), promote=True)
+
+    def __or__(self, other):
+        return apply(np.bitwise_or, (self, other), promote=True)
+
+    def __xor__(self, other):
+        return apply(np.bitwise_xor, (self, other), promote=True)
+
+    __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+
+    def _compare(self, func, other):
+        return apply(func, (self, other), promote=True)
+
+    def __eq__(self, other):
+        if not isinstance(other, (Tensor, numbers.Number, np.ndarray)):
+            return False
+        return self._compare(np.equal, other)
+
+    def __ne__(self, other):
+        if not isinstance(other, (Tensor, numbers.Number, np.ndarray)):
+            return True
+        return self._compare(np.not_equal, other)
+
+    def __lt__(self, other):
+        return self._compare(np.less, other)
+
+    def __le__(self, other):
+        return self._compare(np.less_equal, other)
+
+    def __gt__(self, other):
+        return self._compare(np.greater, other)
+
+    def __ge__(self, other):
+        return self._compare(np.greater_equal, other)
+
+    eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
+    greater, less, greater_equal, less_equal, not_equal = __gt__, __lt__, __ge__, __le__, __ne__
+
+    def add(self, other, alpha=1):
+        return self + (other * alpha if alpha != 1 else other)
+
+    def sub(self, other, alpha=1):
+        return self - (other * alpha if alpha != 1 else other)
+
+    subtract = sub
+
+    def mul(self, other):
+        return self * other
+
+    multiply = mul
+
+    def div(self, other, rounding_mode=None):
+        if rounding_mode == "floor":
+            return self // other
+        if rounding_mode == "trunc":
+            return (self / other).trunc()
+        return self / other
+
+    divide = true_divide = div
+
+    def pow(self, exponent):
+        return self ** exponent
+
+    def remainder(self, other):
+        return self % other
+
+    def floor_divide(self, other):
+        return self // other
+
+    def rsub(self, other):
+        return other - self
+
+    def maximum(self, other):
+        return apply(np.maximum, (self, other), name="MaximumBackward0", promote=True)
+
+    def minimum(self, other):
+        return apply(np.minimum, (self, other), name="MinimumBackward0", promote=True)
+
+    def logical_not(self):
+        return apply(np.logical_not, (self,))
+
+    def logical_and(self, other):
+        return apply(np.logical_and, (self, other))
+
+    def logical_or(self, other):
+        return apply(np.logical_or, (self, other))
+
+    def isnan(self):
+        return apply(np.isnan, (self,))
+
+    def isinf(self):
+        return apply(np.isinf, (self,))
+
+    def isfinite(self):
+        return apply(np.isfinite, (self,))
+
+    # -- unary math -------------------------------------------------------------------------
+    def _unary(self, func, name):
+        return apply(func, (self,), name=name, floating=True)
+
+    def square(self):
+        return apply(np.power, (self, 2), name="PowBackward0", promote=True)
+
+    def rsqrt(self):
+        return apply(np.power, (self, -0.5), name="RsqrtBackward0", promote=True, floating=True)
+
+    def relu(self):
+        zero = 0.0 if self._data.dtype.kind in "fc" else 0
+        return apply(np.where, (self > 0, self, zero), name="ReluBackward0")
+
+    def sigmoid(self):
+        f = _rule_for(getattr(runtime, "sigmoid", None), getattr(runtime, "expit", None))
+        if f is not None and lookup(f) is not None:
+            return apply(f, (self,), name="SigmoidBackward0", floating=True)
+        # no sigmoid rule yet: 1 / (1 + exp(-x)), the last node named as PyTorch's
+        return apply(np.reciprocal, ((-self).exp() + 1,), name="SigmoidBackward0",
+                     floating=True)
+
+    def clamp(self, min=None, max=None):
+        if isinstance(min, Tensor) or isinstance(max, Tensor):
+            out = self
+            if min is not None:
+                out = out.maximum(min)
+            if max is not None:
+                out = out.minimum(max)
+            return out
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        return apply(np.clip, (self, min, max), name="ClampBackward1")
+
+    clip = clamp
+
+    def clamp_min(self, min):
+        return self.clamp(min=min)
+
+    def clamp_max(self, max):
+        return self.clamp(max=max)
+
+    def sign(self):
+        return apply(np.sign, (self,))
+
+    def floor(self):
+        return apply(np.floor, (self,))
+
+    def ceil(self):
+        return apply(np.ceil, (self,))
+
+    def round(self, decimals=0):
+        return apply(np.round, (self, decimals))
+
+    def trunc(self):
+        return apply(np.trunc, (self,))
+
+    def abs(self):
+        return apply(np.absolute, (self,), name="AbsBackward0")
+
+    absolute = abs
+
+    def neg(self):
+        return -self
+
+    negative = neg
+
+    # -- linear algebra ---------------------------------------------------------------------
+    def matmul(self, other):
+        other = _as_tensor_like(other, self)
+        a, b = self.ndim, other.ndim
+        if a == 0 or b == 0:
+            raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
+                               f"{a}D and {b}D")
+        if self.dtype is not other.dtype:
+            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
+                               f"{self.dtype.name.replace('float32', 'float')} != "
+                               f"{other.dtype.name.replace('float32', 'float')}")
+        ka, kb = self.shape[-1], other.shape[0] if b == 1 else other.shape[-2]
+        if ka != kb:
+            if a == 1 and b == 1:
+                raise RuntimeError(f"inconsistent tensor size, expected tensor [{self.shape[0]}] "
+                                   f"and src [{other.shape[0]}] to have the same number of "
+                                   "elements, but got "
+                                   f"{self.shape[0]} and {other.shape[0]} elements respectively")
+            sa = "x".join(map(str, (self.shape if a == 2 else (1, ka) if a == 1 else
+                                    (np.prod(self.shape[:-1]), ka))))
+            sb = "x".join(map(str, other.shape if b == 2 else (kb, 1) if b == 1 else other.shape[-2:]))
+            if a == 2 and b == 1:
+                raise RuntimeError(f"size mismatch, got input ({self.shape[0]}), mat "
+                                   f"({self.shape[0]}x{ka}), vec ({other.shape[0]})")
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({sa} and {sb})")
+        name = {(2, 2): "MmBackward0", (1, 1): "DotBackward0", (2, 1): "MvBackward0",
+                (1, 2): "SqueezeBackward4"}.get((a, b), "UnsafeViewBackward0")
+        return apply(np.matmul, (self, other), name=name)
+
+    def mm(self, mat2):
+        if self.ndim != 2:
+            raise RuntimeError("self must be a matrix")
+        if mat2.ndim != 2:
+            raise RuntimeError("mat2 must be a matrix")
+        return self.matmul(mat2)
+
+    def mv(self, vec):
+        return self.matmul(vec)
+
+    def dot(self, other):
+        if self.ndim != 1 or other.ndim != 1:
+            raise RuntimeError(f"1D tensors expected, but got {self.ndim}D and {other.ndim}D "
+                               "tensors")
+        if self.dtype is not other.dtype:
+            raise RuntimeError(f"dot : expected both vectors to have same dtype, but found "
+                               f"{self.dtype.short} and {other.dtype.short}")
+        return self.matmul(other)
+
+    def bmm(self, mat2):
+        return self.matmul(mat2)
+
+    def outer(self, vec2):
+        return self.reshape(-1, 1) * vec2
+
+    ger = outer
+
+
+# -- elementwise math, as a table: method -> (NumPy primitive, PyTorch's node name) -----------
+
+_UNARY_FLOAT = {
+    "exp": (np.exp, "ExpBackward0"), "exp2": (np.exp2, "Exp2Backward0"),
+    "expm1": (np.expm1, "Expm1Backward0"), "log": (np.log, "LogBackward0"),
+    "log2": (np.log2, "Log2Backward0"), "log10": (np.log10, "Log10Backward0"),
+    "log1p": (np.log1p, "Log1PBackward0"), "sqrt": (np.sqrt, "SqrtBackward0"),
+    "sin": (np.sin, "SinBackward0"), "cos": (np.cos, "CosBackward0"),
+    "tan": (np.tan, "TanBackward0"), "asin": (np.arcsin, "AsinBackward0"),
+    "acos": (np.arccos, "AcosBackward0"), "atan": (np.arctan, "AtanBackward0"),
+    "sinh": (np.sinh, "SinhBackward0"), "cosh": (np.cosh, "CoshBackward0"),
+    "tanh": (np.tanh, "TanhBackward0"), "reciprocal": (np.reciprocal, "ReciprocalBackward0"),
+}
+_ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan"}
+
+
+def _unary_method(method_name, func, name):
+    def method(self):
+        return apply(func, (self,), name=name, floating=True)
+    method.__name__ = method_name
+    method.__qualname__ = f"Tensor.{method_name}"
+    return method
+
+
+for _m, (_f, _n) in _UNARY_FLOAT.items():
+    setattr(ArithmeticMethods, _m, _unary_method(_m, _f, _n))
+for _a, _m in _ALIASES.items():
+    setattr(ArithmeticMethods, _a, getattr(ArithmeticMethods, _m))
+
+
+def _astype(array, dtype):
+    return array.astype(dtype)          # the method: works for numpy and cupy arrays alike
+
+
+def _to_device(t, dev):
+    """A copy of ``t`` on ``dev`` (cupy <-> numpy).  Recorded with the rule of ``np.copy``
+    (the gradient passes through); the engine moves the gradient back to ``t``'s device."""
+    return apply(np.copy, (t,), name="ToCopyBackward0", forward=lambda a: move(a, dev))
+

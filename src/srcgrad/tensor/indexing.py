@@ -1,0 +1,306 @@
+"""Tensor methods for indexing (``x[i]``, ``x[i] = v``), selection (``where``,
+``masked_fill``) and in-place change (``add_``, ``+=``, ``copy_``, ``zero_``...).
+
+In-place operations compute the new value out of place, write it into the
+tensor's array, bump the version counter and, when recording, make the new node
+the tensor's ``grad_fn`` (PyTorch's "rebase history").
+"""
+import builtins
+import numbers
+import operator
+
+import numpy as np
+
+from .. import runtime
+from . import dtypes, grad_mode
+from .core import Tensor, _bool, _int
+from .dispatch import _as_tensor_like, _unwrap, apply
+from .generator import _rng
+
+__all__ = ["IndexingMethods", "where", "inplace_method"]
+
+
+class IndexingMethods:
+    """Attached to :class:`~.core.Tensor` by :mod:`.methods`."""
+
+    # -- indexing ---------------------------------------------------------------------------
+    def __getitem__(self, index):
+        index = _index_arrays(index)
+        parts = index if isinstance(index, tuple) else (index,)
+        if not builtins.all(_basic(p) for p in parts):
+            return self._index(index, "IndexBackward0")
+        # basic indexing: one node per component, as PyTorch (Select, Slice, Unsqueeze)
+        n_real = builtins.sum(1 for p in parts if p is not None and p is not Ellipsis)
+        if n_real > self.ndim:
+            raise IndexError(f"too many indices for tensor of dimension {self.ndim}")
+        out, dim, src = self, 0, 0          # dim: in ``out``; src: in ``self``
+        for p in parts:
+            if p is Ellipsis:
+                dim += self.ndim - n_real
+                src += self.ndim - n_real
+            elif p is None:
+                out = out._index((slice(None),) * dim + (None,), "UnsqueezeBackward0")
+                dim += 1
+            elif isinstance(p, slice):
+                if p != slice(None):
+                    out = out._index((slice(None),) * dim + (p,), "SliceBackward0")
+                dim += 1
+                src += 1
+            else:
+                size = out.shape[dim]
+                if not -size <= p < size:
+                    raise IndexError(f"index {p} is out of bounds for dimension {src} with "
+                                     f"size {size}")
+                out = out._index((slice(None),) * dim + (p,), "SelectBackward0")
+                src += 1
+        if out is self:
+            out = self._index((Ellipsis,), "AliasBackward0")
+        return out
+
+    def _select(self, i, name):
+        return self._index((i,), name)
+
+    def _index(self, index, name):
+        index = _index_arrays(index)
+        parts = index if isinstance(index, tuple) else (index,)
+        if builtins.all(_basic(p) for p in parts) and Ellipsis not in parts:
+            index = tuple(parts) + (Ellipsis,)   # a 0-d result stays a view, not a scalar
+        out = apply(operator.getitem, (self, index), name=name, view=True)
+        if out._base is not None:
+            out._view_index = (self, index)
+        return out
+
+    def __setitem__(self, index, value):
+        index = _index_arrays(index)
+        if grad_mode.is_grad_enabled() and self._grad_fn is None and self._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+        if not _recording(self, value):
+            self._check_inplace()
+            self._data[index] = _unwrap(value) if not isinstance(value, Tensor) \
+                else _on_device(value, self)._data
+            self._vc.value += 1
+            return
+        value = value if isinstance(value, Tensor) else Tensor._make(
+            runtime.array_ns(self._data).asarray(value, dtype=self._data.dtype))
+        value = _on_device(value, self)
+        if value.dtype is not self.dtype:
+            value = value.to(self.dtype)
+        self._inplace(lambda old: _setitem(old, index, value), value)
+
+    # -- in place ---------------------------------------------------------------------------
+    def _check_inplace(self):
+        if not grad_mode.is_grad_enabled():
+            return
+        if self._grad_fn is None and self._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
+                               "operation.")
+        base = self._base
+        if base is not None and base._grad_fn is None and base._requires_grad \
+                and self._grad_fn is not None:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
+                               "an in-place operation.")
+
+    def _inplace(self, compute, *others):
+        """Replace this tensor's value by ``compute(old)``, in place.
+
+        When recording, ``old`` is a snapshot of the current value that keeps
+        this tensor's place in the graph, and the node ``compute`` records
+        becomes this tensor's ``grad_fn`` (PyTorch's "rebase history").
+        """
+        self._check_inplace()
+        if not _recording(self, *others):
+            self._write(compute(self))
+            return self
+        if self._base is not None:
+            return self._inplace_on_view(compute)
+        new = compute(self._snapshot())
+        self._write(new)
+        self._set_history(new._grad_fn)
+        return self
+
+    def _inplace_on_view(self, compute):
+        """An in-place change of a view ``parent[index]`` while recording: the parent
+        gets the new value by ``parent[index] = new`` (a ``CopySlices`` node, recursively
+        up to the base), and this view is re-read from the new parent."""
+        if self._view_index is None:
+            raise NotImplementedError(
+                "srcgrad: an in-place operation that needs a gradient on a view made by "
+                "view/reshape/transpose/expand is not supported; index the base instead "
+                "(x[i] = ...) or use an out-of-place operation")
+        parent, index = self._view_index
+        parent[index] = compute(self._snapshot())
+        fresh = apply(operator.getitem, (parent, index), name="AsStridedBackward0")
+        self._set_history(fresh._grad_fn)
+        return self
+
+    def _snapshot(self):
+        """A copy of the current value in this tensor's place in the graph."""
+        old = Tensor._make(self._data.copy(), self._requires_grad, self._grad_fn)
+        old._acc = self._acc
+        return old
+
+    def _write(self, new):
+        if new.dtype is not self.dtype and not dtypes.can_cast(new.dtype, self.dtype):
+            raise RuntimeError(f"result type {new.dtype.short} can't be cast to the desired "
+                               f"output type {self.dtype.short}")
+        if new._data.shape != self._data.shape:
+            try:
+                fits = np.broadcast_shapes(new._data.shape, self._data.shape) == self._data.shape
+            except ValueError:
+                fits = False
+            if not fits:
+                raise RuntimeError(f"output with shape [{', '.join(map(str, self.shape))}] "
+                                   "doesn't match the broadcast shape "
+                                   f"[{', '.join(map(str, new.shape))}]") from None
+        runtime.array_ns(self._data).copyto(self._data, new._data, casting="unsafe")
+        self._vc.value += 1
+
+    def _set_history(self, node):
+        old = self._grad_fn
+        if node is None:
+            return
+        self._grad_fn = node
+        self._requires_grad = True
+        if self._retains_grad and old is not None:
+            node._retain(self)
+
+    def add_(self, other, alpha=1):
+        return self._inplace(lambda x: x.add(other, alpha=alpha), other)
+
+    def sub_(self, other, alpha=1):
+        return self._inplace(lambda x: x.sub(other, alpha=alpha), other)
+
+    def mul_(self, other):
+        return self._inplace(lambda x: x * other, other)
+
+    def div_(self, other, rounding_mode=None):
+        return self._inplace(lambda x: x.div(other, rounding_mode=rounding_mode), other)
+
+    def pow_(self, exponent):
+        return self._inplace(lambda x: x ** exponent, exponent)
+
+    def clamp_(self, min=None, max=None):
+        return self._inplace(lambda x: x.clamp(min, max), min, max)
+
+    clip_ = clamp_
+
+    def copy_(self, src, non_blocking=False):
+        src = _as_tensor_like(src, self)
+        return self._inplace(lambda x: _copy_into(x, src), src)
+
+    def fill_(self, value):
+        return self._inplace(lambda x: _filled(x, value), value)
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def masked_fill_(self, mask, value):
+        return self._inplace(lambda x: x.masked_fill(mask, value), value)
+
+    def __iadd__(self, other):
+        return self.add_(other)
+
+    def __isub__(self, other):
+        return self.sub_(other)
+
+    def __imul__(self, other):
+        return self.mul_(other)
+
+    def __itruediv__(self, other):
+        return self.div_(other)
+
+    def __ipow__(self, other):
+        return self.pow_(other)
+
+    def uniform_(self, a=0.0, b=1.0):
+        return self._inplace(lambda x: _like_values(x, _rng().uniform(a, b, x.shape)))
+
+    def normal_(self, mean=0.0, std=1.0):
+        return self._inplace(lambda x: _like_values(x, _rng().normal(mean, std, x.shape)))
+
+    # -- selection --------------------------------------------------------------------------
+    def masked_fill(self, mask, value):
+        return apply(np.where, (mask, value, self), name="MaskedFillBackward0")
+
+    def where(self, condition, other):
+        return where(condition, self, other)
+
+
+def where(condition, input=None, other=None):
+    """``torch.where(cond, x, y)``; ``torch.where(cond)`` gives the indices."""
+    if input is None and other is None:
+        return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(_unwrap(condition)))
+    ref = input if isinstance(input, Tensor) else other
+    target = dtypes.result_type(*[a for a in (input, other) if isinstance(a, (Tensor, numbers.Number))])
+    input, other = (a.to(target) if isinstance(a, Tensor) and a.dtype is not target else a
+                    for a in (input, other))
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("where(): expected a tensor for input or other")
+    return apply(np.where, (condition, input, other), name="WhereBackward0")
+
+
+def inplace_method(method):
+    """``x.<method>_(...)``: ``x.<method>(...)`` written into ``x``."""
+    def method_(self, *args, **kwargs):
+        return self._inplace(lambda x: getattr(x, method)(*args, **kwargs), *args)
+    method_.__name__ = method + "_"
+    method_.__qualname__ = f"Tensor.{method}_"
+    return method_
+
+
+def _setitem(x, index, value):
+    """``x`` with ``x[index] = value``, out of place and recorded: PyTorch's CopySlices,
+    differentiated by the rule of ``runtime.setitem``."""
+    return apply(runtime.setitem, (x, index, value), name="CopySlices")
+
+
+def _recording(*values):
+    return grad_mode.is_grad_enabled() and builtins.any(
+        isinstance(v, Tensor) and v._requires_grad for v in values)
+
+
+def _copy_into(x, src):
+    """``x.copy_(src)``: the value of ``src`` broadcast to ``x``'s shape and dtype."""
+    out = src.to(x.dtype) if src.dtype is not x.dtype else src
+    if out.shape != x.shape:
+        out = out.expand(x.shape)
+    return out.to(x.device) if out.device != x.device else out
+
+
+def _filled(x, value):
+    if isinstance(value, Tensor):
+        return _copy_into(x, value)
+    xp = runtime.array_ns(x._data)
+    return Tensor._make(xp.full(x._data.shape, value, dtype=x._data.dtype))
+
+
+def _like_values(x, values):
+    xp = runtime.array_ns(x._data)
+    return Tensor._make(xp.asarray(values, dtype=x._data.dtype))
+
+
+def _basic(p):
+    return p is None or p is Ellipsis or isinstance(p, (slice, numbers.Integral)) and \
+        not isinstance(p, (_bool, np.bool_))
+
+
+def _index_arrays(index):
+    """Tensors inside an index become arrays (integer tensors index, bool tensors mask)."""
+    if isinstance(index, Tensor):
+        if index.ndim == 0 and index._data.dtype.kind in "iu":
+            return _int(index.item())
+        return index._data
+    if isinstance(index, tuple):
+        return tuple(_index_arrays(i) for i in index)
+    if isinstance(index, np.integer):
+        return _int(index)
+    return index
+
+
+def _on_device(t, ref):
+    if t.device != ref.device:
+        raise RuntimeError("Expected all tensors to be on the same device, but found at least "
+                           f"two devices, {ref.device} and {t.device}!")
+    return t
+

@@ -1,0 +1,187 @@
+"""Tensor methods that reduce (``sum``, ``mean``, ``max`` with indices, ``norm``,
+``softmax``...) or order (``sort``, ``topk``) along dimensions."""
+import numpy as np
+
+from .. import runtime
+from ..rules import lookup
+from . import dtypes
+from .core import Tensor, _ReturnType, _bool, _int, _wrap_dim
+from .dispatch import _dims, apply
+
+__all__ = ["ReductionMethods"]
+
+
+class ReductionMethods:
+    """Attached to :class:`~.core.Tensor` by :mod:`.methods`."""
+
+    # -- reductions -------------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, dtype=None, axis=None):
+        dim = axis if dim is None else dim
+        x = self
+        if dtype is not None:
+            x = x.to(dtypes.to_dtype(dtype))
+        elif x._data.dtype.kind in "biu":
+            x = x.to(dtypes.int64)
+        if dim is None:
+            return apply(np.sum, (x,), name="SumBackward0")
+        return apply(np.sum, (x,), {"axis": _dims(dim, x.ndim), "keepdims": keepdim},
+                     name="SumBackward1")
+
+    def mean(self, dim=None, keepdim=False, dtype=None, axis=None):
+        dim = axis if dim is None else dim
+        x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
+        if not (x.is_floating_point() or x.is_complex()):
+            raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
+                               f"a floating point or complex dtype. Got: {x.dtype.short}")
+        if dim is None:
+            return apply(np.mean, (x,), name="MeanBackward0")
+        return apply(np.mean, (x,), {"axis": _dims(dim, x.ndim), "keepdims": keepdim},
+                     name="MeanBackward1")
+
+    def prod(self, dim=None, keepdim=False, dtype=None):
+        x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
+        if dim is None:
+            return apply(np.prod, (x,), name="ProdBackward0")
+        return apply(np.prod, (x,), {"axis": _dims(dim, x.ndim), "keepdims": keepdim},
+                     name="ProdBackward1")
+
+    def _var(self, func, name, dim, unbiased, keepdim, correction):
+        ddof = correction if correction is not None else (1 if unbiased in (None, True) else 0)
+        if isinstance(dim, _bool):                 # x.std(False): the old positional unbiased
+            dim, ddof = None, _int(dim)
+        kw = {"ddof": ddof}
+        if dim is not None:
+            kw.update(axis=_dims(dim, self.ndim), keepdims=keepdim)
+        return apply(func, (self,), kw, name=name, floating=True)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return self._var(np.var, "VarBackward0", dim, unbiased, keepdim, correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return self._var(np.std, "StdBackward0", dim, unbiased, keepdim, correction)
+
+    def _extreme(self, func, argfunc, other, dim, keepdim, what):
+        if isinstance(other, Tensor):
+            return self.maximum(other) if what == "max" else self.minimum(other)
+        if other is not None:          # x.max(1): the dim given positionally
+            dim = other
+        if dim is None:
+            if self.numel() == 0:
+                raise RuntimeError(f"{what}(): Expected reduction dim to be specified for "
+                                   "input.numel() == 0. Specify the reduction dim with the "
+                                   "'dim' argument.")
+            return apply(func, (self,), name=f"{what.capitalize()}Backward1")
+        d = _wrap_dim(dim, self.ndim)
+        values = apply(func, (self,), {"axis": d, "keepdims": keepdim},
+                       name=f"{what.capitalize()}Backward0")
+        indices = Tensor._make(runtime.array_ns(self._data).asarray(
+            argfunc(self._data, axis=d, keepdims=keepdim)).astype(np.int64))
+        return _ReturnType(values, indices, what)
+
+    def max(self, dim=None, keepdim=False, *, other=None):
+        return self._extreme(np.max, np.argmax, dim if isinstance(dim, Tensor) else None,
+                             None if isinstance(dim, Tensor) else dim, keepdim, "max")
+
+    def min(self, dim=None, keepdim=False):
+        return self._extreme(np.min, np.argmin, dim if isinstance(dim, Tensor) else None,
+                             None if isinstance(dim, Tensor) else dim, keepdim, "min")
+
+    def amax(self, dim=(), keepdim=False):
+        axis = None if dim in ((), None) else _dims(dim, self.ndim)
+        return apply(np.max, (self,), {"axis": axis, "keepdims": keepdim}, name="AmaxBackward0")
+
+    def amin(self, dim=(), keepdim=False):
+        axis = None if dim in ((), None) else _dims(dim, self.ndim)
+        return apply(np.min, (self,), {"axis": axis, "keepdims": keepdim}, name="AminBackward0")
+
+    def argmax(self, dim=None, keepdim=False):
+        return self._argext(np.argmax, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return self._argext(np.argmin, dim, keepdim)
+
+    def _argext(self, func, dim, keepdim):
+        axis = None if dim is None else _wrap_dim(dim, self.ndim)
+        r = func(self._data, axis=axis, keepdims=keepdim if axis is not None else False)
+        return Tensor._make(runtime.array_ns(self._data).asarray(r).astype(np.int64))
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        ord_ = 2 if p in ("fro", None, 2) else p
+        x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
+        vector_norm = getattr(np.linalg, "vector_norm", None)
+        if vector_norm is not None and lookup(vector_norm) is not None:
+            kw = {"ord": ord_, "keepdims": keepdim}
+            if dim is not None:
+                kw["axis"] = _dims(dim, x.ndim)
+            return apply(vector_norm, (x,), kw, name="LinalgVectorNormBackward0", floating=True)
+        if dim is None:
+            x = x.reshape(-1)
+            return apply(np.linalg.norm, (x,), {"ord": ord_},
+                         name="LinalgVectorNormBackward0", floating=True)
+        return apply(np.linalg.norm, (x,), {"ord": ord_, "axis": _dims(dim, x.ndim),
+                                            "keepdims": keepdim},
+                     name="LinalgVectorNormBackward0", floating=True)
+
+    def cumsum(self, dim, dtype=None):
+        x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
+        return apply(np.cumsum, (x,), {"axis": _wrap_dim(dim, x.ndim)}, name="CumsumBackward0")
+
+    def cumprod(self, dim, dtype=None):
+        x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
+        return apply(np.cumprod, (x,), {"axis": _wrap_dim(dim, x.ndim)}, name="CumprodBackward0")
+
+    # softmax, log_softmax, logsumexp: built from primitives with rules (the table has no
+    # single rule for them); the last node carries PyTorch's name.
+    def logsumexp(self, dim, keepdim=False):
+        m = self.detach().amax(dim, keepdim=True)
+        m = m.masked_fill(~m.isfinite(), 0)
+        total = (self - m).exp().sum(dim, keepdim=True)
+        if not keepdim:
+            total, m = total.squeeze(dim), m.squeeze(dim)
+        return apply(np.add, (total.log(), m), name="LogsumexpBackward0")
+
+    def softmax(self, dim, dtype=None):
+        x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
+        e = (x - x.detach().amax(dim, keepdim=True)).exp()
+        return apply(np.true_divide, (e, e.sum(dim, keepdim=True)), name="SoftmaxBackward0")
+
+    def log_softmax(self, dim, dtype=None):
+        x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
+        return apply(np.subtract, (x, x.logsumexp(dim, keepdim=True)),
+                     name="LogSoftmaxBackward0")
+
+    def all(self, dim=None, keepdim=False):
+        kw = {} if dim is None else {"axis": _wrap_dim(dim, self.ndim), "keepdims": keepdim}
+        return apply(np.all, (self,), kw)
+
+    def any(self, dim=None, keepdim=False):
+        kw = {} if dim is None else {"axis": _wrap_dim(dim, self.ndim), "keepdims": keepdim}
+        return apply(np.any, (self,), kw)
+
+    def count_nonzero(self, dim=None):
+        return apply(np.count_nonzero, (self,), {} if dim is None else {"axis": dim})
+
+    # -- ordering ---------------------------------------------------------------------------
+    def sort(self, dim=-1, descending=False):
+        d = _wrap_dim(dim, self.ndim)
+        idx = np.argsort(-self._data if descending else self._data, axis=d, kind="stable")
+        indices = Tensor._make(idx.astype(np.int64))
+        values = _gather(self, indices, d, "SortBackward0")
+        return _ReturnType(values, indices, "sort")
+
+    def argsort(self, dim=-1, descending=False):
+        return self.sort(dim, descending)[1]
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):
+        values, indices = self.sort(dim, descending=largest)
+        d = _wrap_dim(dim, self.ndim)
+        index = (slice(None),) * d + (slice(0, k),)
+        return _ReturnType(_gather(self, indices[index], d, "TopkBackward0"), indices[index],
+                           "topk")
+
+    def take_along_dim(self, indices, dim):
+        return _gather(self, indices, dim, "TakeAlongDimBackward0")
+
+
+def _gather(input, indices, dim, name):
+    return apply(np.take_along_axis, (input, indices._data), {"axis": dim}, name=name)
