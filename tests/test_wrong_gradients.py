@@ -241,3 +241,125 @@ def test_float32_gradients_stay_float32():
     assert sg.grad(extremes)(a).dtype == np.float32
     assert sg.jvp(extremes, (a,), (np.ones_like(a),))[1].dtype == np.float32
     check_both(extremes, a.astype(float))
+
+
+# -- 1. dict(), list(), tuple() and zip of active values ---------------------------------
+
+def dict_pairs_and_keywords(x):
+    d = dict([("a", x)], b=x)
+    return d["a"] * 2 + d["b"] * 3
+
+
+def dict_of_mapping(x):
+    d = dict({"a": x, "c": 1.0})
+    return d["a"] * 2 + d["c"]
+
+
+def dict_keywords(x):
+    return dict(a=x, b=x * x)["b"]
+
+
+def dict_mapping_and_keywords(x):
+    d1 = {"a": x, "b": 5.0}
+    d = dict(d1, b=x * x)               # b overridden: d1["b"] gets no gradient
+    return d["a"] * 4 + d["b"]
+
+
+def dict_of_zip(x):
+    d = dict(zip(["a", "b"], [x, x * x]))
+    return d["a"] + d["b"] * 2
+
+
+def dict_double_star(x):
+    other = {"a": x * 3}
+    d = dict(**other)
+    return d["a"] * x
+
+
+def dict_display_unpacking(x):
+    d1 = {"a": x, "k": 2.0}
+    d = {**d1, "k": x * 2, "z": 1.0}
+    return d["a"] + d["k"] * d["z"]
+
+
+def list_and_tuple_of_active(x):
+    lst = list((x, x * 2))
+    t = tuple([x, 3 * x])
+    pairs = list(zip(lst, t))
+    return lst[1] + t[1] + pairs[0][1] * pairs[1][0]
+
+
+@pytest.mark.parametrize("f", [dict_pairs_and_keywords, dict_of_mapping, dict_keywords,
+                               dict_mapping_and_keywords, dict_of_zip, dict_double_star,
+                               dict_display_unpacking, list_and_tuple_of_active])
+def test_container_constructors(f):
+    check_both(f, 1.3)
+
+
+def test_dict_gradient_by_hand():
+    assert sg.grad(dict_pairs_and_keywords)(1.0) == 5.0
+    assert sg.grad(dict_of_mapping)(1.0) == 2.0
+
+
+# -- 3. NumPy functions over Python lists and tuples of active values --------------------
+
+def mean_of_list_axis0(x):
+    return np.sum(np.mean([x, x * 3.0], axis=0) ** 2)
+
+
+def mean_of_list(x):
+    return np.mean([x, x + 2]) * 3.0
+
+
+def sum_mixing_constants(x):
+    return np.sum([1, x[0] * x[1], 2])
+
+
+def nested_lists(x):
+    return np.sum(np.exp([[x[0], 1.0], [2.0, x[1] * 3]]))
+
+
+def list_built_in_a_loop(x):
+    rows = []
+    for i in range(3):
+        rows.append(x * (i + 1.0))
+    return np.sum(np.mean(rows, axis=0) ** 2)
+
+
+def concatenate_keeps_its_list(x):
+    return np.sum(np.concatenate([x, x * 2, (x[:1],)[0]]) ** 2)
+
+
+@pytest.mark.parametrize("f", [mean_of_list_axis0, mean_of_list, sum_mixing_constants,
+                               nested_lists, list_built_in_a_loop, concatenate_keeps_its_list])
+def test_numpy_over_python_lists(f):
+    check_both(f, X)
+
+
+def test_mean_of_list_by_hand():
+    # mean([x, 3x], axis=0) = 2x; d/dx sum((2x)^2) = 8x
+    assert_close(sg.grad(mean_of_list_axis0)(X), 8 * X)
+
+
+# -- 4. + and * of tuples and lists with active items ------------------------------------
+
+def tuple_concat(h):
+    t = (h,) + (np.ones(3) * 2.0,)
+    return np.sum(t[0] * t[1])
+
+
+def list_repeat(h):
+    t = [h] * 3
+    return np.sum(t[2] * 2 + t[0] * t[1])
+
+
+def concat_of_names(h):
+    a = [h, h * 2]
+    b = (h * h,)
+    c = a + [h * 3] + list(b)
+    return np.sum(c[1] * c[2] + c[3])
+
+
+@pytest.mark.parametrize("f", [tuple_concat, list_repeat, concat_of_names])
+def test_sequence_concat_and_repeat(f):
+    check_both(f, X)

@@ -95,6 +95,7 @@ def _build(func, wrt, mode, kinds):
     names = Names(gen, np_name, ad_name, math_name)
     names.helper_names = helper_names()
     info.ad_name = ad_name
+    info.np_name = np_name         # (normalize writes np.asarray for lists given to NumPy)
     body = normalize(fdef, info, gen, ad_name,
                      known_arrays=[n for n, k in kinds.items() if k == "num"])
     pipeline.after("normalize", func, body, fdef)

@@ -68,6 +68,7 @@ class Normalizer:
         self.loop_depth = 0
         self.ret_flag = None
         self.ret_name = None
+        self._sequences = None       # names bound to a list or tuple somewhere (lazily)
 
     @staticmethod
     def _params(fdef):
@@ -698,6 +699,9 @@ class Normalizer:
         if isinstance(e, (gast.Constant, gast.Name)):
             return e
         if isinstance(e, gast.BinOp):
+            joined = self.sequence_op(e, pre)
+            if joined is not None:
+                return joined
             op = type(e.op).__name__
             left = self.atom(e.left, pre, OP_NAMES.get(type(e.left.op).__name__, "t")
                              if isinstance(e.left, gast.BinOp) else _base_of(e.left))
@@ -711,6 +715,9 @@ class Normalizer:
             return A.copy_loc(gast.UnaryOp(op=e.op, operand=self.atom(e.operand, pre,
                                                                         _base_of(e.operand))), e)
         if isinstance(e, gast.Call):
+            built = self.container_call(e, pre)
+            if built is not None:
+                return built
             func = e.func
             if isinstance(func, gast.Attribute) and func.attr in ("detach", "numpy") and \
                     not e.args and not e.keywords and not self.is_static(func):
@@ -734,6 +741,8 @@ class Normalizer:
                     raise self.info.error(e, "srcgrad does not support **kwargs in a call; "
                                              "pass the keywords one by one")
                 kws.append(gast.keyword(arg=k.arg, value=self.arg(k.value, pre)))
+            if isinstance(func, (gast.Name, gast.Attribute)) and not self._is_local(func):
+                args, kws = self.array_arguments(func, args, kws, pre, e)
             return A.copy_loc(gast.Call(func=func, args=args, keywords=kws), e)
         if isinstance(e, gast.Attribute):
             if self.is_static(e):
@@ -753,7 +762,22 @@ class Normalizer:
             return A.copy_loc(type(e)(elts=elts, ctx=gast.Load()), e)
         if isinstance(e, gast.Dict):
             if any(k is None for k in e.keys):
-                raise self.info.error(e, "srcgrad does not support ** in a dict literal")
+                # {**d1, "k": v, **d2}: the runs of items are dicts, merged in order
+                pieces, run = [], ([], [])
+                for k, v in zip(e.keys, e.values):
+                    if k is None:
+                        if run[0]:
+                            pieces.append(self.atom(A.copy_loc(gast.Dict(
+                                keys=run[0], values=run[1]), e), pre, "items"))
+                            run = ([], [])
+                        pieces.append(self.atom(v, pre, _base_of(v)))
+                    else:
+                        run[0].append(k)
+                        run[1].append(v)
+                if run[0]:
+                    pieces.append(self.atom(A.copy_loc(gast.Dict(keys=run[0], values=run[1]),
+                                                       e), pre, "items"))
+                return A.copy_loc(A.call(A.attr(self.ad_name, "merged"), pieces), e)
             keys = [self.arg(k, pre) for k in e.keys]
             values = [self.arg(v, pre) for v in e.values]
             return A.copy_loc(gast.Dict(keys=keys, values=values), e)
@@ -763,6 +787,126 @@ class Normalizer:
             return self.atom(e, pre, base)
         # comparisons, boolean operators, f-strings...: never differentiated, kept whole
         return e
+
+    def container_call(self, e, pre):
+        """``dict(...)`` and ``zip(...)`` of the builtins, bound as Python binds them:
+        ``dict(x, k=v, **d)`` is the dict of x (a mapping or pairs), updated by the
+        keywords, then by d (rules/containers.py); ``dict(k=v)`` is ``{"k": v}``;
+        ``zip(a, b)`` is the list of its tuples.  None for any other call."""
+        if self._is_local(e.func) or not isinstance(e.func, (gast.Name, gast.Attribute)):
+            return None
+        obj = resolve(e.func, self.func)
+        if obj is builtins.zip and e.args and not e.keywords and \
+                not any(isinstance(a, gast.Starred) for a in e.args):
+            return A.copy_loc(A.call(A.attr(self.ad_name, "zipped"),
+                                     [self.atom(a, pre, "seq") for a in e.args]), e)
+        if obj is not builtins.dict or any(isinstance(a, gast.Starred) for a in e.args):
+            return None
+        if len(e.args) > 1:
+            raise self.info.error(e, f"dict expected at most 1 positional argument, "
+                                     f"got {len(e.args)}")
+        named = [k for k in e.keywords if k.arg is not None]
+        if not e.args and len(named) == len(e.keywords):
+            return self.expr(gast.Dict(keys=[A.const(k.arg) for k in named],
+                                       values=[k.value for k in named]), pre)
+        pieces = []
+        if e.args:
+            pieces.append(self.atom(A.copy_loc(A.call(A.attr(self.ad_name, "as_dict"), [
+                self.atom(e.args[0], pre, "items")]), e), pre, "dict"))
+        if named:
+            pieces.append(self.atom(A.copy_loc(gast.Dict(
+                keys=[A.const(k.arg) for k in named], values=[k.value for k in named]), e),
+                pre, "items"))
+        for k in e.keywords:
+            if k.arg is None:
+                pieces.append(self.atom(k.value, pre, _base_of(k.value)))
+        if len(pieces) == 1 and e.args:
+            return pre.pop().value if pre and isinstance(pre[-1], gast.Assign) and \
+                isinstance(pieces[0], gast.Name) and \
+                pre[-1].targets[0].id == pieces[0].id else pieces[0]
+        return A.copy_loc(A.call(A.attr(self.ad_name, "merged"), pieces), e)
+
+    def sequence_op(self, e, pre):
+        """``a + b`` / ``a * n`` where a list or tuple display takes part: two displays
+        join into one (``(h,) + (c,)`` is ``(h, c)``); otherwise ``ad.seq_concat`` /
+        ``ad.seq_repeat``, whose rules give each item its gradient.  None otherwise."""
+        def display(x):
+            return isinstance(x, (gast.List, gast.Tuple))
+
+        def sequence(x):     # certainly a list or tuple, or a name bound to one somewhere
+            return display(x) or self._may_be_sequence(x) or (
+                isinstance(x, gast.Call) and not self._is_local(x.func) and
+                resolve(x.func, self.func) in (list, tuple, sorted)) or (
+                isinstance(x, gast.BinOp) and isinstance(x.op, (gast.Add, gast.Mult)) and
+                (sequence(x.left) or sequence(x.right)))
+        left, right = e.left, e.right
+        if isinstance(e.op, gast.Add) and (sequence(left) or sequence(right)):
+            if display(left) and display(right) and type(left) is type(right):
+                return self.expr(type(left)(elts=list(left.elts) + list(right.elts),
+                                            ctx=gast.Load()), pre)
+            a, b = self.atom(left, pre, "seq"), self.atom(right, pre, "seq")
+            return A.copy_loc(A.call(A.attr(self.ad_name, "seq_concat"), [a, b]), e)
+        if isinstance(e.op, gast.Mult) and (display(left) or display(right)):
+            seq, n = (left, right) if display(left) else (right, left)
+            if _is_literal(seq):
+                return None          # [0.0] * n: a constant
+            a, k = self.atom(seq, pre, "seq"), self.atom(n, pre, "n")
+            return A.copy_loc(A.call(A.attr(self.ad_name, "seq_repeat"), [a, k]), e)
+        return None
+
+    def array_arguments(self, func, args, kws, pre, e):
+        """A NumPy function given a Python list or tuple where it takes an array
+        (``np.mean([x, 3 * x], axis=0)``, ``np.sum(lst)`` with ``lst`` a list) reads it
+        as ``np.asarray(list)``: so does the generated code, so that the rule's kernel
+        sees the array it was written for and ``np.asarray``'s rule gives each item
+        its gradient.  Parameters that take a sequence of arrays (``np.concatenate``'s
+        ``arrays``, ``*operands``) and the conversions themselves are left alone."""
+        from .. import rules
+        obj = resolve(func, self.func)
+        rule = rules.lookup(obj) if obj is not MISSING else None
+        if rule is None or not _is_numpy(obj):
+            return args, kws
+        try:
+            bound = rule.signature.bind_partial(*range(len(args)),
+                                                **{k.arg: k for k in kws})
+        except TypeError:
+            return args, kws
+        params = rule.signature.parameters
+        args, kws = list(args), list(kws)
+        for p, where in bound.arguments.items():
+            if p not in rule.diff_params or params[p].kind in (
+                    params[p].VAR_POSITIONAL, params[p].VAR_KEYWORD) or \
+                    p in _SEQUENCE_PARAMS or "array_grad(" in rule.vjp.get(p, ""):
+                continue
+            value = args[where] if isinstance(where, int) else where.value
+            written = e.args[where] if isinstance(where, int) else \
+                next(k.value for k in e.keywords if k.arg == where.arg)
+            if not (self._may_be_sequence(written) or self._may_be_sequence(value)):
+                continue
+            arr = self.names.fresh("array")
+            pre.append(A.assign(arr, A.call(A.attr(self._np_name(), "asarray"), [value]),
+                                like=e))
+            if isinstance(where, int):
+                args[where] = A.name(arr)
+            else:
+                kws[kws.index(where)] = gast.keyword(arg=where.arg, value=A.name(arr))
+        return args, kws
+
+    def _may_be_sequence(self, value):
+        """A list/tuple display with a non-constant item, or a local name that some
+        statement of the function binds to one (``lst = []``, ``lst = list(...)``)."""
+        if isinstance(value, (gast.List, gast.Tuple)):
+            return not _is_literal(value)
+        if isinstance(value, gast.Name):
+            if self._sequences is None:
+                self._sequences = _sequence_names(self.fdef.body)
+            return value.id in self._sequences
+        return False
+
+    def _np_name(self):
+        """How generated code names numpy (the driver reserves ``np`` unless the user's
+        code uses it for something else)."""
+        return getattr(self.info, "np_name", "np")
 
     def arg(self, a, pre):
         if isinstance(a, gast.Constant) or isinstance(a, gast.Name):
@@ -798,6 +942,31 @@ def mark_nograd(node):
     for n in gast.walk(node):
         if isinstance(n, gast.stmt):
             n.srcgrad_nograd = True
+
+
+# NumPy's names for parameters that take a sequence of arrays (np.concatenate's
+# ``arrays``, np.vstack's ``tup``): a list there is not read as one array
+_SEQUENCE_PARAMS = frozenset({"arrays", "tup"})
+
+
+def _is_numpy(obj):
+    import numpy as np
+    return isinstance(obj, np.ufunc) or \
+        (getattr(obj, "__module__", None) or "").split(".")[0] == "numpy"
+
+
+def _sequence_names(body):
+    """Names that some assignment binds to a list or tuple display, or to list()/tuple()."""
+    out = set()
+    for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+        if isinstance(n, gast.Assign):
+            v = n.value
+            seq = isinstance(v, (gast.List, gast.Tuple, gast.ListComp)) or (
+                isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and
+                v.func.id in ("list", "tuple", "sorted"))
+            if seq:
+                out |= {t.id for t in n.targets if isinstance(t, gast.Name)}
+    return out
 
 
 def _is_literal(e):

@@ -558,6 +558,7 @@ def _build(func, wrt, kinds, tangent_only=False):
                   _helper_name("math", user_names, func, math, gen))
     names.helper_names = helper_names()
     info.ad_name = names.ad        # (as transform._build: helpers normalize inserts)
+    info.np_name = names.np
     body = normalize(fdef, info, gen, names.ad,
                      known_arrays=[n for n, k in kinds.items() if k == "num"])
     pipeline.after("normalize", func, body, fdef)

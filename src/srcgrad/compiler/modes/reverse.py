@@ -436,7 +436,7 @@ class Reverse(LineComments):
                 # a parameter bound to several items (``*operands`` of np.einsum, the
                 # ``*args`` of max/min/math.hypot): its template returns one cotangent
                 # per item; compute it once and give item k its entry ``tmp[k]``
-                seq_grads, seq_slots = {}, {}
+                seq_grads, seq_slots, seq_items = {}, {}, set()
                 for p, n in op.diff_names():
                     if n not in self.an.varied:
                         continue
@@ -461,6 +461,7 @@ class Reverse(LineComments):
                                 break
                         contribs.append((n, gast.Subscript(value=A.name(seq_grads[p]),
                                                            slice=A.const(k), ctx=gast.Load())))
+                        seq_items.add(n)
                         continue
                     contrib = self.instantiate(expr_src, op, ans, dy)
                     contrib = self.drop_unbroadcast(contrib, op, p)
@@ -476,7 +477,12 @@ class Reverse(LineComments):
                     if n == y:
                         self_terms.append(contrib)
                     else:
-                        self.accumulate(state, n, contrib, out)
+                        # an item of a sequence parameter (``*seqs`` of ad.zipped, the
+                        # dicts of ad.merged) may itself be a list or a dict: its
+                        # gradients add item by item unless it is known to be a number
+                        structured = n in seq_items and self.kinds.get(n) not in ("num",
+                                                                                 "float")
+                        self.accumulate(state, n, contrib, out, container=structured)
             elif op.kind in ("copy",):
                 for n in op.names:
                     if n in self.an.varied:

@@ -1,0 +1,171 @@
+"""Python containers built from differentiable values, as primitives with rules.
+
+normalize.py lowers what builds a container from other containers into calls of
+these (generated code reaches them as ``ad.<name>``):
+
+* ``dict(m)``, ``dict(pairs)``, ``dict(zip(ks, vs))``  -> ``as_dict(x)``
+* ``dict(m, k=v, **other)``, ``{**d1, "k": v}``        -> ``merged(as_dict(m), {"k": v}, other)``
+* ``zip(a, b)`` outside a for loop                     -> ``zipped(a, b)`` (a list of tuples)
+* ``a + b``, ``a * n`` on list/tuple displays or names bound to them
+                                                       -> ``seq_concat(a, b)``, ``seq_repeat(a, n)``
+
+A gradient has its value's structure: a dict's is a (possibly sparse) dict, a
+list's a list, a tuple's a tuple; keys carry none (zeros).
+"""
+import numpy as np
+
+from .. import runtime as rt
+from .registry import defkernel
+
+__all__ = ["as_dict", "as_dict_grad", "as_dict_jvp", "merged", "merged_grad", "merged_jvp",
+           "zipped", "zipped_grad", "zipped_jvp", "seq_concat", "seq_split", "seq_repeat",
+           "seq_repeat_grad"]
+
+
+def _zeros(x):
+    return rt.zeros_like(x)
+
+
+def _like(items, x):
+    """``items`` (a list) as the kind of sequence ``x`` is."""
+    if isinstance(x, tuple):
+        return tuple(items)
+    if hasattr(x, "shape"):
+        return np.stack(items) if items else np.zeros_like(x)
+    return list(items)
+
+
+def _is_mapping(x):
+    return hasattr(x, "keys") and hasattr(x, "__getitem__")
+
+
+# -- dict(...) ---------------------------------------------------------------------
+
+def as_dict(x):
+    """``dict(x)``: x a mapping or an iterable of (key, value) pairs."""
+    return dict(x)
+
+
+def as_dict_grad(g, x):
+    """Adjoint of :func:`as_dict`: a dict's gradient back in x's structure (the pair
+    that wrote a key last gets its gradient; an earlier pair with that key none)."""
+    g = g or {}
+    if _is_mapping(x):
+        return {k: g[k] for k in x if k in g}          # sparse, as dict adjoints are
+    pairs = list(x)
+    last = {k: i for i, (k, _) in enumerate(pairs)}
+    out = [type(p)((_zeros(p[0]), g[p[0]] if last[p[0]] == i and g.get(p[0]) is not None
+                    else _zeros(p[1]))) for i, p in enumerate(pairs)]
+    return _like(out, x)
+
+
+def as_dict_jvp(dx, x):
+    """Tangent of :func:`as_dict` (its transpose: the tangent pairs into a dict)."""
+    if _is_mapping(x):
+        return {k: (dx or {}).get(k, _zeros(v)) for k, v in x.items()}
+    return {p[0]: dp[1] for p, dp in zip(list(x), list(dx))}
+
+
+# -- {**a, **b} --------------------------------------------------------------------
+
+def merged(*dicts):
+    """``{**d1, **d2, ...}``: later keys win."""
+    out = {}
+    for d in dicts:
+        out = {**out, **d}
+    return out
+
+
+def merged_grad(g, dicts):
+    """Adjoint of :func:`merged`: one (sparse) dict per argument, holding the gradient
+    of each key it provided (none for a key that a later dict overrides)."""
+    g = g or {}
+    owner = {}
+    for i, d in enumerate(dicts):
+        for k in d:
+            owner[k] = i
+    return tuple({k: g[k] for k in d if owner[k] == i and k in g}
+                 for i, d in enumerate(dicts))
+
+
+def merged_jvp(ddicts, dicts):
+    return merged(*[rt.fill_like(t, d) if t is not None else _zeros(d)
+                    for t, d in zip(ddicts, dicts)])
+
+
+# -- zip outside loops -------------------------------------------------------------
+
+def zipped(*seqs):
+    """``zip(*seqs)`` as a list of tuples (a value that can be read again)."""
+    return list(zip(*seqs))
+
+
+def zipped_grad(g, seqs):
+    """Adjoint of :func:`zipped`: sequence i gets item i of each tuple's gradient
+    (zeros for the items zip dropped, past the shortest sequence)."""
+    n = len(g)
+    out = []
+    for i, s in enumerate(seqs):
+        items = list(s)
+        grads = [g[j][i] if j < n and g[j] is not None else _zeros(v)
+                 for j, v in enumerate(items)]
+        out.append(_like(grads, s))
+    return tuple(out)
+
+
+def zipped_jvp(dseqs, seqs):
+    return zipped(*[d if d is not None else _zeros(s) for d, s in zip(dseqs, seqs)])
+
+
+# -- + and * of lists and tuples ---------------------------------------------------
+
+def seq_concat(a, b):
+    """``a + b`` for two lists or two tuples."""
+    return a + b
+
+
+def seq_split(g, a, b, part):
+    """Adjoint of :func:`seq_concat`: the first ``len(a)`` items (part 0) or the rest.
+    (Two numbers or arrays were added, not joined: the un-broadcast gradient.)"""
+    if not isinstance(a, (list, tuple)):
+        return rt.unbroadcast(g, a if part == 0 else b)
+    items = list(g)[:len(a)] if part == 0 else list(g)[len(a):]
+    return tuple(items) if isinstance(g, tuple) else items
+
+
+def seq_repeat(a, n):
+    """``a * n`` for a list or a tuple and an int."""
+    return a * n
+
+
+def seq_repeat_grad(g, a, n):
+    """Adjoint of :func:`seq_repeat`: the gradients of the n copies of each item, added."""
+    k = len(a)
+    items = list(g)
+    out = [_zeros(v) for v in a]
+    for j in range(k * max(n, 0)):
+        out[j % k] = rt.add_grads(out[j % k], items[j])
+    return tuple(out) if isinstance(a, tuple) else out
+
+
+defkernel(as_dict, "x",
+        vjp=dict(x="as_dict_grad(g, x)"), jvp=dict(x="as_dict_jvp(dx, x)"))
+defkernel(as_dict_grad, "t, x",
+        vjp=dict(t="as_dict_jvp(g, x)"), jvp=dict(t="as_dict_grad(dt, x)"))
+defkernel(as_dict_jvp, "t, x",
+        vjp=dict(t="as_dict_grad(g, x)"), jvp=dict(t="as_dict_jvp(dt, x)"))
+defkernel(merged, "*dicts",
+        vjp=dict(dicts="merged_grad(g, dicts)"), jvp=dict(dicts="merged_jvp(ddicts, dicts)"))
+defkernel(zipped, "*seqs",
+        vjp=dict(seqs="zipped_grad(g, seqs)"), jvp=dict(seqs="zipped_jvp(dseqs, seqs)"))
+defkernel(seq_concat, "a, b",
+        vjp=dict(a="seq_split(g, a, b, 0)", b="seq_split(g, a, b, 1)"),
+        jvp=dict(a="seq_concat(da, zeros_like(b))", b="seq_concat(zeros_like(a), db)"))
+defkernel(seq_split, "t, a, b, part",
+        vjp=dict(t="seq_concat(g, zeros_like(seq_split(t, a, b, 1))) if part == 0 else "
+                   "seq_concat(zeros_like(seq_split(t, a, b, 0)), g)"),
+        jvp=dict(t="seq_split(dt, a, b, part)"))
+defkernel(seq_repeat, "a, n",
+        vjp=dict(a="seq_repeat_grad(g, a, n)"), jvp=dict(a="seq_repeat(da, n)"))
+defkernel(seq_repeat_grad, "t, a, n",
+        vjp=dict(t="seq_repeat(g, n)"), jvp=dict(t="seq_repeat_grad(dt, a, n)"))
