@@ -16,7 +16,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import test_control_flow as cf  # noqa: E402
 
 import srcgrad as sg  # noqa: E402
-from srcgrad.compiler import syntax as A  # noqa: E402
+from srcgrad.compiler import ir, syntax as A  # noqa: E402
 from srcgrad.compiler.normalize import normalize  # noqa: E402
 from srcgrad.compiler.source import get_function_ast  # noqa: E402
 
@@ -40,12 +40,7 @@ def _atom(e):
 
 
 def _walk_stmts(stmts):
-    for s in stmts:
-        yield s
-        if isinstance(s, gast.FunctionDef):
-            continue          # a local def kept whole: its own body, its own return
-        for field in ("body", "orelse", "finalbody"):
-            yield from _walk_stmts(getattr(s, field, []) or [])
+    return ir.walk(stmts)
 
 
 @pytest.mark.parametrize("name", sorted(FUNCS))
@@ -118,3 +113,34 @@ def _source_of(f):
     import inspect
     import textwrap
     return textwrap.dedent(inspect.getsource(f))
+
+
+def test_block_visitor_reaches_every_nested_statement():
+    src = """
+def f(x):
+    if x > 0:
+        for i in range(3):
+            x = x + 1
+    else:
+        while x < 0:
+            x = x * 2
+    try:
+        y = x
+    except ValueError:
+        y = 0
+    finally:
+        z = 1
+    def g(t):
+        return t
+    return x
+"""
+    tree = gast.parse(src).body[0]
+    assigns = [s for s in ir.walk(tree.body) if isinstance(s, gast.Assign)]
+    assert [a.targets[0].id for a in assigns] == ["x", "x", "y", "y", "z"]
+    assert len([s for s in ir.walk(tree.body, into_defs=True) if isinstance(s, gast.Return)]) == 2
+
+    class Double(ir.BlockVisitor):           # every simple assignment runs twice
+        def visit_simple(self, s):
+            return [s, s] if isinstance(s, gast.Assign) else [s]
+    body = Double().visit_block(tree.body)
+    assert len([s for s in ir.walk(body) if isinstance(s, gast.Assign)]) == 10

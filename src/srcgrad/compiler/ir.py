@@ -59,3 +59,76 @@ class Comment(gast.stmt):
 
     def __deepcopy__(self, memo):
         return Comment(self.text)
+
+
+# -- block statements: one mechanism for every pass ----------------------------------------
+#
+# A block statement holds lists of statements (``if``: body and orelse, ``for``/``while``:
+# body and orelse, ``with``: body, ``try``: body, handlers' bodies, orelse, finalbody).
+# Passes that walk nested code use :func:`blocks` / :func:`walk` / :class:`BlockVisitor`
+# instead of testing each statement type, so a new block statement is taught here once.
+
+BLOCK_FIELDS = {
+    gast.If: ("body", "orelse"),
+    gast.For: ("body", "orelse"),
+    gast.While: ("body", "orelse"),
+    gast.With: ("body",),
+    gast.Try: ("body", "orelse", "finalbody"),
+    gast.ExceptHandler: ("body",),
+}
+
+
+def is_block(stmt):
+    """Does ``stmt`` hold statements of its own (a def's body does not count)?"""
+    return type(stmt) in BLOCK_FIELDS
+
+
+def blocks(stmt):
+    """The statement lists directly inside ``stmt``, in source order."""
+    out = [getattr(stmt, f) for f in BLOCK_FIELDS.get(type(stmt), ()) if getattr(stmt, f, None)]
+    if isinstance(stmt, gast.Try):
+        out[1:1] = [h.body for h in stmt.handlers]
+    return out
+
+
+def walk(stmts, into_defs=False):
+    """Every statement of ``stmts`` and of the blocks inside them, in source order
+    (the bodies of nested ``def``s only with ``into_defs``)."""
+    for s in stmts:
+        yield s
+        if isinstance(s, gast.FunctionDef):
+            if into_defs:
+                yield from walk(s.body, into_defs)
+            continue
+        for b in blocks(s):
+            yield from walk(b, into_defs)
+
+
+class BlockVisitor:
+    """Rewrite a list of statements; each ``visit_<Type>(stmt)`` returns the list of
+    statements that replaces ``stmt``.  Without a method for its type, a block
+    statement has each of its blocks visited in place, and any other statement goes to
+    :meth:`visit_simple` (unchanged by default)."""
+
+    def visit_block(self, stmts):
+        out = []
+        for s in stmts:
+            out.extend(self.visit_stmt(s))
+        return out
+
+    def visit_stmt(self, s):
+        method = getattr(self, "visit_" + type(s).__name__, None)
+        if method is not None:
+            return method(s)
+        if is_block(s):
+            for f in BLOCK_FIELDS[type(s)]:
+                if getattr(s, f, None):
+                    setattr(s, f, self.visit_block(getattr(s, f)))
+            if isinstance(s, gast.Try):
+                for h in s.handlers:
+                    h.body = self.visit_block(h.body)
+            return [s]
+        return self.visit_simple(s)
+
+    def visit_simple(self, s):
+        return [s]
