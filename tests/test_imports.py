@@ -156,6 +156,20 @@ def test_tensor_runtime_has_no_cycles():
     assert not inside, "import cycles:\n" + _report(GRAPH, inside)
 
 
+# The Tensor runtime's layers, bottom first (as its package docstring lists them): each
+# module imports only modules before it here.
+TENSOR_LAYERS = ["grad_mode", "device", "dtypes", "printing", "generator", "core", "autograd",
+                 "dispatch", "arithmetic", "reductions", "shape", "indexing", "methods",
+                 "factories", "functions"]
+
+
+def test_tensor_runtime_is_layered():
+    order = {f"srcgrad.tensor.{m}": i for i, m in enumerate(TENSOR_LAYERS)}
+    upward = sorted(f"{m} -> {d}" for m, i in order.items() for d in GRAPH.get(m, ())
+                    if order.get(d, -1) >= i)
+    assert not upward, "imports of a module at the same or a higher layer:\n" + "\n".join(upward)
+
+
 @pytest.mark.xfail(strict=True, reason="a cycle another engineer is removing now")
 @pytest.mark.parametrize("name", sorted(KNOWN_CYCLES))
 def test_known_cycle_is_gone(name):

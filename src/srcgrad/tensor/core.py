@@ -109,7 +109,12 @@ def _host_values(data):
 # -- the Tensor -----------------------------------------------------------------------------
 
 class Tensor:
-    """A multi-dimensional array that records operations for reverse-mode AD."""
+    """A multi-dimensional array that records operations for reverse-mode AD.
+
+    Defined here: its data, its attributes and conversions.  Its operations are
+    defined by concern in ``arithmetic``, ``reductions``, ``shape`` and ``indexing``,
+    ``backward`` in ``autograd``; ``methods`` attaches them to this class.
+    """
 
     __slots__ = ("_data", "_requires_grad", "_grad_fn", "_grad", "_vc", "_base", "_acc",
                  "_retains_grad", "_hooks", "_view_index", "__weakref__", "__dict__")
