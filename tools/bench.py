@@ -2,10 +2,13 @@
 
 Everything runs in one process, side by side; each row prints medians and the
 ratio srcgrad / hand-written (and srcgrad / peer where a peer is installed).
-Run: tools/demo-style venv, then `python tools/bench.py [--quick]`.
+Run: tools/demo-style venv, then `python tools/bench.py [--quick] [SECTION]`, where
+SECTION is one of all (the default), compile, tensor, higher.
 """
 import argparse
+import importlib.util
 import os
+import tempfile
 import statistics
 import sys
 import time
@@ -147,12 +150,18 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="smaller sizes, shorter timing")
     p.add_argument("--tensor-only", action="store_true", help="only the Tensor runtime section")
     p.add_argument("--higher-only", action="store_true", help="only the HVP / Jacobian section")
+    p.add_argument("section", nargs="?", default="all",
+                   choices=("all", "compile", "tensor", "higher"),
+                   help="run one section alone (compile: first-call time against size)")
     args = p.parse_args(argv)
-    if args.tensor_only:
+    if args.tensor_only or args.section == "tensor":
         tensor_section(args)
         return
-    if args.higher_only:
+    if args.higher_only or args.section == "higher":
         higher_section(args)
+        return
+    if args.section == "compile":
+        compile_section(args)
         return
     rng = np.random.default_rng(0)
     print(f"{'benchmark':<34} {'srcgrad us':>11} {'hand us':>11} {'ratio':>7}")
@@ -241,6 +250,7 @@ def main(argv=None):
 
     tensor_section(args)      # PyTorch's column is left blank when torch is not installed
     higher_section(args)      # HVP and Jacobians, next to autograd and torch.func
+    compile_section(args)     # first-call (compile) time against the function's size
 
 
 # -- (6) higher order: HVP of the MLP loss, Jacobian of a small map -----------------
@@ -447,6 +457,83 @@ def tensor_section(args):
         onehot = np.eye(classes)[rng.integers(0, classes, batch)]
         run(f"MLP hidden {hidden} (batch 32)", mlp_loss_tensor, mlp_loss, mlp_hand,
             [W1, b1, W2, b2, xb, onehot], (0, 1, 2, 3))
+
+
+# -- (7) compile time: the first call of grad / jvp against the function's size ------
+
+# one source statement of the generated functions, by i % 4: elementwise rules, a
+# reduction broadcast back, constants, and a reach two statements back
+_STATEMENTS = ("v{i} = np.sin(v{a}) * w + v{b}",
+               "v{i} = np.tanh(v{a} - 0.5 * v{b})",
+               "v{i} = v{a} * v{b} / (1.0 + np.exp(-v{a}))",
+               "v{i} = np.cos(v{a}) + np.sum(v{b}) * 0.01")
+
+
+def generated_source(n, loop):
+    """``f(x, w)`` of ``n`` statements (each one line), straight-line or in a 3-trip loop."""
+    lines = ["import numpy as np", "", "", "def f(x, w):", "    v0 = x", "    v1 = x * w"]
+    pad = "    "
+    if loop:
+        lines.append("    for _ in range(3):")
+        pad = "        "
+    for i in range(2, n):
+        lines.append(pad + _STATEMENTS[i % 4].format(i=i, a=i - 1, b=i - 2))
+    if loop:   # carry the last two values into the next trip
+        lines.append(pad + f"v0, v1 = v{n - 2}, v{n - 1}")
+        lines.append("    return np.sum(v1 * v1)")
+    else:
+        lines.append(f"    return np.sum(v{n - 1} * v{n - 1})")
+    return "\n".join(lines) + "\n"
+
+
+def _generated_function(n, loop, folder, tag):
+    """A fresh function in a fresh file: nothing compiled for it yet."""
+    path = os.path.join(folder, f"gen_{tag}_{n}_{int(loop)}.py")
+    with open(path, "w") as fh:
+        fh.write(generated_source(n, loop))
+    spec = importlib.util.spec_from_file_location(f"srcgrad_bench_gen_{tag}_{n}_{int(loop)}", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.f
+
+
+def fitted_exponent(ns, ts):
+    """The slope of log t against log n (least squares): t ~ n**slope."""
+    lx = np.log(np.asarray(ns, float))
+    ly = np.log(np.asarray(ts, float))
+    return float(np.polyfit(lx, ly, 1)[0])
+
+
+def compile_section(args, sizes=None):
+    """First-call time (parse, analyse, transform, generate, compile) of sg.grad and
+    sg.jvp on generated functions of n statements: straight-line, and inside a
+    3-trip ``for`` loop.  Each timing is one first call of a function never seen
+    before (its own file); the exponent is fitted over all sizes."""
+    sizes = sizes or ((10, 30, 100, 300) if args.quick else (10, 30, 100, 300, 1000))
+    print()
+    print("compile time: first call, seconds")
+    print(f"{'n statements':>12} {'grad':>9} {'grad loop':>10} {'jvp':>9} {'jvp loop':>9}")
+    x = np.linspace(0.1, 0.9, 5)
+    cols = {k: [] for k in ("grad", "grad loop", "jvp", "jvp loop")}
+    with tempfile.TemporaryDirectory() as folder:
+        for n in sizes:
+            cells = []
+            for name in cols:
+                loop = name.endswith("loop")
+                f = _generated_function(n, loop, folder, name.replace(" ", "_"))
+                t0 = time.perf_counter()
+                if name.startswith("grad"):
+                    sg.grad(f, wrt=(0, 1))(x, 0.7)
+                else:
+                    sg.jvp(f, (x, 0.7), (np.ones_like(x), 1.0))
+                dt = time.perf_counter() - t0
+                cols[name].append(dt)
+                cells.append(dt)
+            print(f"{n:>12} {cells[0]:>9.3f} {cells[1]:>10.3f} {cells[2]:>9.3f} {cells[3]:>9.3f}")
+            sys.stdout.flush()
+    exps = [fitted_exponent(sizes, cols[k]) for k in cols]
+    print(f"{'exponent':>12} {exps[0]:>9.2f} {exps[1]:>10.2f} {exps[2]:>9.2f} {exps[3]:>9.2f}"
+          f"   (t ~ n**exponent, log-log least squares over n = {', '.join(map(str, sizes))})")
 
 
 if __name__ == "__main__":

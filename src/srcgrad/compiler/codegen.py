@@ -44,9 +44,7 @@ class _Comments(gast.NodeTransformer):
 
 def to_source(fdef):
     """Readable source of a gast FunctionDef (comments rendered as comments)."""
-    fdef = _Comments().visit(fdef)
-    tree = gast.gast_to_ast(gast.Module(body=[fdef], type_ignores=[]))
-    ast.fix_missing_locations(tree)
+    tree = ast.Module(body=[_to_ast(fdef)], type_ignores=[])
     text = ast.unparse(tree)
     out = []
     for line in text.splitlines():
@@ -57,6 +55,51 @@ def to_source(fdef):
         else:
             out.append(line)
     return "\n".join(out) + "\n"
+
+
+_ATOMS = frozenset({str, int, float, bool, complex, bytes, type(None), type(Ellipsis)})
+_CTX = {gast.Load: ast.Load, gast.Store: ast.Store, gast.Del: ast.Del}
+
+
+def _to_ast(v):
+    """The ``ast`` tree of a gast tree, for ``ast.unparse`` only (no locations), in
+    one pass: a Comment becomes a marked string statement, ``to_source`` turns back
+    into ``# text``.  gast and ast differ only in the nodes handled here (argument
+    names are ``Name`` in gast, ``arg`` in ast; an except clause's name); every other
+    node has the same name and fields in both."""
+    t = type(v)
+    if t in _ATOMS:
+        return v
+    if t is list:
+        return [_to_ast(x) for x in v]
+    if t is gast.Name:
+        return ast.Name(id=v.id, ctx=_CTX.get(type(v.ctx), ast.Load)())
+    if t is Comment:
+        return ast.Expr(value=ast.Constant(value=_MARK + v.text, kind=None))
+    if t is gast.arguments:
+        return ast.arguments(posonlyargs=[_arg(a) for a in v.posonlyargs],
+                             args=[_arg(a) for a in v.args], vararg=_arg(v.vararg),
+                             kwonlyargs=[_arg(a) for a in v.kwonlyargs],
+                             kw_defaults=_to_ast(v.kw_defaults), kwarg=_arg(v.kwarg),
+                             defaults=_to_ast(v.defaults))
+    if t is gast.ExceptHandler:
+        return ast.ExceptHandler(type=_to_ast(v.type), name=v.name.id if v.name else None,
+                                 body=_to_ast(v.body))
+    cls = getattr(ast, t.__name__, None)
+    if cls is None or not isinstance(v, gast.AST):
+        return gast.gast_to_ast(v)
+    new = cls.__new__(cls)
+    for f in cls._fields:
+        setattr(new, f, _to_ast(getattr(v, f, None)))
+    if isinstance(new, ast.stmt):
+        new.lineno = 0        # ast.unparse looks type comments up by line
+    return new
+
+
+def _arg(a):
+    if a is None:
+        return None
+    return ast.arg(arg=a.id, annotation=_to_ast(a.annotation), type_comment=None)
 
 
 def build(sources, closure, func, label):

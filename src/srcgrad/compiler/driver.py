@@ -105,7 +105,7 @@ def _build(func, wrt, mode, kinds):
     def run(needed, shape_only=(), reads_before=None):
         gen.taken = set(gen_state)
         names.adjoints = {}
-        rev = Reverse(copy.deepcopy(body), params, wrt, info, names,
+        rev = Reverse(A.clone(body), params, wrt, info, names,
                       _infer_kinds(body, kinds), _callee_factory, needed=needed,
                       shape_only=shape_only, reads_before=reads_before)
         fwd, bwd = rev.run()

@@ -1195,8 +1195,17 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
         locals_ = A.names_stored(stmts)
     seen = {}            # rhs source -> name holding it
     reads = {}           # rhs source -> the names it reads
+    deps = {}            # name -> the sources in ``seen`` that read it or are held by it
     rename = {}
     out = []
+
+    def forget(stored):
+        # what depended on a stored name is stale (per name, not a scan of ``seen``)
+        for n in stored:
+            for k in deps.pop(n, ()):
+                if k in seen and (seen[k] == n or n in reads[k]):
+                    del seen[k]
+
     for s in stmts:
         if rename:
             A.rename_loads(s, rename)
@@ -1206,6 +1215,7 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
                 if block:
                     setattr(s, field, eliminate_common_subexpressions(block, func, locals_))
             seen.clear()
+            deps.clear()
             out.append(s)
             continue
         stored = A.names_stored([s]) | _changed_in_place(s)
@@ -1221,13 +1231,14 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
                     continue
                 s.value = A.name(seen[key])
             else:
-                seen = {k: v for k, v in seen.items() if v not in stored and
-                        not (reads[k] & stored)}
+                forget(stored)
                 seen[key] = tgt
+                for n in reads[key] | {tgt}:
+                    deps.setdefault(n, set()).add(key)
                 out.append(s)
                 continue
         # anything stored here invalidates what depended on it
-        seen = {k: v for k, v in seen.items() if v not in stored and not (reads[k] & stored)}
+        forget(stored)
         out.append(s)
     return out
 

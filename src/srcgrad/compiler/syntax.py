@@ -69,35 +69,109 @@ def copy_loc(new, old):
     return new
 
 
+def walk(node):
+    """Every node under ``node`` (a node or a list of nodes), depth first.
+
+    The same nodes as ``gast.walk`` in another order, several times faster (no
+    generator per node): for the queries that collect sets."""
+    stack = list(node) if isinstance(node, list) else [node]
+    out = []
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if type(v) is list:
+                stack.extend(x for x in v if isinstance(x, gast.AST))
+            elif isinstance(v, gast.AST):
+                stack.append(v)
+    return out
+
+
+def _names(node, ctx_types):
+    out = set()
+    stack = list(node) if isinstance(node, list) else [node]
+    while stack:
+        n = stack.pop()
+        if type(n) is gast.Name:
+            if ctx_types is None or isinstance(n.ctx, ctx_types):
+                out.add(n.id)
+            continue
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if type(v) is list:
+                stack.extend(x for x in v if isinstance(x, gast.AST))
+            elif isinstance(v, gast.AST):
+                stack.append(v)
+    return out
+
+
 def names_read(node):
     """Names loaded anywhere in ``node`` (a node or a list of nodes)."""
-    out = set()
-    nodes = node if isinstance(node, list) else [node]
-    for n in nodes:
-        for sub in gast.walk(n):
-            if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
-                out.add(sub.id)
-    return out
+    return _names(node, gast.Load)
 
 
 def names_stored(node):
-    out = set()
-    nodes = node if isinstance(node, list) else [node]
-    for n in nodes:
-        for sub in gast.walk(n):
-            if isinstance(sub, gast.Name) and isinstance(sub.ctx, (gast.Store, gast.Del)):
-                out.add(sub.id)
-    return out
+    return _names(node, (gast.Store, gast.Del))
 
 
 def all_names(node):
-    out = set()
-    nodes = node if isinstance(node, list) else [node]
-    for n in nodes:
-        for sub in gast.walk(n):
-            if isinstance(sub, gast.Name):
-                out.add(sub.id)
-    return out
+    return _names(node, None)
+
+
+_ATOMS = frozenset({str, int, float, bool, complex, bytes, type(None), type(Ellipsis)})
+
+
+def clone(node, memo=None):
+    """A deep copy of a gast tree or a list of trees, as ``copy.deepcopy`` makes it
+    (shared nodes stay shared, annotations are copied with the same memo) but
+    several times faster: nodes are rebuilt from their ``__dict__`` directly."""
+    return _clone(node, {} if memo is None else memo)
+
+
+def _clone(v, memo):
+    t = type(v)
+    if t in _ATOMS:
+        return v
+    if t is list:
+        return [_clone(x, memo) for x in v]
+    if isinstance(v, gast.AST) and "__deepcopy__" not in t.__dict__:
+        hit = memo.get(id(v))
+        if hit is not None:
+            return hit
+        new = t.__new__(t)
+        memo[id(v)] = new
+        d = new.__dict__
+        for k, x in v.__dict__.items():
+            d[k] = x if type(x) in _ATOMS else _clone(x, memo)
+        return new
+    return copy.deepcopy(v, memo)
+
+
+def clone_with(node, replace):
+    """A deep copy of ``node`` in which each loaded Name for which
+    ``replace(name_node)`` returns a node is that node (not copied further):
+    a template instantiated in one pass, as a NodeTransformer over a copy does."""
+    return _clone_with(node, replace, {})
+
+
+def _clone_with(v, replace, memo):
+    t = type(v)
+    if t in _ATOMS:
+        return v
+    if t is list:
+        return [_clone_with(x, replace, memo) for x in v]
+    if t is gast.Name and type(v.ctx) is gast.Load:
+        r = replace(v)
+        if r is not None:
+            return r
+    if isinstance(v, gast.AST) and "__deepcopy__" not in t.__dict__:
+        new = t.__new__(t)
+        d = new.__dict__
+        for k, x in v.__dict__.items():
+            d[k] = x if type(x) in _ATOMS else _clone_with(x, replace, memo)
+        return new
+    return copy.deepcopy(v, memo)
 
 
 class _Substitute(gast.NodeTransformer):
@@ -109,13 +183,13 @@ class _Substitute(gast.NodeTransformer):
             repl = self.mapping[node.id]
             if isinstance(repl, str):
                 return name(repl)
-            return copy.deepcopy(repl)
+            return clone(repl)
         return node
 
 
 def substitute(node, mapping):
     """A copy of ``node`` with loaded names replaced (by a name string or a node copy)."""
-    return _Substitute(mapping).visit(copy.deepcopy(node))
+    return _Substitute(mapping).visit(clone(node))
 
 
 def rename_loads(node, mapping):

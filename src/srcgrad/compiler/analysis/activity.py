@@ -301,43 +301,35 @@ class Analysis:
 
     # -- activity ------------------------------------------------------------
     def activity(self):
-        varied = set(self.wrt)
-        changed = True
-        while changed:
-            changed = False
-            for s in self.assigns:
-                op = s.srcgrad_op
-                tgt, srcs = _flow(s)
-                if tgt is None or tgt in varied:
-                    continue
-                if op.kind in ("nograd", "const"):
-                    continue
-                if any(n in varied for n in srcs):
-                    varied.add(tgt)
-                    changed = True
+        """Varied and useful names, by reachability over the def-use graph.
+
+        Each assignment-like statement ``tgt = op(srcs)`` that carries derivatives
+        (not nograd / const) is an edge ``src -> tgt`` for every source.  The
+        analysis is flow-insensitive, so *varied* is what the ``wrt`` names reach
+        along the edges and *useful* is what reaches the returned names: one
+        worklist pass each, linear in the number of edges (loops need no
+        fixpoint over the statements)."""
+        flows = [(s, *_flow(s)) for s in self.assigns]
+        succ, pred = {}, {}
+        for s, tgt, srcs in flows:
+            if tgt is None or s.srcgrad_op.kind in ("nograd", "const"):
+                continue
+            pred.setdefault(tgt, []).extend(srcs)
+            for n in srcs:
+                succ.setdefault(n, []).append(tgt)
+        self.edge_visits = 0          # the work both passes did (the tests read it)
+        varied = self._reach(set(self.wrt), succ)
         useful = set()
         ret = self.body[-1]
         if isinstance(ret, gast.Return):
             useful |= A.names_read(ret.value)
-        changed = True
-        while changed:
-            changed = False
-            for s in self.assigns:
-                op = s.srcgrad_op
-                tgt, srcs = _flow(s)
-                if tgt is None or tgt not in useful or op.kind in ("nograd", "const"):
-                    continue
-                for n in srcs:
-                    if n not in useful:
-                        useful.add(n)
-                        changed = True
+        useful = self._reach(useful, pred)
         self.varied = varied
         self.useful = useful
         # a call we cannot differentiate is an error only where it matters
-        for s in self.assigns:
+        for s, tgt, srcs in flows:
             op = s.srcgrad_op
             if op.kind == "unknown":
-                tgt, srcs = _flow(s)
                 if tgt in useful and any(n in varied for n in srcs):
                     raise self.nondiff(s, op)
             if op.kind == "mutate":
@@ -349,6 +341,20 @@ class Analysis:
                     raise self.info.error(s, f"srcgrad cannot differentiate the in-place call "
                                              f"{fn}() on {op.target}; build a new "
                                              f"value instead (e.g. with + or np.concatenate)")
+
+    def _reach(self, start, edges):
+        """``start`` and every name reachable from it along ``edges``."""
+        seen = set(start)
+        work = list(seen)
+        while work:
+            n = work.pop()
+            nxt = edges.get(n, ())
+            self.edge_visits += len(nxt)
+            for m in nxt:
+                if m not in seen:
+                    seen.add(m)
+                    work.append(m)
+        return seen
 
     def nondiff(self, s, op):
         label = getattr(op, "label", "this call")

@@ -251,8 +251,8 @@ class Forward(LineComments):
             mapping = {q: _as_node(a) for q, a in op.args.items()}
             mapping["ans"] = A.name(_ANS)
             mapping["d" + p] = dp
-            tree = _Qualify(mapping, self.names.helper_names, self.names).visit(
-                copy.deepcopy(_template(src)))
+            tree = _Qualify(mapping, self.names.helper_names, self.names).qualify(
+                _template(src))
             terms.append(tree)
         if not terms:
             return None

@@ -380,8 +380,7 @@ class Reverse(LineComments):
             mapping.update(overrides)
         tree = _template(expr_src)
         helpers = self.names.helper_names
-        tree = _Qualify(mapping, helpers, self.names).visit(copy.deepcopy(tree))
-        return tree
+        return _Qualify(mapping, helpers, self.names).qualify(tree)
 
     def is_scalar(self, node):
         if isinstance(node, gast.Constant):
@@ -756,11 +755,19 @@ class _Qualify(gast.NodeTransformer):
         self.helpers = helpers
         self.names = names
 
+    def qualify(self, tree):
+        """A copy of the template ``tree`` with its names substituted."""
+        return A.clone_with(tree, self._replace)
+
+    def _replace(self, node):
+        r = self.visit_Name(node)
+        return None if r is node else r
+
     def visit_Name(self, node):
         if not isinstance(node.ctx, gast.Load):
             return node
         if node.id in self.mapping:
-            return copy.deepcopy(self.mapping[node.id])
+            return A.clone(self.mapping[node.id])
         if node.id in self.helpers:
             return A.attr(self.names.ad, node.id)
         if node.id == "np":
