@@ -16,7 +16,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import srcgrad as sg
-from srcgrad.rules import table
+from srcgrad.rules import registry as table
 import test_control_flow as cf
 from gradcheck_util import float_params, is_float_leaf
 

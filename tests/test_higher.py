@@ -15,7 +15,7 @@ from hypothesis.extra import numpy as hnp
 
 import srcgrad as sg
 from srcgrad import rules, runtime
-from srcgrad.rules import table
+from srcgrad.rules import registry as table
 import test_control_flow as cf
 from gradcheck_util import float_params, is_float_leaf
 
@@ -348,11 +348,13 @@ def test_gradcheck_names_the_element_of_a_non_scalar_output(wrong_adjoint):
 # -- generated code is transformable: every runtime helper differentiates -----------------
 
 def test_every_runtime_helper_has_a_rule():
-    """Generated code calls the helpers of srcgrad.runtime; transforming it again (grad of
-    grad) needs a rule for each, or a no-gradient entry."""
+    """Generated code calls the runtime helpers and the rule kernels (``ad``, the
+    namespace built by srcgrad.rules); transforming it again (grad of grad) needs a
+    rule for each runtime helper, or a no-gradient entry."""
     missing = []
-    for name in runtime.__all__:
-        fn = getattr(runtime, name)
+    ad = rules.namespace()
+    for name in ad.__all__:
+        fn = getattr(ad, name)
         if getattr(fn, "__module__", "") != "srcgrad.runtime" or name.startswith("_"):
             continue
         if name in ("restore_item",):      # an in-place update: refused where it matters

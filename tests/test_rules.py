@@ -25,7 +25,7 @@ from hypothesis import assume, given, settings, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import srcgrad.rules as rules
-from srcgrad.rules import table
+from srcgrad.rules import registry as table
 
 EPS = 1e-6
 RTOL = 1e-6          # finite differences against the rules
@@ -309,8 +309,8 @@ SAMPLES["np.array"] = [S([1.5, 2.5]), S(A(3)), S([A(3), A(3)]), S((A(2), A(2))),
                        S(2.5)]
 SAMPLES["np.asarray"] = [S(A(3)), S([0.5, 1.5]), S([A(2), A(2)]), S(A(2, 2), np.float64)]
 SAMPLES["np.asanyarray"] = [S(A(3)), S([0.5, 1.5])]
-SAMPLES["np.ascontiguousarray"] = [S(A(3, 4).T), S([0.5, 1.5])]
-SAMPLES["np.asfortranarray"] = [S(A(3, 4)), S((0.5, 1.5))]
+SAMPLES["np.ascontiguousarray"] = [S(A(3, 4).T), S([0.5, 1.5]), S(A(3, 4))]
+SAMPLES["np.asfortranarray"] = [S(A(3, 4)), S((0.5, 1.5)), S(A(3, 4).T)]
 SAMPLES["np.copy"] = [S(A(3, 4)), S(A(3)), S(np.asfortranarray(A(2, 3)), order="K")]
 SAMPLES["np.ndarray.copy"] = [S(A(3, 4)), S(A(3, 4).T, "F")]
 SAMPLES["np.ndarray.conj"] = SAMPLES["np.ndarray.conjugate"] = [S(A(3)), S(A(2, 3))]
@@ -923,68 +923,11 @@ def test_elementwise_random_shapes(case):
 
 
 # ---------------------------------------------------------------------------------------
-# float32 stays float32 (the Tensor runtime's default dtype is float32, as in PyTorch)
+# float32 stays float32: every rule's gradient dtype is checked in tests/test_facets.py
 # ---------------------------------------------------------------------------------------
-def _to32(x):
-    if isinstance(x, (list, tuple)):
-        out = [_to32(v) for v in x]
-        return tuple(out) if isinstance(x, tuple) else out
-    if isinstance(x, (np.ndarray, np.float64)) and x.dtype == np.float64:
-        return x.astype(np.float32)
-    return x
-
-
 def _dtypes(x):
     if isinstance(x, (list, tuple)):
         return {d for v in x for d in _dtypes(v)}
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f":
         return {x.dtype}
     return set()
-
-
-_F32_EXEMPT = {"np.float64", "np.float_power"}     # they compute in float64 by definition
-# known float32 -> float64 promotions in code outside the NumPy table (reported)
-_F32_KNOWN = {
-    "np.max": "runtime.minmax_grad divides by an integer count",
-    "np.min": "runtime.minmax_grad divides by an integer count",
-    "np.amax": "runtime.minmax_grad divides by an integer count",
-    "np.amin": "runtime.minmax_grad divides by an integer count",
-    "np.ndarray.max": "runtime.minmax_grad divides by an integer count",
-    "np.ndarray.min": "runtime.minmax_grad divides by an integer count",
-    "ad.minmax_jvp": "its reverse rule is runtime.minmax_grad",
-    "np.nanmax": "runtime.minmax_grad divides by an integer count",
-    "np.nanmin": "runtime.minmax_grad divides by an integer count",
-    "np.power": "operators.py: np.log(np.where(x > 0, x, 1)) of a Python float is float64",
-    "operator.pow": "operators.py: np.log(np.where(x > 0, x, 1)) of a Python float is float64",
-}
-CASES32 = [(r, s) for r, s in CASES if r.name not in _F32_EXEMPT and _dtypes(_to32(s.args))
-           and not r.name.startswith("math.")]
-
-
-@pytest.mark.parametrize("rule,sample", CASES32,
-                         ids=[f"{r.name}-{i}" for i, (r, s) in enumerate(CASES32)])
-def test_float32_stays_float32(rule, sample):
-    if rule.name in _F32_KNOWN:
-        pytest.xfail(_F32_KNOWN[rule.name])
-    args = _to32(sample.args)
-    kwargs = {k: _to32(v) for k, v in sample.kwargs.items()}
-    ans = call(rule, args, kwargs)
-    if not _dtypes(ans) <= {np.dtype(np.float32)}:
-        return                                  # the primal itself promotes (e.g. a float64 scalar)
-    bound = rule.signature.bind(*args, **kwargs)
-    given_params = set(bound.arguments)
-    bound.apply_defaults()
-    rng = np.random.default_rng(2)
-    g = _to32(random_like(ans, rng))
-    for k, p in enumerate(rule.diff_params):
-        x = bound.arguments[p]
-        if p not in given_params or _dtypes(x) != {np.dtype(np.float32)}:
-            continue
-        if sample.wrt is not None and p not in sample.wrt:
-            continue
-        needs = [j == k for j in range(len(rule.diff_params))]
-        grads = rule.vjp_function()(g, ans, *bound.args, **bound.kwargs, needs=needs)
-        assert _dtypes(grads[k]) <= {np.dtype(np.float32)}, f"reverse {rule.name} wrt {p}: {_dtypes(grads[k])}"
-        t = _to32(random_like(x, rng))
-        out = rule.jvp_function()(ans, *bound.args, **bound.kwargs, **{"d" + p: t})
-        assert _dtypes(out) <= {np.dtype(np.float32)}, f"forward {rule.name} wrt {p}: {_dtypes(out)}"

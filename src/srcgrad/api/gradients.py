@@ -415,8 +415,7 @@ def adjoint(func):
         key = f"_adjoint_{len(_USER_ADJOINTS)}"
         checked = checked_adjoint(adj, func, pnames)
         _USER_ADJOINTS[key] = checked
-        runtime.__all__.append(key)
-        setattr(runtime, key, checked)
+        rules.add_kernel(key, checked)
         call = f"{key}(g, ans, {', '.join(pnames)})"
         vjp = {p: (call if len(pnames) == 1 else f"{call}[{i}]") for i, p in enumerate(pnames)}
         existing = rules.lookup(func)

@@ -420,8 +420,7 @@ def tangent(func):
         key = f"_tangent_{len(_USER_TANGENTS)}"
         checked = _checked_tangent(tan, func)
         _USER_TANGENTS[key] = checked
-        runtime.__all__.append(key)
-        setattr(runtime, key, checked)
+        rules.add_kernel(key, checked)
         jvp_templates = {}
         for p in pnames:
             ds = ", ".join(f"d{q}" if q == p else f"zeros_like({q})" for q in pnames)

@@ -21,7 +21,7 @@ from .. import runtime
 from .normalize import normalize
 from .source import get_function_ast, resolve, MISSING, unwrap
 from .modes.reverse import Reverse, Names, Comment, shape_only_reads, temporaries
-from ..rules.table import helper_names
+from ..rules import ALL_AXES, helper_names, namespace as ad_namespace
 
 _CACHE = {}
 _LOCK = threading.RLock()
@@ -90,7 +90,7 @@ def _build(func, wrt, mode, kinds):
     user_names = A.all_names(fdef)
     gen = A.NameGen(user_names | set(params))
     np_name = _helper_name("np", user_names, func, np, gen)
-    ad_name = _helper_name("ad", user_names, func, runtime, gen)
+    ad_name = _helper_name("ad", user_names, func, ad_namespace(), gen)
     math_name = _helper_name("math", user_names, func, math, gen)
     names = Names(gen, np_name, ad_name, math_name)
     names.helper_names = helper_names()
@@ -253,7 +253,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
             grads.append(A.call(A.attr(ad, "zeros_like"), [argument(w)]))
     fwd = arg_keep + fwd
 
-    closure = {ad: runtime, names.np: np, names.math: math}
+    closure = {ad: ad_namespace(), names.np: np, names.math: math}
     closure.update(rev.callees)
     code = func.__code__
     if func.__closure__:
@@ -448,12 +448,6 @@ def _pure(s):
     return op.kind in ("rule", "copy", "literal", "const")
 
 
-_FULL_REDUCTIONS = {"np.sum", "np.mean", "np.prod", "np.max", "np.min", "np.amax", "np.amin",
-                    "np.nansum", "np.nanmean", "np.var", "np.std", "np.ndarray.sum",
-                    "np.ndarray.mean", "np.ndarray.prod", "np.ndarray.max", "np.ndarray.min",
-                    "np.ndarray.var", "np.ndarray.std", "np.vdot", "np.linalg.det"}
-
-
 def _scalar_by_construction(rev, result):
     """Is the returned value a reduction over all axes (a scalar whatever the inputs)?
 
@@ -469,9 +463,11 @@ def _scalar_by_construction(rev, result):
     if len(defs) != 1 or nested or result.id in rev.params:
         return False
     op = getattr(defs[0], "srcgrad_op", None)
-    if op is None or op.kind != "rule" or op.rule.name not in _FULL_REDUCTIONS:
+    if op is None or op.kind != "rule" or op.rule.facets.reduction is None:
         return False
-    a = op.args.get("axis")
+    if op.rule.facets.reduction == ALL_AXES:
+        return True
+    a = op.args.get(op.rule.facets.reduction)
     if a is not None and not (isinstance(a, gast.Constant) and a.value is None):
         return False
     k = op.args.get("keepdims")

@@ -1,6 +1,17 @@
-"""The derivative table.  Importing this package registers every rule."""
-from .table import (Rule, defrule, defnograd, defmethod, lookup, is_nograd,  # noqa: F401
-                    all_nograd, all_rules, METHODS)
-from . import operators  # noqa: F401,E402  (Python's operators, as ufuncs)
-from . import numpy_rules, math_rules, builtin_rules  # noqa: F401,E402
+"""The derivative table.  Importing this package registers every rule.
+
+``namespace()`` is the module that generated code calls as ``ad`` (runtime helpers
+and the families' kernels); the queries (``view_of``, ``in_place_target``,
+``reads_only_shape``...) are what passes ask about a primitive.
+"""
+from .registry import (Rule, defrule, defkernel, deflinear, defnograd, defmethod,  # noqa: F401
+                       declare, defnograd_methods, defnograd_attributes, lookup, is_nograd,
+                       facets_of, signature_of, view_of, method_view, nograd_method,
+                       nograd_attribute, metadata_attribute, in_place_target,
+                       writes_first_argument, reads_only_shape, reduction_param,
+                       all_nograd, all_rules, all_declared, METHODS)
+from .facets import ALL_AXES, ALL_PARAMS, Facets  # noqa: F401
+from . import numpy, python  # noqa: F401,E402
 from . import runtime_rules  # noqa: F401,E402  (generated code is differentiable too)
+from . import containers  # noqa: F401,E402  (dict(...), {**d}, zip, list + list)
+from .namespace import namespace, add_kernel, helper_names, template_globals  # noqa: F401,E402

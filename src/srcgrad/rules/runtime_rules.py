@@ -18,8 +18,10 @@ cotangent) and ``ans`` (the result): the first argument is ``t``.
 import numpy as np
 
 from .. import runtime as rt
-from . import helpers as hp
-from .table import defnograd, defrule
+from .facets import ALL_PARAMS
+from .registry import defkernel, defnograd, defrule
+
+__all__ = ["fit", "zeros_tangent"]
 
 
 def fit(t, like):
@@ -44,40 +46,36 @@ def zeros_tangent(x):
     return rt.zeros_like(x)
 
 
-# runtime helpers like the others: generated code and templates name them bare
-for _f in (fit, zeros_tangent):
-    setattr(rt, _f.__name__, _f)
-    if _f.__name__ not in rt.__all__:
-        rt.__all__.append(_f.__name__)
-
-
-def _linear(func, params, vjp, jvp):
+def _linear(func, params, vjp, jvp, **facets):
     """A helper linear in its first parameter ``t``."""
-    return defrule(func, params, name=f"ad.{func.__name__}", vjp=dict(t=vjp), jvp=dict(t=jvp))
+    return defkernel(func, params, vjp=dict(t=vjp), jvp=dict(t=jvp), linear_in=("t",), **facets)
 
 
 # -- broadcasting and reductions ---------------------------------------------------
-_linear(rt.unbroadcast, "t, x", "fit(g, t)", "unbroadcast(dt, x)")
-_linear(rt.expand, "t, like", "fit(g, t)", "expand(dt, like)")
-_linear(fit, "t, like", "fit(g, t)", "fit(dt, like)")
+_linear(rt.unbroadcast, "t, x", "fit(g, t)", "unbroadcast(dt, x)", shape_only="x")
+_linear(rt.expand, "t, like", "fit(g, t)", "expand(dt, like)", shape_only="like")
+_linear(fit, "t, like", "fit(g, t)", "fit(dt, like)", shape_only="like")
 _linear(rt.reduced_grad, "t, x, axis=None, keepdims=False",
         "fit(np.sum(g, axis=axis, keepdims=keepdims), t)",
-        "reduced_grad(dt, x, axis, keepdims)")
+        "reduced_grad(dt, x, axis, keepdims)", shape_only="x")
 if hasattr(rt, "sum_grad"):
     _linear(rt.sum_grad, "t, a, axis=None, keepdims=False",
-            "fit(np.sum(g, axis=axis, keepdims=keepdims), t)", "sum_grad(dt, a, axis, keepdims)")
+            "fit(np.sum(g, axis=axis, keepdims=keepdims), t)", "sum_grad(dt, a, axis, keepdims)",
+            shape_only="a")
 if hasattr(rt, "mean_grad"):
     _linear(rt.mean_grad, "t, a, axis=None, keepdims=False",
-            "fit(np.mean(g, axis=axis, keepdims=keepdims), t)", "mean_grad(dt, a, axis, keepdims)")
+            "fit(np.mean(g, axis=axis, keepdims=keepdims), t)", "mean_grad(dt, a, axis, keepdims)",
+            shape_only="a")
 _linear(rt.keep_axis, "t, x, axis, keepdims", "fit(np.reshape(g, np.shape(t)), t)",
-        "keep_axis(dt, x, axis, keepdims)")
-_linear(rt.cast_like, "t, x", "cast_like(g, t)", "cast_like(dt, x)")
+        "keep_axis(dt, x, axis, keepdims)", shape_only="x")
+_linear(rt.cast_like, "t, x", "cast_like(g, t)", "cast_like(dt, x)", shape_only="x")
 _linear(rt.as_float, "t", "fit(g, t)", "as_float(dt)")
 _linear(rt.moveaxis_back, "t, source, destination", "np.moveaxis(g, source, destination)",
         "moveaxis_back(dt, source, destination)")
 
 # -- indexing ----------------------------------------------------------------------
-_linear(rt.index_grad, "t, x, index", "take(g, index)", "index_grad(dt, x, index)")
+_linear(rt.index_grad, "t, x, index", "take(g, index)", "index_grad(dt, x, index)",
+        shape_only="x")
 _linear(rt.take, "t, index", "index_grad(g, t, index)", "take(dt, index)")
 _linear(rt.zero_index, "t, index", "zero_index(g, index)", "zero_index(dt, index)")
 if hasattr(rt, "item_grad"):   # a dict literal's item adjoint (zeros for a key nobody read)
@@ -123,72 +121,15 @@ defrule(rt.matmul_grad_y, "t, x, y", name="ad.matmul_grad_y",
         vjp=dict(t="x @ g", x="matmul_grad_x(t, x, g)"),
         jvp=dict(t="matmul_grad_y(dt, x, y)", x="matmul_grad_y(t, dx, y)"))
 
-# -- helpers of the NumPy table that common reverse rules call ---------------------
-# (looked up by name: a helper that is not there has no rule, and code calling it
-# raises NonDifferentiableError when transformed again)
-def _helper(name):
-    return getattr(hp, name, None)
-
-
-if _helper("mT"):
-    defrule(hp.mT, "x", name="ad.mT", vjp=dict(x="mT(g)"), jvp=dict(x="mT(dx)"))
-if _helper("minmax_jvp"):
-    _linear(hp.minmax_jvp, "t, extreme, a, axis=None, keepdims=False",
-            "minmax_grad(g, extreme, a, axis, keepdims)",
-            "minmax_jvp(dt, extreme, a, axis, keepdims)")
-if _helper("dot_grad"):
-    # which=0: the adjoint for a (linear in t and b); which=1: for b (in t and a)
-    defrule(hp.dot_grad, "t, a, b, which=0", name="ad.dot_grad",
-            vjp=dict(t="np.dot(g, b) if which == 0 else np.dot(a, g)",
-                     a="zeros_like(a) if which == 0 else dot_grad(t, a, g, 0)",
-                     b="dot_grad(t, g, b, 1) if which == 0 else zeros_like(b)"),
-            jvp=dict(t="dot_grad(dt, a, b, which)",
-                     a="zeros_like(ans) if which == 0 else dot_grad(t, da, b, 1)",
-                     b="dot_grad(t, a, db, 0) if which == 0 else zeros_like(ans)"))
-
-# The adjoints of linear NumPy functions (transpose, concatenate, take, pad ...) are
-# linear in the cotangent: their own adjoint is the function itself.
-_LINEAR_ADJOINTS = {
-    # helper: (params, its adjoint applied to g, its tangent applied to dt)
-    "transpose_grad": ("t, axes=None", "np.transpose(g, axes)", "transpose_grad(dt, axes)"),
-    "join_grad": ("t, arrays, axis=0, how='concatenate'", "join_jvp(g, arrays, axis, how)",
-                  "join_grad(dt, arrays, axis, how)"),
-    "join_jvp": ("t, arrays, axis=0, how='concatenate'", "join_grad(g, arrays, axis, how)",
-                 "join_jvp(dt, arrays, axis, how)"),
-    "split_grad": ("t, ary, indices_or_sections, axis=0",
-                   "np.array_split(g, indices_or_sections, axis)",
-                   "split_grad(dt, ary, indices_or_sections, axis)"),
-    "ravel_grad": ("t, a, order='C'", "ravel_jvp(g, a, order)", "ravel_grad(dt, a, order)"),
-    "ravel_jvp": ("t, a, order='C'", "ravel_grad(g, a, order)", "ravel_jvp(dt, a, order)"),
-    "roll_grad": ("t, shift, axis=None", "np.roll(g, shift, axis)", "roll_grad(dt, shift, axis)"),
-    "cumsum_grad": ("t, a, axis=None", "np.cumsum(g, axis=axis)", "cumsum_grad(dt, a, axis)"),
-    "diff_grad": ("t, a, n=1, axis=-1", "np.diff(g, n, axis)", "diff_grad(dt, a, n, axis)"),
-    "take_grad": ("t, a, indices, axis=None, mode='raise'", "np.take(g, indices, axis, mode=mode)",
-                  "take_grad(dt, a, indices, axis, mode)"),
-    "take_along_axis_grad": ("t, arr, indices, axis=-1", "np.take_along_axis(g, indices, axis)",
-                             "take_along_axis_grad(dt, arr, indices, axis)"),
-    "diag_grad": ("t, v, k=0", "np.diag(g, k)", "diag_grad(dt, v, k)"),
-    "diagonal_grad": ("t, a, offset=0, axis1=0, axis2=1", "np.diagonal(g, offset, axis1, axis2)",
-                      "diagonal_grad(dt, a, offset, axis1, axis2)"),
-    "trace_grad": ("t, a, offset=0, axis1=0, axis2=1", "np.trace(g, offset, axis1, axis2)",
-                   "trace_grad(dt, a, offset, axis1, axis2)"),
-    "tile_grad": ("t, A, reps", "np.tile(g, reps)", "tile_grad(dt, A, reps)"),
-    "repeat_grad": ("t, a, repeats, axis=None", "np.repeat(g, repeats, axis)",
-                    "repeat_grad(dt, a, repeats, axis)"),
-    "pad_grad": ("t, array, pad_width, mode='constant'", "np.pad(g, pad_width, mode)",
-                 "pad_grad(dt, array, pad_width, mode)"),
-    "sort_jvp": ("t, a, axis=-1", "sort_grad(g, a, axis)", "sort_jvp(dt, a, axis)"),
-}
-for _name, (_params, _vjp, _jvp) in _LINEAR_ADJOINTS.items():
-    if _helper(_name):
-        _linear(_helper(_name), _params, _vjp, _jvp)
+# -- loops: ``for v in x`` visits ad.indexable(x) (a dict's keys, a list's or an array's items)
+defrule(rt.indexable, "x", name="ad.indexable", vjp=dict(x="indexable_grad(g, x)"),
+        jvp=dict(x="dx if not isinstance(x, dict) else zeros_like(ans)"),  # keys: zero tangents
+        view_of="x")
+defnograd(rt.keys_of, rt.detach, rt.data_of, names=["ad.keys_of", "ad.detach", "ad.data_of"])
 
 # -- constants: seeds, zeros, shapes, masks ----------------------------------------
-defnograd(rt.seed, rt.zeros_like, zeros_tangent, rt.ones_like_grad, rt.shape_of, rt.array_ns,
-          names=["ad.seed", "ad.zeros_like", "ad.zeros_tangent", "ad.ones_like_grad",
-                 "ad.shape_of", "ad.array_ns"])
+defnograd(rt.seed, rt.array_ns, names=["ad.seed", "ad.array_ns"])
+defnograd(rt.zeros_like, zeros_tangent, rt.ones_like_grad, rt.shape_of, shape_only=ALL_PARAMS,
+          names=["ad.zeros_like", "ad.zeros_tangent", "ad.ones_like_grad", "ad.shape_of"])
 if hasattr(rt, "alias_guard"):   # a check, no value
     defnograd(rt.alias_guard, names=["ad.alias_guard"])
-for _name in ("balanced_eq", "clip_mask", "sinc_deriv_mask"):
-    if _helper(_name):
-        defnograd(_helper(_name), names=[f"ad.{_name}"])

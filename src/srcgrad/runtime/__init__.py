@@ -410,18 +410,6 @@ def matmul_grad_y(g, x, y):
     return unbroadcast(dy, y)
 
 
-# Helpers written beside the rules they serve (rules/helpers.py) are runtime
-# helpers too: generated code and templates reach them the same way.
-try:
-    from ..rules import helpers as _rule_helpers
-except ImportError:  # pragma: no cover - before rules/helpers.py exists
-    _rule_helpers = None
-if _rule_helpers is not None:
-    for _name in getattr(_rule_helpers, "__all__", ()):
-        globals()[_name] = getattr(_rule_helpers, _name)
-        __all__.append(_name)
-
-
 def fill_like(g, x):
     """A gradient with exactly x's structure: zeros where nothing flowed (dict keys, None)."""
     if isinstance(x, dict):

@@ -18,6 +18,7 @@ reads the shape of (``unbroadcast(g, x)``) are not checked: an in-place change
 cannot alter them.
 """
 import ast
+import builtins
 import re
 import sys
 import types
@@ -257,17 +258,12 @@ def _modified_message(ref, now, expected, node=None):
 # an ``is None`` test, or an argument of a helper that itself uses it shape-only.
 # Anything else (unknown functions, methods, assignments) counts as a value read.
 
-_SHAPE_ATTRS = {"shape", "ndim", "size", "dtype"}
-_SHAPE_FUNCS = {np.shape, np.ndim, np.size, np.zeros_like, np.ones_like, np.empty_like,
-                np.result_type, len, isinstance, hasattr, getattr, type, np.isscalar,
-                np.iscomplexobj}
-# runtime helpers whose listed parameters are used for shape / dtype only (their code
-# routes the parameter through locals, which the reading below does not follow)
-_SHAPE_ONLY_PARAMS = {"unbroadcast": {"x"}, "expand": {"ans"}, "reduced_grad": {"x"},
-                      "keep_axis": {"x"}, "index_grad": {"x"}, "zeros_like": {"x"},
-                      "ones_like_grad": {"x"}, "shape_of": {"x"}, "cast_like": {"x"},
-                      "sum_grad": {"a"}, "mean_grad": {"a"}}
 _READ_CACHE = {}
+
+
+def _rules():
+    from .. import rules      # the registry (imported when first asked: no import cycle)
+    return rules
 
 
 def _callee(func, namespace):
@@ -296,7 +292,7 @@ def _use_reads_value(use, parents, namespace, stack):
     """Whether one use (an ``ast.Name`` load) of a parameter reads its values."""
     parent = parents.get(use)
     if isinstance(parent, ast.Attribute) and parent.value is use:
-        return parent.attr not in _SHAPE_ATTRS
+        return not _rules().metadata_attribute(parent.attr)
     if isinstance(parent, ast.Compare) and all(isinstance(o, (ast.Is, ast.IsNot))
                                                for o in parent.ops):
         return False
@@ -316,7 +312,10 @@ def _call_reads(call, arg, namespace, stack):
     callee = _callee(call.func, namespace)
     if callee is None:
         return True
-    if callee in _SHAPE_FUNCS:
+    if callee is builtins.getattr and arg == 0 and len(call.args) > 1 and \
+            isinstance(call.args[1], ast.Constant) and isinstance(call.args[1].value, str):
+        return not _rules().metadata_attribute(call.args[1].value)   # getattr(x, "shape")
+    if _rules().reads_only_shape(callee, arg):
         return False
     return function_reads(callee, arg, stack)
 
@@ -348,9 +347,7 @@ def function_reads(func, arg, stack=()):
     except (TypeError, OSError, SyntaxError, LookupError, IndexError, AttributeError):
         _READ_CACHE[key] = True
         return True
-    if name in getattr(func, "shape_only", ()) or (
-            func.__module__ == runtime.__name__
-            and name in _SHAPE_ONLY_PARAMS.get(func.__name__, ())):
+    if _rules().reads_only_shape(func, arg):        # declared on the function's rule
         _READ_CACHE[key] = False
         return False
     result = _names_read(fn, {name}, func.__globals__, stack + (key,))
@@ -372,11 +369,11 @@ def _names_read(tree, names, namespace, stack=()):
 
 def value_reads(expr, names=None):
     """Names whose values (not just shapes) the template expression ``expr`` reads."""
-    from ..rules import table
+    from ..rules import template_globals
     tree = ast.parse(expr, mode="eval")
     if names is None:
         names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    return _names_read(tree, set(names), table.template_namespace())
+    return _names_read(tree, set(names), template_globals())
 
 
 _READS = {}

@@ -21,16 +21,7 @@ from ..ir import OpKind
 from ... import rules, runtime
 from ...errors import NonDifferentiableError
 from ..source import MISSING, resolve
-from ...rules.operators import BINOPS, UNARYOPS
-
-NOGRAD_ATTRS = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "device", "data",
-                "strides", "flags", "is_leaf", "requires_grad", "grad_fn"}
-# (not "tolist": a list of the values carries their gradient; numpy_rules has its rule)
-NOGRAD_METHODS = {"item", "detach", "numpy", "argmax", "argmin", "argsort",
-                  "nonzero", "keys", "size", "dim", "numel", "__len__", "any", "all",
-                  "get_device", "cpu", "is_contiguous", "count", "index", "startswith",
-                  "format", "split", "join", "upper", "lower"}
-
+from ...rules.python.operators import BINOPS, UNARYOPS
 
 class Op:
     """How one assignment is differentiated."""
@@ -156,8 +147,8 @@ class Analysis:
         if isinstance(e, gast.Name) and e.id == getattr(self.info, "ad_name", None) and \
                 isinstance(func_node, gast.Attribute) and func_node.value is e:
             # a runtime helper the normalizer inserted (ad.indexable, ad.keys_of)
-            from ... import runtime
-            return getattr(runtime, func_node.attr, MISSING)
+            # (or a kernel of the rules: ad.as_dict, ad.merged)
+            return getattr(rules.namespace(), func_node.attr, MISSING)
         if isinstance(e, gast.Name) and e.id in self.locals:
             return MISSING
         return resolve(func_node, self.func)
@@ -196,7 +187,7 @@ class Analysis:
             op.names = [e.id for e in elts if isinstance(e, gast.Name)]
             return op
         if isinstance(v, gast.Attribute):
-            if v.attr in NOGRAD_ATTRS:
+            if rules.nograd_attribute(v.attr):
                 return Op("nograd")
             obj = self.static(v)
             if obj is not MISSING:
@@ -226,7 +217,7 @@ class Analysis:
             return op
         if obj is MISSING and isinstance(f, gast.Attribute):
             # a method call on a local value: x.sum(axis=0)
-            if f.attr in NOGRAD_METHODS:
+            if rules.nograd_method(f.attr):
                 return Op("nograd")
             m = rules.METHODS.get(f.attr)
             if m and not m[1]:
@@ -390,16 +381,9 @@ def _flow(s):
     return t.id, list(getattr(op, "names", ()))
 
 
-_NUMPY_WRITERS = {"copyto", "put", "place", "putmask", "fill_diagonal", "put_along_axis"}
-
-
 def _writes_first_arg(obj):
-    """Does this NumPy callable modify its first argument in place?"""
-    owner = getattr(obj, "__self__", None)
-    if isinstance(owner, np.ufunc):          # np.add.at, np.maximum.at...
-        return getattr(obj, "__name__", "") == "at"
-    return getattr(obj, "__name__", "") in _NUMPY_WRITERS and \
-        (getattr(obj, "__module__", "") or "").startswith("numpy")
+    """Does this callable modify its first argument in place (its rule's facets)?"""
+    return rules.writes_first_argument(obj)
 
 
 _RESTORE_ITEM = getattr(runtime, "restore_item", None)
@@ -415,4 +399,4 @@ def _is_srcgrad_internal(obj):
 
 
 def _display(obj):
-    return rules.table._display_name(obj)
+    return rules.registry._display_name(obj)

@@ -23,17 +23,8 @@ the same located error only if the two values really share memory.
 import gast
 
 from .. import syntax as A
+from ... import rules
 from ...errors import ALIAS_ADVICE as ADVICE
-
-VIEW_METHODS = {"reshape", "view", "ravel", "squeeze", "swapaxes", "transpose", "T", "mT",
-                "flatten_view", "real", "imag", "diagonal"}
-
-# NumPy functions whose result may be a view of (or the very object) they are given
-VIEW_FUNCTIONS = {"reshape", "ravel", "transpose", "swapaxes", "moveaxis", "squeeze",
-                  "expand_dims", "broadcast_to", "diagonal", "atleast_1d", "atleast_2d",
-                  "atleast_3d", "asarray", "asanyarray", "real", "imag", "flip", "fliplr",
-                  "flipud", "rot90", "matrix_transpose", "split", "array_split", "hsplit",
-                  "vsplit", "conj", "indexable"}
 
 SURE, MAYBE = "sure", "maybe"
 
@@ -257,7 +248,7 @@ def _view_source(s):
     v = s.value
     op = getattr(s, "srcgrad_op", None)
     if isinstance(v, gast.Attribute) and isinstance(v.value, gast.Name):
-        if v.attr in VIEW_METHODS:
+        if rules.method_view(v.attr):           # x.T, x.real: facets of their rules
             return [v.value.id], SURE
         return None, None
     if not isinstance(v, gast.Call):
@@ -266,12 +257,15 @@ def _view_source(s):
             if isinstance(a, gast.Name)]
     if op is not None and op.kind == "rule":
         # np.reshape(y, s) / y.reshape(s) (a method's rule binds y first)
-        if getattr(op.rule.func, "__name__", "") in VIEW_FUNCTIONS | VIEW_METHODS:
-            first = [a for a in op.args.values() if isinstance(a, gast.Name)]
-            return ([first[0].id] if first else None), SURE
+        viewed = op.rule.facets.view_of
+        if viewed is not None:
+            a = op.args.get(viewed)
+            items = a.elts if isinstance(a, (gast.Tuple, gast.List)) else [a]
+            names = [e.id for e in items if isinstance(e, gast.Name)]
+            return (names or None), SURE
         return None, None
     if isinstance(v.func, gast.Attribute) and isinstance(v.func.value, gast.Name) and \
-            v.func.attr in VIEW_METHODS:
+            rules.method_view(v.func.attr):
         return [v.func.value.id], SURE
     if op is not None and op.kind in ("copy", "literal"):
         return None, None                    # a new container (see _container_items)

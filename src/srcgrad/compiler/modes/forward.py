@@ -44,7 +44,7 @@ from ..normalize import normalize
 from ..source import get_function_ast, unwrap
 from .reverse import Comment, LineComments, Names, _Qualify, _as_node, _check_aliases, _setitem_targets, \
     _template, temporaries
-from ...rules.table import helper_names
+from ...rules import helper_names, namespace as ad_namespace
 from ..driver import _code_key, _dead_code, cached_build, _funcdef, _helper_name, _infer_kinds, \
     param_names
 
@@ -554,7 +554,7 @@ def _build(func, wrt, kinds, tangent_only=False):
     user_names = A.all_names(fdef)
     gen = A.NameGen(user_names | set(params))
     names = Names(gen, _helper_name("np", user_names, func, np, gen),
-                  _helper_name("ad", user_names, func, runtime, gen),
+                  _helper_name("ad", user_names, func, ad_namespace(), gen),
                   _helper_name("math", user_names, func, math, gen))
     names.helper_names = helper_names()
     info.ad_name = names.ad        # (as transform._build: helpers normalize inserts)
@@ -581,7 +581,7 @@ def _build(func, wrt, kinds, tangent_only=False):
     a.kwonlyargs = list(a.kwonlyargs) + [A.name(t, gast.Param()) for t in tangent_params]
     a.kw_defaults = list(a.kw_defaults) + [None] * len(tangent_params)
 
-    closure = {ad: runtime, names.np: np, names.math: math}
+    closure = {ad: ad_namespace(), names.np: np, names.math: math}
     closure.update(fwd.callees)
     code = func.__code__
     if func.__closure__:

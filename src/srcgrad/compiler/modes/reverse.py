@@ -864,7 +864,6 @@ def _setitem_targets(body):
     return out
 
 
-from ..analysis.aliasing import VIEW_FUNCTIONS, VIEW_METHODS  # noqa: E402,F401  (re-exported)
 
 
 def _check_aliases(body, info, kinds=None, params=()):

@@ -6,8 +6,8 @@ rule is the same product with the tangent in place of ``g``.
 """
 import math
 
-from .numpy_rules import _tangent_of
-from .table import defnograd, defrule
+from ..numpy.elementwise import _tangent_of
+from ..registry import defnograd, defrule
 
 
 def _scalar(func, params="x", torch_name=None, **partials):

@@ -1,4 +1,4 @@
-"""The derivative table: one entry per primitive, written once, as templates.
+"""The registry of primitives: each one's derivative templates and its facets.
 
 A rule says, for a primitive ``ans = f(x, y, ...)``:
 
@@ -12,30 +12,26 @@ A rule says, for a primitive ``ans = f(x, y, ...)``:
   contribution to the tangent of ``ans``, linear in ``dx`` (the tangent of
   ``x``).  ``sin``: ``x="dx * np.cos(x)"``.  The tangent of ``ans`` is the sum
   of the contributions of the parameters that have a tangent.
+* its facets (:mod:`.facets`): elementwise, linear, a view of which argument,
+  a reduction over which axes, which arguments it reads only the shape of.
 
 Templates are Python expressions.  They may use ``np`` (the array namespace:
-numpy, or cupy through numpy's dispatch), ``math``, and the helpers of
-:mod:`srcgrad.runtime` by bare name (``unbroadcast(g * y, x)``).  The compiler
-inlines them into generated source with the user's names; the eager Tensor
-runtime compiles each rule once into a function (:meth:`Rule.vjp_function`).
-Nothing else in srcgrad knows a derivative.
+numpy, or cupy through numpy's dispatch), ``math``, and the kernels of
+:func:`srcgrad.rules.namespace` by bare name (``unbroadcast(g * y, x)``).  The
+compiler inlines them into generated source with the user's names; the eager
+Tensor runtime compiles each rule once into a function (:meth:`Rule.vjp_function`).
+Nothing else in srcgrad knows a derivative, and no pass keeps a list of names:
+passes ask the queries at the end of this module.
 """
 from __future__ import annotations
 
 import ast
-import builtins
 import inspect
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import runtime
-
-
-def helper_names():
-    """Names that templates may use without qualification (runtime helpers)."""
-    return frozenset(runtime.__all__)
+from .facets import ALL_PARAMS, NONE, Facets, make as _facets
 
 
 @dataclass
@@ -46,6 +42,7 @@ class Rule:
     vjp: dict = field(default_factory=dict)
     jvp: dict = field(default_factory=dict)
     torch_name: str | None = None     # grad_fn name in the Tensor runtime ("SinBackward0")
+    facets: Facets = NONE             # what else it is (facets.py): a view, linear, ...
     # filled in by __post_init__
     signature: inspect.Signature = None
     _vjp_fn: object = None
@@ -59,6 +56,7 @@ class Rule:
                 if arg not in names:
                     raise ValueError(f"rule {self.name}: {kind} names {arg!r}, not a parameter")
                 ast.parse(expr, mode="eval")  # a template must be an expression
+        self.facets.check(list(names), f"rule {self.name}")
 
     # -- what the compiler asks ---------------------------------------------
     @property
@@ -117,25 +115,20 @@ class Rule:
         return self._jvp_fn
 
 
-def _missing(name, param, direction):
-    from ..errors import NonDifferentiableError
-    raise NonDifferentiableError(
-        f"{name} has no {direction}-mode derivative for its argument {param!r}; "
-        f"register one with @sg.{'adjoint' if direction == 'reverse' else 'tangent'}({name.split('.')[-1]})")
+_TEMPLATE_GLOBALS = []      # the provider of the globals templates run in (namespace.py)
 
 
-def template_namespace():
-    ns = {"np": np, "math": math, "_missing": _missing, "__builtins__": builtins}
-    for name in helper_names():
-        ns[name] = getattr(runtime, name)
-    return ns
+def use_template_globals(provider):
+    """Rule functions compile in ``provider()``'s globals (installed by namespace.py,
+    which knows every family's kernels; the registry imports none of them)."""
+    _TEMPLATE_GLOBALS[:] = [provider]
 
 
 def _compile_rule_source(src, name, kind):
     import linecache
     filename = f"<srcgrad rule {name} {kind}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    ns = template_namespace()
+    ns = _TEMPLATE_GLOBALS[0]()
     exec(compile(src, filename, "exec"), ns)
     fn = ns[f"{_ident(name)}_{kind}"]
     fn.source = src
@@ -164,11 +157,6 @@ def _runtime_signature(rule, lead, extra):
     return str(inspect.Signature(front + rest + extra + kw))[1:-1]
 
 
-def _signature_source(sig):
-    # the rule's own parameter list, re-rendered (keyword-only marker kept)
-    return str(sig)[1:-1]
-
-
 def _ident(name):
     return "".join(c if c.isalnum() else "_" for c in name).strip("_")
 
@@ -177,30 +165,81 @@ def _ident(name):
 
 _RULES = {}          # id(func) -> Rule
 _NOGRAD = {}         # id(func) -> display name: calls whose result carries no gradient
+_FACTS = {}          # id(func) -> (display name, Signature or None, Facets): every entry
 _KEEP = []           # keep registered objects alive so ids stay unique
-METHODS = {}         # array method / attribute name -> (Rule, how to bind)
+METHODS = {}         # array method / attribute name -> (function with a rule, is attribute)
+_METHOD_FACTS = {}   # method / attribute name -> the function that declares its facets
+_NOGRAD_METHODS = set()      # ``x.item()``, ``s.upper()``: results without a gradient
+_NOGRAD_ATTRIBUTES = {}      # ``x.shape``, ``t.grad_fn`` -> whether only metadata is read
 
 
-def defrule(func, params, *, name=None, vjp=None, jvp=None, torch_name=None):
-    """Register the derivative of ``func``.  See the module docstring."""
+def defrule(func, params, *, name=None, vjp=None, jvp=None, torch_name=None, **facets):
+    """Register the derivative of ``func`` and its facets.  See the module docstring."""
     rule = Rule(func=func, name=name or _display_name(func), params=params,
-                vjp=dict(vjp or {}), jvp=dict(jvp or {}), torch_name=torch_name)
+                vjp=dict(vjp or {}), jvp=dict(jvp or {}), torch_name=torch_name,
+                facets=_facets(**facets))
     _RULES[id(func)] = rule
+    _FACTS[id(func)] = (rule.name, rule.signature, rule.facets)
     _KEEP.append(func)
     return rule
 
 
-def defnograd(*funcs, names=None):
+def defkernel(func, params, vjp, jvp, **facets):
+    """The rule of a kernel that generated code calls as ``ad.<name>`` (grad of grad)."""
+    return defrule(func, params, name=f"ad.{func.__name__}", vjp=vjp, jvp=jvp, **facets)
+
+
+def deflinear(func, params, vjp, jvp, *, constant=(), **facets):
+    """A kernel linear in its first parameter ``t`` (its other parameters give shapes,
+    indices or masks): ``vjp``/``jvp`` are the transposed map of ``g`` and the kernel
+    applied to ``dt``; the parameters in ``constant`` get zero derivatives."""
+    v = dict(t=vjp, **{p: f"zeros_like({p})" for p in constant})
+    j = dict(t=jvp, **{p: "zeros_like(ans)" for p in constant})
+    return defkernel(func, params, v, j, linear_in=("t",), **facets)
+
+
+def defnograd(*funcs, names=None, **facets):
     """Functions whose output never carries a gradient (sign, floor, argmax, shape...)."""
-    for i, f in enumerate(funcs):
-        _NOGRAD[id(f)] = names[i] if names else _display_name(f)
-        _KEEP.append(f)
+    f = _facets(nograd=True, **facets)
+    for i, func in enumerate(funcs):
+        shown = names[i] if names else _display_name(func)
+        _NOGRAD[id(func)] = shown
+        _FACTS[id(func)] = (shown, None, f)
+        _KEEP.append(func)
+
+
+def declare(func, params, *, name=None, method=None, attribute=False, **facets):
+    """Facets of a function that has no derivative rule (``np.copyto`` writes its
+    ``dst``; ``x.view()`` is a view); ``method``: also what ``x.<method>`` means."""
+    shown = name or _display_name(func)
+    sig = _parse_signature(params, shown)
+    f = _facets(**facets)
+    f.check(list(sig.parameters), shown)
+    _FACTS[id(func)] = (shown, sig, f)
+    _KEEP.append(func)
+    if method:
+        _METHOD_FACTS[method] = (func, attribute)
 
 
 def defmethod(method, func, *, attribute=False):
     """``x.method(...)`` behaves as ``func(x, ...)``; ``attribute``: ``x.T`` has no call."""
     METHODS[method] = (func, attribute)
+    _METHOD_FACTS[method] = (func, attribute)
 
+
+def defnograd_methods(*methods):
+    """Method names whose result carries no gradient on any object (``x.item()``)."""
+    _NOGRAD_METHODS.update(methods)
+
+
+def defnograd_attributes(*attributes, metadata=True):
+    """Attributes without a gradient; ``metadata``: reading one reads no values
+    (``x.shape``), unlike ``x.data`` (the values, cut from the graph)."""
+    for a in attributes:
+        _NOGRAD_ATTRIBUTES[a] = metadata
+
+
+# -- the queries passes ask ------------------------------------------------------
 
 def lookup(func):
     """The Rule for ``func`` or None."""
@@ -214,6 +253,89 @@ def is_nograd(func):
     return id(func) in _NOGRAD
 
 
+def facets_of(func):
+    """The declared :class:`Facets` of ``func`` (a rule, a no-gradient or a declared
+    function); the empty facets for anything else."""
+    entry = _FACTS.get(id(func))
+    return entry[2] if entry else NONE
+
+
+def signature_of(func):
+    entry = _FACTS.get(id(func))
+    return entry[1] if entry else None
+
+
+def view_of(func):
+    """The parameter whose memory ``func``'s result may share, or None."""
+    return facets_of(func).view_of
+
+
+def method_view(name):
+    """Is ``x.<name>`` / ``x.<name>(...)`` (an array method or attribute) a view of x?"""
+    entry = _METHOD_FACTS.get(name)
+    return entry is not None and facets_of(entry[0]).view_of is not None
+
+
+def nograd_method(name):
+    """Does ``x.<name>(...)`` carry no gradient, whatever x is?"""
+    return name in _NOGRAD_METHODS
+
+
+def nograd_attribute(name):
+    """Does ``x.<name>`` carry no gradient, whatever x is?"""
+    return name in _NOGRAD_ATTRIBUTES
+
+
+def metadata_attribute(name):
+    """Is ``x.<name>`` metadata (shape, dtype...), read without reading x's values?"""
+    return _NOGRAD_ATTRIBUTES.get(name, False)
+
+
+def in_place_target(func):
+    """The parameter ``func`` writes into (``np.copyto``: ``"dst"``), or None.  A
+    ufunc's ``.at`` method (``np.add.at(a, i, v)``) writes its first argument."""
+    owner = getattr(func, "__self__", None)
+    if isinstance(owner, np.ufunc) and getattr(func, "__name__", "") == "at":
+        return "a"
+    return facets_of(func).in_place
+
+
+def writes_first_argument(func):
+    """Does ``func`` write in place into its first positional argument?"""
+    target = in_place_target(func)
+    if target is None:
+        return False
+    sig = signature_of(func)
+    first = next(iter(sig.parameters)) if sig is not None and sig.parameters else "a"
+    return target == first
+
+
+def reads_only_shape(func, arg):
+    """Does ``func`` read only the shape / dtype / type of its argument ``arg`` (a
+    position or a keyword name)?  False for anything not declared so."""
+    f = facets_of(func)
+    if not f.shape_only:
+        return False
+    if f.shape_only == ALL_PARAMS:
+        return True
+    if isinstance(arg, int):
+        sig = signature_of(func)
+        if sig is None:
+            return False
+        names = [p.name for p in sig.parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        if arg >= len(names):
+            return False
+        arg = names[arg]
+    return arg in f.shape_only
+
+
+def reduction_param(rule):
+    """The parameter naming the reduced axes of ``rule`` (``"axis"``), ``ALL_AXES`` for
+    a rule that always reduces to a scalar, or None for no reduction."""
+    return rule.facets.reduction if rule is not None else None
+
+
 def all_nograd():
     """Display names of the functions whose result carries no gradient."""
     return sorted(_NOGRAD.values())
@@ -221,6 +343,12 @@ def all_nograd():
 
 def all_rules():
     return list(_RULES.values())
+
+
+def all_declared():
+    """(func, display name, Signature or None, Facets) of every registered function."""
+    objs = {id(o): o for o in _KEEP}
+    return [(objs[k], name, sig, f) for k, (name, sig, f) in _FACTS.items() if k in objs]
 
 
 def _display_name(f):

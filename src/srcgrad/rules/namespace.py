@@ -1,0 +1,75 @@
+"""The one namespace that generated code and rule templates call into.
+
+Generated code names it ``ad`` (``ad.unbroadcast(g, x)``); a rule template names
+its members bare (``unbroadcast(g, x)``).  It is built here, once, from the
+runtime's ``__all__`` (stacks, accumulation, the backend seam) and the ``__all__``
+of every family's kernels, listed in :data:`KERNEL_MODULES`.  The runtime never
+imports the rules, and no module extends another's ``__all__``.
+"""
+import builtins
+import math
+import types
+
+import numpy as np
+
+from .. import runtime
+from . import registry, runtime_rules, containers
+from .numpy import (conventions, elementwise, reductions, statistics, linalg, decompositions,
+                    shapes, joins, indexing, creation)
+from .python import builtins as python_builtins
+
+# the modules whose ``__all__`` names kernels that templates call
+KERNEL_MODULES = (conventions, elementwise, reductions, statistics, linalg, decompositions,
+                  shapes, joins, indexing, creation, python_builtins, runtime_rules, containers)
+
+_AD = None
+
+
+def namespace():
+    """The module object generated code binds as ``ad``."""
+    global _AD
+    if _AD is None:
+        ad = types.ModuleType("srcgrad.ad", "Runtime helpers and rule kernels that srcgrad's "
+                                            "generated code calls.")
+        members = {name: getattr(runtime, name) for name in runtime.__all__}
+        for m in KERNEL_MODULES:
+            for name in m.__all__:
+                if name in members and members[name] is not getattr(m, name):
+                    raise ImportError(f"kernel {name!r} of {m.__name__} shadows another")
+                members[name] = getattr(m, name)
+        ad.__dict__.update(members)
+        ad.__all__ = sorted(members)
+        _AD = ad
+    return _AD
+
+
+def add_kernel(name, func):
+    """Make a function (a user's ``@sg.adjoint``) callable from templates by ``name``."""
+    ad = namespace()
+    setattr(ad, name, func)
+    if name not in ad.__all__:
+        ad.__all__.append(name)
+
+
+def helper_names():
+    """Names that templates may use without qualification."""
+    return frozenset(namespace().__all__)
+
+
+def _missing(name, param, direction):
+    from ..errors import NonDifferentiableError
+    raise NonDifferentiableError(
+        f"{name} has no {direction}-mode derivative for its argument {param!r}; "
+        f"register one with @sg.{'adjoint' if direction == 'reverse' else 'tangent'}({name.split('.')[-1]})")
+
+
+def template_globals():
+    """The globals a rule template runs in (the Tensor runtime compiles rules in it)."""
+    ad = namespace()
+    ns = {"np": np, "math": math, "_missing": _missing, "__builtins__": builtins}
+    for name in ad.__all__:
+        ns[name] = getattr(ad, name)
+    return ns
+
+
+registry.use_template_globals(template_globals)

@@ -1,0 +1,3 @@
+"""NumPy's derivative table, by family; importing this package registers it."""
+from . import elementwise, reductions, statistics, linalg, decompositions  # noqa: F401
+from . import shapes, joins, indexing, creation, methods, nograd  # noqa: F401

@@ -1,0 +1,131 @@
+"""Conventions shared by the NumPy kernels: axes, shapes, dtypes, zeros.
+
+Every kernel works on numpy arrays (and on cupy arrays through numpy's
+``__array_function__`` dispatch) and on Python scalars, and never mutates its
+arguments.  Shared conventions:
+
+* a gradient has its parameter's shape; a Python scalar parameter gets a scalar;
+* the cotangent (``g``) or tangent of a list / tuple is a list / tuple of the same
+  length, whose entries may be None (meaning zero);
+* rules assume real inputs (no complex conjugation).
+"""
+import numpy as np
+
+__all__ = ['fill_tangents', 'no_second_derivative']
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _fit(grad, x):
+    """``grad`` shaped as the parameter ``x``: reshaped for arrays, a scalar otherwise."""
+    if hasattr(x, "shape"):
+        return np.reshape(grad, x.shape) if np.shape(grad) != x.shape else grad
+    if isinstance(x, (list, tuple)):
+        return np.reshape(grad, np.shape(x))
+    return np.sum(grad) if hasattr(grad, "shape") else grad
+
+
+def _sum_to(grad, x):
+    """Sum ``grad`` over the axes along which ``x`` was broadcast (``x`` an array or scalar)."""
+    xs = np.shape(x)
+    gs = np.shape(grad)
+    if gs == xs:
+        return _fit(grad, x)
+    lead = len(gs) - len(xs)
+    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(xs)
+                                      if n == 1 and gs[lead + i] != 1)
+    if axes:
+        grad = np.sum(grad, axis=axes, keepdims=True)
+    return _fit(np.reshape(grad, xs), x)
+
+
+def _axes(axis, ndim):
+    """``axis`` (None, int or tuple; negatives allowed) as a sorted tuple of non-negative ints."""
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (int, np.integer)):
+        axis = (axis,)
+    return tuple(sorted(int(a) % ndim for a in axis)) if ndim else ()
+
+
+def _keep(g, ndim, axis, keepdims):
+    """Re-insert reduced axes (size 1) into ``g`` so that it broadcasts against the input."""
+    if keepdims or not hasattr(g, "shape") and axis is None:
+        return g
+    shape = list(np.shape(g))
+    for a in _axes(axis, ndim):
+        shape.insert(a, 1)
+    return np.reshape(g, shape)
+
+
+def _fdtype(x):
+    """The floating dtype of a gradient for ``x`` (float32 stays float32)."""
+    return np.result_type(getattr(x, "dtype", np.float64), np.float32)
+
+
+def _zeros(x):
+    """A floating zero of ``x``'s shape (``0.0`` for Python scalars)."""
+    if hasattr(x, "shape"):
+        return np.zeros_like(x, dtype=np.result_type(x.dtype, np.float32))
+    if isinstance(x, (list, tuple)):
+        return np.zeros(np.shape(x))
+    return 0.0
+
+
+def _like(values, ref):
+    """``values`` (a numpy array built here, e.g. indices) on ``ref``'s backend."""
+    if isinstance(ref, np.ndarray) or not hasattr(ref, "__array_function__"):
+        return np.asarray(values)
+    return np.asarray(values, like=ref)
+
+
+def _eye(n, m, k, ref):
+    dtype = np.result_type(getattr(ref, "dtype", np.float64), np.float32)
+    if isinstance(ref, np.ndarray) or not hasattr(ref, "__array_function__"):
+        return np.eye(n, m, k, dtype=dtype)
+    return np.eye(n, m, k, dtype=dtype, like=ref)
+
+
+def _ones(n, ref):
+    dtype = np.result_type(getattr(ref, "dtype", np.float64), np.float32)
+    if isinstance(ref, np.ndarray) or not hasattr(ref, "__array_function__"):
+        return np.ones(n, dtype=dtype)
+    return np.ones(n, dtype=dtype, like=ref)
+
+
+def _along(a, axis):
+    """``a`` flattened if ``axis`` is None (NumPy's cumulative convention), and the axis."""
+    return (np.ravel(a), 0) if axis is None else (a, axis)
+
+
+def fill_tangents(dxs, xs):
+    """A list of the tangents of ``xs`` with None replaced by zeros."""
+    if dxs is None:
+        dxs = [None] * len(xs)
+    return [_zeros(x) if d is None else d for d, x in zip(dxs, xs)]
+
+
+def _flat_axes(a, axis):
+    """``a`` with the ``axis`` axes (None: all) moved last and merged into one.
+
+    Returns ``(moved, undo)``: ``undo(m)`` maps an array shaped like ``moved`` back to
+    ``a``'s shape."""
+    a = np.asarray(a) if not hasattr(a, "shape") else a
+    nd = a.ndim
+    axes = _axes(axis, nd) if nd else ()
+    rest = [i for i in range(nd) if i not in axes]
+    perm = rest + list(axes)
+    moved = np.transpose(a, perm)
+    lead = moved.shape[:len(rest)]
+    flat = np.reshape(moved, lead + (-1,))
+
+    def undo(m):
+        return np.transpose(np.reshape(m, moved.shape), np.argsort(perm))
+    return flat, undo
+
+
+def no_second_derivative(what):
+    """Raised by a rule of a helper where srcgrad has no second derivative."""
+    from ...errors import NonDifferentiableError
+    raise NonDifferentiableError(f"srcgrad has no second derivative of {what}")

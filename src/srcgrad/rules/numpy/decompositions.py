@@ -1,0 +1,336 @@
+"""Matrix factorizations: slogdet, cholesky, eigh, eigvalsh, svd, pinv, qr, tensorinv.
+
+Real input; eigen- and singular values are assumed distinct (the adjoints divide
+by their gaps).
+"""
+import numpy as np
+
+from ..registry import defkernel, defrule
+from .conventions import _eye, _fdtype
+from .linalg import mT
+
+__all__ = ['cholesky_grad', 'cholesky_jvp', 'eigh_grad', 'eigh_jvp', 'eigvalsh_grad', 'eigvalsh_jvp', 'svd_grad', 'svd_jvp', 'pinv_grad', 'pinv_jvp', 'qr_grad', 'qr_jvp', 'slogdet_grad', 'slogdet_jvp', 'tensorinv_grad', 'tensorinv_jvp', 'slogdet_grad_t', 'slogdet_grad_a', 'slogdet_grad_da']
+
+
+# -- kernels ----------------------------------------------------------------------------
+
+def _eye_like(x):
+    n = np.shape(x)[-1]
+    return _eye(n, n, 0, x)
+
+
+def _from_triangle(s, lower=True):
+    """The gradient with respect to ``a`` of a function that reads one triangle of ``a``
+    (LAPACK's symmetric routines), from ``s``, its gradient with respect to the
+    symmetric matrix that triangle defines: the off-diagonal entries count twice."""
+    t = s + mT(s)
+    off = np.tril(t, -1) if lower else np.triu(t, 1)
+    return off + s * _eye_like(s)
+
+
+def _to_symmetric(da, lower=True):
+    """The tangent of the symmetric matrix that one triangle of ``a`` defines."""
+    if lower:
+        return np.tril(da) + mT(np.tril(da, -1))
+    return np.triu(da) + mT(np.triu(da, 1))
+
+
+def _phi(x):
+    """Lower triangle with the diagonal halved."""
+    return np.tril(x) - 0.5 * x * _eye_like(x)
+
+
+def cholesky_grad(g, ans, a, upper=False):
+    """Adjoint of ``np.linalg.cholesky`` (``a = L L^T``, read from the lower triangle;
+    ``upper=True``: ``a = U^T U`` read from the upper one)."""
+    L, gL = (mT(ans), mT(g)) if upper else (ans, g)
+    Linv = np.linalg.inv(L)
+    s = mT(Linv) @ _phi(mT(L) @ gL) @ Linv
+    return _from_triangle(0.5 * (s + mT(s)), lower=not upper)
+
+
+def cholesky_jvp(da, ans, a, upper=False):
+    L = mT(ans) if upper else ans
+    Linv = np.linalg.inv(L)
+    dL = L @ _phi(Linv @ _to_symmetric(da, lower=not upper) @ mT(Linv))
+    return mT(dL) if upper else dL
+
+
+def _gap_inverse(w):
+    """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it (a stack of them)."""
+    diff = w[..., None, :] - w[..., :, None]
+    eye = _eye_like(diff).astype(bool)
+    return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, diff))
+
+
+def _parts(g, k):
+    """The cotangents of a tuple result (None: zero), as a list of length ``k``."""
+    if g is None:
+        return [None] * k
+    return list(g) + [None] * (k - len(g))
+
+
+def eigh_grad(g, ans, a, UPLO="L"):
+    """Adjoint of ``np.linalg.eigh(a, UPLO)`` (distinct eigenvalues)."""
+    w, v = ans
+    gw, gv = _parts(g, 2)
+    inner = 0.0
+    if gw is not None:
+        inner = inner + gw[..., None, :] * _eye_like(v)
+    if gv is not None:
+        inner = inner + _gap_inverse(w) * (mT(v) @ gv)
+    s = v @ inner @ mT(v) if not np.isscalar(inner) else np.zeros_like(a, dtype=_fdtype(a))
+    return _from_triangle(0.5 * (s + mT(s)), lower=UPLO.upper() == "L")
+
+
+def eigh_jvp(da, ans, a, UPLO="L"):
+    w, v = ans
+    dp = mT(v) @ _to_symmetric(da, lower=UPLO.upper() == "L") @ v
+    dw = np.diagonal(dp, axis1=-2, axis2=-1)
+    dv = v @ (_gap_inverse(w) * dp)
+    return (dw, dv)
+
+
+def eigvalsh_grad(g, a, UPLO="L"):
+    return eigh_grad((g, None), np.linalg.eigh(a, UPLO), a, UPLO)
+
+
+def eigvalsh_jvp(da, a, UPLO="L"):
+    return eigh_jvp(da, np.linalg.eigh(a, UPLO), a, UPLO)[0]
+
+
+def _reduced_svd(ans, a, full_matrices, compute_uv, g=None):
+    """``(u, s, vt, gu, gs, gvt)`` of the thin SVD, whatever form the call returned."""
+    if not compute_uv:
+        u, s, vt = np.linalg.svd(a, full_matrices=False)
+        return u, s, vt, None, g, None
+    u, s, vt = ans
+    gu, gs, gvt = _parts(g, 3)
+    m, n = np.shape(a)[-2:]
+    k = min(m, n)
+    if full_matrices and m != n:
+        # the columns of u (rows of vt) past k are not functions of a: no derivative,
+        # unless nothing depends on them
+        for extra in (gu[..., :, k:] if gu is not None and m > k else None,
+                      gvt[..., k:, :] if gvt is not None and n > k else None):
+            if extra is not None and np.any(extra != 0):
+                raise ValueError("np.linalg.svd(full_matrices=True) of a non-square matrix: "
+                                 "the extra singular vectors have no derivative; use "
+                                 "full_matrices=False")
+        u, vt = u[..., :, :k], vt[..., :k, :]
+        gu = gu[..., :, :k] if gu is not None else None
+        gvt = gvt[..., :k, :] if gvt is not None else None
+    return u, s, vt, gu, gs, gvt
+
+
+def svd_grad(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Adjoint of ``np.linalg.svd`` (distinct, non-zero singular values)."""
+    u, s, vt, gu, gs, gvt = _reduced_svd(ans, a, full_matrices, compute_uv, g)
+    v = mT(vt)
+    m, n = np.shape(a)[-2:]
+    eye = _eye_like(v[..., :1, :])              # k x k
+    inner = (gs[..., None, :] * eye) if gs is not None else 0.0 * eye
+    f = _gap_inverse(s ** 2)
+    smat = s[..., None, :] * eye
+    out = 0.0
+    if gu is not None:
+        ut_gu = mT(u) @ gu
+        inner = inner + (f * (ut_gu - mT(ut_gu))) @ smat
+        if m > s.shape[-1]:
+            out = out + (gu - u @ ut_gu) / s[..., None, :] @ vt
+    if gvt is not None:
+        gv = mT(gvt)
+        vt_gv = vt @ gv
+        inner = inner + smat @ (f * (vt_gv - mT(vt_gv)))
+        if n > s.shape[-1]:
+            out = out + (u / s[..., None, :]) @ mT(gv - v @ vt_gv)
+    grad = u @ inner @ vt + out
+    if hermitian:                       # NumPy then reads the lower triangle (eigh)
+        return _from_triangle(grad)
+    return grad
+
+
+def svd_jvp(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    if hermitian:
+        da = _to_symmetric(da)
+    m, n = np.shape(a)[-2:]
+    if compute_uv and full_matrices and m != n:
+        raise ValueError("np.linalg.svd(full_matrices=True) of a non-square matrix: the "
+                         "extra singular vectors have no derivative; use full_matrices=False")
+    u, s, vt, _, _, _ = _reduced_svd(ans, a, False, compute_uv)
+    v = mT(vt)
+    dp = mT(u) @ da @ v
+    ds = np.diagonal(dp, axis1=-2, axis2=-1)
+    if not compute_uv:
+        return ds
+    f = _gap_inverse(s ** 2)
+    sr = s[..., None, :]                        # scales columns
+    sl = s[..., :, None]                        # scales rows
+    du = u @ (f * (dp * sr + sl * mT(dp)))
+    dv = v @ (f * (sl * dp + mT(dp) * sr))
+    if m > s.shape[-1]:
+        du = du + (da @ v - u @ (mT(u) @ da @ v)) / sr
+    if n > s.shape[-1]:
+        dv = dv + (mT(da) @ u - v @ (mT(v) @ mT(da) @ u)) / sr
+    return (du, ds, mT(dv))
+
+
+def pinv_grad(g, ans, a, hermitian=False):
+    """Adjoint of ``np.linalg.pinv`` (where the rank is locally constant)."""
+    x = ans
+    xt = mT(x)
+    gt = mT(g)
+    grad = (-xt @ g @ xt + (gt - a @ (x @ gt)) @ (x @ xt) + (xt @ x) @ (gt - (gt @ x) @ a))
+    return _from_triangle(grad) if hermitian else grad
+
+
+def pinv_jvp(da, ans, a, hermitian=False):
+    if hermitian:
+        da = _to_symmetric(da)
+    x = ans
+    dat = mT(da)
+    return (-x @ da @ x + (x @ mT(x)) @ (dat - (dat @ a) @ x)
+            + (dat - x @ (a @ dat)) @ (mT(x) @ x))
+
+
+def _qr_parts(ans, a, mode, g=None):
+    m, n = np.shape(a)[-2:]
+    if mode not in ("reduced", "complete", "r"):
+        raise NotImplementedError(f"np.linalg.qr: no derivative for mode={mode!r}")
+    if m < n:
+        raise NotImplementedError("np.linalg.qr: derivative for matrices with at least "
+                                  "as many rows as columns only")
+    if mode == "r":
+        q, r = np.linalg.qr(a)
+        gq, gr = None, g
+    else:
+        q, r = ans
+        gq, gr = _parts(g, 2)
+        if m > n and mode == "complete":
+            if gq is not None and np.any(gq[..., :, n:] != 0):
+                raise ValueError("np.linalg.qr(mode='complete'): the extra columns of Q "
+                                 "have no derivative; use mode='reduced'")
+            q, r = q[..., :, :n], r[..., :n, :]
+            gq = gq[..., :, :n] if gq is not None else None
+            gr = gr[..., :n, :] if gr is not None else None
+    return q, r, gq, gr
+
+
+def qr_grad(g, ans, a, mode="reduced"):
+    """Adjoint of ``np.linalg.qr`` (m >= n, full column rank)."""
+    q, r, gq, gr = _qr_parts(ans, a, mode, g)
+    nmat = 0.0
+    if gr is not None:
+        nmat = nmat + gr @ mT(r)
+    if gq is not None:
+        nmat = nmat - mT(q) @ gq
+    if np.isscalar(nmat):
+        return np.zeros_like(a, dtype=_fdtype(a))
+    k = np.triu(nmat) + np.tril(mT(nmat), -1)
+    b = q @ k if gq is None else gq + q @ k
+    return mT(np.linalg.solve(r, mT(b)))        # b @ r^-T
+
+
+def qr_jvp(da, ans, a, mode="reduced"):
+    q, r, _, _ = _qr_parts(ans, a, mode)
+    c = mT(np.linalg.solve(mT(r), mT(mT(q) @ da)))          # q^T da r^-1
+    low = np.tril(c, -1)
+    t = c - (low - mT(low))                                  # dr r^-1 (upper triangular)
+    dr = t @ r
+    if mode == "r":
+        return dr
+    dq = mT(np.linalg.solve(mT(r), mT(da))) - q @ t
+    m, n = np.shape(a)[-2:]
+    if mode == "complete" and m > n:
+        raise ValueError("np.linalg.qr(mode='complete'): the extra columns of Q have no "
+                         "derivative; use mode='reduced'")
+    return (dq, dr)
+
+
+def slogdet_grad(g, a):
+    """Adjoint of ``np.linalg.slogdet``: only ``logabsdet`` carries a gradient."""
+    _, glog = _parts(g, 2)
+    if glog is None:
+        return np.zeros_like(a, dtype=_fdtype(a))
+    return np.expand_dims(glog, (-2, -1)) * mT(np.linalg.inv(a))
+
+
+def slogdet_jvp(da, ans, a):
+    sign, _ = ans
+    return (np.zeros_like(sign, dtype=_fdtype(sign)),
+            np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1))
+
+
+def _tensorinv_shapes(a, ind):
+    shape = np.shape(a)
+    rows = int(np.prod(shape[:ind]))
+    return rows, int(np.prod(shape[ind:]))
+
+
+def tensorinv_grad(g, ans, a, ind=2):
+    """Adjoint of ``np.linalg.tensorinv(a, ind)``: the inverse's adjoint, reshaped."""
+    rows, cols = _tensorinv_shapes(a, ind)
+    x = np.reshape(ans, (cols, rows))
+    gx = np.reshape(g, (cols, rows))
+    return np.reshape(-x.T @ gx @ x.T, np.shape(a))
+
+
+def tensorinv_jvp(da, ans, a, ind=2):
+    rows, cols = _tensorinv_shapes(a, ind)
+    x = np.reshape(ans, (cols, rows))
+    return np.reshape(-x @ np.reshape(da, (rows, cols)) @ x, np.shape(ans))
+
+
+def slogdet_grad_t(g, t, a):
+    """Adjoint, for ``t = (t_sign, t_logabsdet)``, of ``slogdet_grad(t, a)``."""
+    glog = np.sum(g * mT(np.linalg.inv(a)), axis=(-2, -1))
+    return (np.zeros_like(glog), glog)
+
+
+def slogdet_grad_a(g, t, a):
+    """Adjoint, for ``a``, of ``slogdet_grad(t, a) = t_log inv(a)^T``."""
+    _, tlog = _parts(t, 2)
+    if tlog is None:
+        return np.zeros_like(a, dtype=_fdtype(a))
+    inv_t = mT(np.linalg.inv(a))
+    return -np.expand_dims(tlog, (-2, -1)) * (inv_t @ mT(g) @ inv_t)
+
+
+def slogdet_grad_da(da, t, a):
+    """Tangent of ``slogdet_grad(t, a)`` along ``da``."""
+    _, tlog = _parts(t, 2)
+    if tlog is None:
+        return np.zeros_like(a, dtype=_fdtype(a))
+    inv = np.linalg.inv(a)
+    return -np.expand_dims(tlog, (-2, -1)) * mT(inv @ da @ inv)
+
+
+# -- rules ------------------------------------------------------------------------------
+# linear algebra: factorizations (real input; distinct eigen- / singular values)
+defrule(np.linalg.slogdet, "a",
+        vjp=dict(a="slogdet_grad(g, a)"), jvp=dict(a="slogdet_jvp(da, ans, a)"),
+        torch_name="LinalgSlogdetBackward0")
+defrule(np.linalg.cholesky, "a, /, *, upper=False",
+        vjp=dict(a="cholesky_grad(g, ans, a, upper)"), jvp=dict(a="cholesky_jvp(da, ans, a, upper)"),
+        torch_name="LinalgCholeskyExBackward0")
+defrule(np.linalg.eigh, "a, UPLO='L'",
+        vjp=dict(a="eigh_grad(g, ans, a, UPLO)"), jvp=dict(a="eigh_jvp(da, ans, a, UPLO)"),
+        torch_name="LinalgEighBackward0")
+defrule(np.linalg.eigvalsh, "a, UPLO='L'",
+        vjp=dict(a="eigvalsh_grad(g, a, UPLO)"), jvp=dict(a="eigvalsh_jvp(da, a, UPLO)"),
+        torch_name="LinalgEighBackward0")
+defrule(np.linalg.svd, "a, full_matrices=True, compute_uv=True, hermitian=False",
+        vjp=dict(a="svd_grad(g, ans, a, full_matrices, compute_uv, hermitian)"),
+        jvp=dict(a="svd_jvp(da, ans, a, full_matrices, compute_uv, hermitian)"),
+        torch_name="LinalgSvdBackward0")
+defrule(np.linalg.pinv, "a, rcond=None, hermitian=False, *, rtol=None",
+        vjp=dict(a="pinv_grad(g, ans, a, hermitian)"), jvp=dict(a="pinv_jvp(da, ans, a, hermitian)"))
+defrule(np.linalg.qr, "a, mode='reduced'",
+        vjp=dict(a="qr_grad(g, ans, a, mode)"), jvp=dict(a="qr_jvp(da, ans, a, mode)"),
+        torch_name="LinalgQrBackward0")
+defrule(np.linalg.tensorinv, "a, ind=2",
+        vjp=dict(a="tensorinv_grad(g, ans, a, ind)"), jvp=dict(a="tensorinv_jvp(da, ans, a, ind)"))
+
+defkernel(slogdet_grad, "t, a",
+             vjp=dict(t="slogdet_grad_t(g, t, a)", a="slogdet_grad_a(g, t, a)"),
+             jvp=dict(t="slogdet_grad(dt, a)", a="slogdet_grad_da(da, t, a)"))

@@ -1,0 +1,2 @@
+"""Python's own primitives: operators, builtins, the math module."""
+from . import operators, builtins, math  # noqa: F401
