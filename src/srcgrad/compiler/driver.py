@@ -223,7 +223,8 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     maybe_unbound = set(rev.saved_vars)
     if mode == "split":  # the forward returns everything the backward reads, on any path
         maybe_unbound |= A.names_read(bwd) & A.names_stored(fwd)
-    init = sorted(n for n in maybe_unbound if n not in params and not _always_bound(n, fwd))
+    bound = _always_bound(fwd)
+    init = sorted(n for n in maybe_unbound if n not in params and n not in bound)
     if init:   # one line: ``add = matmul = h_prev = None`` (values pushed before first set)
         node = A.assign(init[0], A.const(None))
         node.targets = [A.store(n) for n in init]
@@ -313,8 +314,8 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     if rev.stack and rev.stack not in saved:
         saved.insert(0, rev.stack)
     # a name set on one path only (a branch's condition) is still packed into ``saved``
-    unbound = [n for n in saved if n not in params and n not in init and
-               not _always_bound(n, fwd[len(prologue):])]
+    bound = _always_bound(fwd[len(prologue):])
+    unbound = [n for n in saved if n not in params and n not in init and n not in bound]
     fwd = [A.assign(n, A.const(None)) for n in unbound] + fwd
     dres = names.d(result.id) if isinstance(result, gast.Name) else names.gen.fresh("dresult")
     saved_name = names.gen.fresh("saved")
@@ -380,21 +381,23 @@ def _funcdef(fdef, name, body):
                             type_comment=None, **_type_params())
 
 
-def _always_bound(n, fwd):
-    """Is ``n`` assigned by a top-level statement of the forward sweep (before any push)?"""
+def _always_bound(fwd):
+    """The names a top-level statement of the forward sweep assigns before any
+    statement reads them (or a branch or loop may assign them): one pass over the
+    sweep for all names."""
+    bound, decided = set(), set()
     for s in fwd:
-        if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
-                s.targets[0].id == n:
-            return True
-        if n in A.names_read(s) and not isinstance(s, gast.Assign):
-            return False
-        if isinstance(s, gast.Assign) and n in A.names_read(s.value):
-            return False
-        if isinstance(s, gast.Expr) and n in A.names_read(s):
-            return False
-        if isinstance(s, (gast.If, gast.For, gast.While)) and n in A.names_stored([s]):
-            return False
-    return False
+        if isinstance(s, gast.Assign):
+            t = s.targets[0]
+            if isinstance(t, gast.Name) and t.id not in decided:
+                bound.add(t.id)
+                decided.add(t.id)
+            decided |= A.names_read(s.value)
+        else:
+            decided |= A.names_read(s)
+        if isinstance(s, (gast.If, gast.For, gast.While)):
+            decided |= A.names_stored([s])
+    return bound
 
 
 def _dead_code(body):
