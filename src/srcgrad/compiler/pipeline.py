@@ -37,6 +37,8 @@ import sys
 
 import gast
 
+from .ir import to_source
+
 PASSES = ("parse", "normalize", "reverse", "forward", "codegen")
 
 ENV = "SRCGRAD_PRINT_AFTER"
@@ -76,7 +78,6 @@ def after(pass_name, func, code, like=None, stream=None):
 def render(code, name="f", like=None):
     """Source text of a gast FunctionDef, a list of statements (shown as the body of a
     function called ``name``), a dict of sources, or text."""
-    from . import codegen
     if isinstance(code, str):
         return code
     if isinstance(code, dict):
@@ -84,7 +85,7 @@ def render(code, name="f", like=None):
     if isinstance(code, tuple):
         return "\n".join(render(v, name) for v in code)
     if isinstance(code, gast.FunctionDef):
-        return codegen.to_source(copy.deepcopy(code))
+        return to_source(copy.deepcopy(code))
     body = copy.deepcopy(list(code)) or [gast.Pass()]
     args = copy.deepcopy(like.args) if like is not None else gast.arguments(
         args=[], posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
@@ -92,4 +93,4 @@ def render(code, name="f", like=None):
     fdef = gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None, type_comment=None)
     if "type_params" in gast.FunctionDef._fields:
         fdef.type_params = []
-    return codegen.to_source(fdef)
+    return to_source(fdef)
