@@ -788,13 +788,10 @@ def test_every_rule_has_samples():
     assert not missing, f"rules with no sample inputs in tests/test_rules.py: {missing}"
 
 
-# srcgrad's own table, as imported (a user's @sg.adjoint in another test module may
-# register a reverse-only rule later)
-BUILTIN_RULES = rules.all_rules()
-
-
 def test_every_parameter_has_both_directions():
-    incomplete = [r.name for r in BUILTIN_RULES if set(r.vjp) != set(r.jvp)]
+    # (a user's reverse-only @sg.adjoint, registered by another test module, is not the table's)
+    incomplete = [r.name for r in rules.all_rules() if set(r.vjp) != set(r.jvp)
+                  and not (getattr(r.func, "__module__", None) or "").startswith("test_")]
     assert not incomplete, f"rules missing a reverse or forward template: {incomplete}"
 
 
