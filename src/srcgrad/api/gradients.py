@@ -12,6 +12,7 @@ import numpy as np
 from .. import rules, runtime
 from ..compiler.source import check_function, unwrap
 from ..compiler.driver import reverse_function
+from ..compiler.cache import still_valid
 
 
 # -- wrt ---------------------------------------------------------------------
@@ -153,7 +154,10 @@ class Transformed:
         if self.wrt_names is not None:
             # fast path: one dict lookup per call once this case is compiled
             hit = self._fast.get(kinds)
-            if hit is not None and hit[3] is self.func.__code__:
+            # (and nothing the generated code baked in has changed since)
+            if hit is not None and hit[3] is self.func.__code__ and \
+                    still_valid(hit[0], hit[4]) and \
+                    (self.inner is None or self.inner.generated(bound) is hit[4]):
                 self._last = hit[0]
                 return hit[:3]
         wrt, single = self._select(bound, leaves)
@@ -161,7 +165,7 @@ class Transformed:
         fn = reverse_function(target, wrt, self.mode, dict(zip(bound, kinds)))
         self._last = fn
         if self.wrt_names is not None:
-            self._fast[kinds] = (fn, wrt, single, self.func.__code__)
+            self._fast[kinds] = (fn, wrt, single, self.func.__code__, target)
         return fn, wrt, single
 
     def generated(self, bound):

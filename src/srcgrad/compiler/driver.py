@@ -10,7 +10,6 @@
 """
 import copy
 import math
-import threading
 
 import gast
 import numpy as np
@@ -20,12 +19,11 @@ from . import codegen, pipeline
 from .. import runtime
 from .normalize import normalize
 from .source import get_function_ast, resolve, MISSING, unwrap
+from .cache import BuildCache, cached_build, code_key
 from .modes.reverse import Reverse, Names, Comment, shape_only_reads, temporaries
 from ..rules import ALL_AXES, helper_names, namespace as ad_namespace
 
-_CACHE = {}
-_LOCK = threading.RLock()
-_IN_PROGRESS = []
+_CACHE = BuildCache()
 
 
 def param_names(fdef):
@@ -34,38 +32,19 @@ def param_names(fdef):
         ([a.vararg.id] if a.vararg else []) + ([a.kwarg.id] if a.kwarg else [])
 
 
-def _code_key(func):
-    func = unwrap(func)
-    code = func.__code__
-    return (code.co_filename, code.co_firstlineno, code.co_code, code.co_consts, func.__qualname__)
-
-
 def reverse_function(func, wrt, mode, kinds=None):
     func = unwrap(func)
     kinds = kinds or {}
-    key = (id(func), _code_key(func), tuple(wrt), mode, tuple(sorted(kinds.items())))
-    return cached_build(_CACHE, key, func, lambda: _build(func, tuple(wrt), mode, kinds))
+    key = (code_key(func), tuple(wrt), mode, tuple(sorted(kinds.items())))
+    return cached_build(_CACHE, key, func, lambda: _build(func, tuple(wrt), mode, kinds),
+                        lambda: recursion_error(func))
 
 
-def cached_build(cache, key, func, build):
-    """``build()`` once per key (thread-safe), refusing recursion with a located error."""
-    with _LOCK:
-        hit = cache.get(key)
-        if hit is not None and hit[0] is func:
-            return hit[1]
-        marker = (id(cache), func)        # per transformation: forward and reverse differ
-        if marker in _IN_PROGRESS:
-            fdef, info = get_function_ast(func)
-            raise info.error(fdef, f"srcgrad cannot differentiate the recursive function "
-                                   f"{func.__qualname__}: it calls itself. Rewrite the "
-                                   f"recursion as a loop.")
-        _IN_PROGRESS.append(marker)
-        try:
-            result = build()
-        finally:
-            _IN_PROGRESS.remove(marker)
-        cache[key] = (func, result)
-        return result
+def recursion_error(func):
+    fdef, info = get_function_ast(func)
+    return info.error(fdef, f"srcgrad cannot differentiate the recursive function "
+                            f"{func.__qualname__}: it calls itself. Rewrite the "
+                            f"recursion as a loop.")
 
 
 def _helper_name(preferred, fdef_names, func, obj, gen):

@@ -45,10 +45,11 @@ from ..source import get_function_ast, unwrap
 from .reverse import Comment, LineComments, Names, _Qualify, _as_node, _check_aliases, _setitem_targets, \
     _template, temporaries
 from ...rules import helper_names, namespace as ad_namespace
-from ..driver import _code_key, _dead_code, cached_build, _funcdef, _helper_name, _infer_kinds, \
+from ..cache import BuildCache, cached_build, code_key
+from ..driver import recursion_error, _dead_code, _funcdef, _helper_name, _infer_kinds, \
     param_names
 
-_CACHE = {}
+_CACHE = BuildCache()
 
 _ANS = "__srcgrad_ans__"   # stands for the rule's result while a template is instantiated
 _STRUCTURED_SUMS = tuple(f for f in (getattr(runtime, "add_grads", None),
@@ -529,8 +530,9 @@ def forward_function(func, wrt, kinds=None, tangent_only=False):
     """
     func = unwrap(func)
     kinds = kinds or {}
-    key = (id(func), _code_key(func), tuple(wrt), tuple(sorted(kinds.items())), tangent_only)
-    return cached_build(_CACHE, key, func, lambda: _build(func, tuple(wrt), kinds, tangent_only))
+    key = (code_key(func), tuple(wrt), tuple(sorted(kinds.items())), tangent_only)
+    return cached_build(_CACHE, key, func, lambda: _build(func, tuple(wrt), kinds, tangent_only),
+                        lambda: recursion_error(func))
 
 
 def _callee_factory(func, wrt, stmt):
