@@ -140,7 +140,7 @@ def _infer_kinds(body, arg_kinds):
     tuple or dict).  Used to skip un-broadcasting between scalars and to add
     container gradients with ``add_grads``."""
     kinds = dict(arg_kinds)
-    assigns = [n for s in body for n in gast.walk(s)
+    assigns = [n for s in body for n in A.walk(s)
                if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
     for n in assigns:
         v = n.value
@@ -385,7 +385,7 @@ def _dead_code(body):
         reads = A.names_read(body)
         # ``dw += e`` reads dw too: unless it goes as well (dw read nowhere else, e pure),
         # dw's first assignment must stay (else: UnboundLocalError in generated code)
-        reads |= {n.target.id for n in gast.walk(gast.Module(body=body, type_ignores=[]))
+        reads |= {n.target.id for n in A.walk(body)
                   if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and
                   (n.target.id in reads or not _pure(n))}
         removed = False
@@ -422,7 +422,7 @@ def _pure(s):
     if op is None:
         # generated statements (adjoint code) are pure unless they call pop(), or
         # seed() (which checks that the result is a float: kept even if unread)
-        for n in gast.walk(s.value):
+        for n in A.walk(s.value):
             if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                     n.func.attr in ("pop", "seed"):
                 return False

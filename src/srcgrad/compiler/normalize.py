@@ -114,7 +114,7 @@ class Normalizer:
     # -- what we refuse ------------------------------------------------------
     def check(self, body):
         for stmt in body:
-            for node in gast.walk(stmt):
+            for node in A.walk(stmt):
                 if isinstance(node, gast.FunctionDef) and node is not stmt:
                     continue
                 kind = UNSUPPORTED.get(type(node), False)

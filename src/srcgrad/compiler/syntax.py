@@ -70,21 +70,21 @@ def copy_loc(new, old):
 
 
 def walk(node):
-    """Every node under ``node`` (a node or a list of nodes), depth first.
-
-    The same nodes as ``gast.walk`` in another order, several times faster (no
-    generator per node): for the queries that collect sets."""
-    stack = list(node) if isinstance(node, list) else [node]
-    out = []
-    while stack:
-        n = stack.pop()
-        out.append(n)
+    """Every node under ``node`` (a node or a list of nodes), as a list in the order
+    of ``gast.walk`` (breadth first), several times faster: no generator per node.
+    The list is made before the caller looks at it (change no structure meanwhile
+    and it makes no difference)."""
+    out = list(node) if isinstance(node, list) else [node]
+    i = 0
+    while i < len(out):
+        n = out[i]
+        i += 1
         for f in n._fields:
             v = getattr(n, f, None)
             if type(v) is list:
-                stack.extend(x for x in v if isinstance(x, gast.AST))
+                out.extend(x for x in v if isinstance(x, gast.AST))
             elif isinstance(v, gast.AST):
-                stack.append(v)
+                out.append(v)
     return out
 
 
@@ -241,10 +241,10 @@ class NameGen:
 def unparse(node):
     """Python source for a gast node (statement list or expression)."""
     import ast
+    from .ir import _to_ast        # gast -> ast in one pass (ir imports nothing of ours)
     if isinstance(node, list):
-        mod = gast.Module(body=node, type_ignores=[])
-        return ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(mod)))
-    return ast.unparse(gast.gast_to_ast(node))
+        return ast.unparse(ast.Module(body=_to_ast(node), type_ignores=[]))
+    return ast.unparse(_to_ast(node))
 
 
 def unparse_short(node, limit=60):

@@ -855,7 +855,7 @@ def _assign_counts(body, params):
 def _setitem_targets(body):
     out = set()
     for s in body:
-        for n in gast.walk(s):
+        for n in A.walk(s):
             if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
                 out.add(n.targets[0].value.id)
             elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
@@ -869,7 +869,7 @@ def _setitem_targets(body):
 def _check_aliases(body, info, kinds=None, params=()):
     """Reject in-place updates of a value that another name may share (aliasing.py)."""
     from ..analysis import aliasing
-    hard = {n.targets[0].value.id for s in body for n in gast.walk(s)
+    hard = {n.targets[0].value.id for s in body for n in A.walk(s)
             if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript) and
             isinstance(n.targets[0].value, gast.Name)}
     # ``x += v`` changes an array in place, unless x is known to be a Python scalar
@@ -884,13 +884,13 @@ def _check_aliases(body, info, kinds=None, params=()):
         return
     soft = set()
     if kinds is not None:
-        soft = {n.targets[0].id for s in body for n in gast.walk(s)
+        soft = {n.targets[0].id for s in body for n in A.walk(s)
                 if isinstance(n, gast.Assign) and getattr(n, "srcgrad_inplace", False)
                 and kinds.get(n.targets[0].id) != "float"}
     if not hard and not soft:
         return
     # compiler temporaries are used once, right away: never a live alias
-    temps = {n.targets[0].id for s in body for n in gast.walk(s)
+    temps = {n.targets[0].id for s in body for n in A.walk(s)
              if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False) and
              isinstance(n.targets[0], gast.Name)}
     temps |= set(getattr(info.func, "__srcgrad_temps__", ()))
@@ -899,7 +899,7 @@ def _check_aliases(body, info, kinds=None, params=()):
 
 def temporaries(body):
     """Names of normalize's temporaries (used once, right away: never an alias)."""
-    return frozenset(n.targets[0].id for s in body for n in gast.walk(s)
+    return frozenset(n.targets[0].id for s in body for n in A.walk(s)
                      if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False))
 
 
