@@ -57,7 +57,7 @@ class Outcome:
 
 def load(program):
     """Write the program to a file and import it (srcgrad reads the source)."""
-    name = f"fuzz_prog_{program.seed}"
+    name = f"{getattr(program, 'prefix', 'fuzz_prog')}_{program.seed}"
     path = os.path.join(_TMP, name + ".py")
     with open(path, "w") as fh:
         fh.write(program.source)
@@ -112,11 +112,11 @@ def fd(f, args, i, j, h):
         return float("nan")
 
 
-def _close(g, n, scale):
-    return abs(g - n) <= ATOL * scale + RTOL * abs(n)
+def _close(g, n, scale, rtol=RTOL, atol=ATOL):
+    return abs(g - n) <= atol * scale + rtol * abs(n)
 
 
-def compare_grad(f, args, i, g, value):
+def compare_grad(f, args, i, g, value, rtol=RTOL, atol=ATOL):
     """None if ``g`` (srcgrad's gradient for argument i) matches f; "kink" if the
     finite differences disagree among themselves; else a description of the error."""
     a = args[i]
@@ -130,10 +130,10 @@ def compare_grad(f, args, i, g, value):
     scale = max(1.0, abs(float(value)))
     for j in range(gf.size):
         n1 = fd(f, args, i, j, H)
-        if _close(gf[j], n1, scale):
+        if _close(gf[j], n1, scale, rtol, atol):
             continue
         n2, n3 = fd(f, args, i, j, H / 5), fd(f, args, i, j, H * 10)
-        if _close(gf[j], n2, scale) or _close(gf[j], n3, scale):
+        if _close(gf[j], n2, scale, rtol, atol) or _close(gf[j], n3, scale, rtol, atol):
             continue
         if not (_close(n1, n2, scale) and _close(n1, n3, scale)):
             return "kink"
@@ -389,14 +389,18 @@ def _signature(out):
     return d.split(":")[0] + ("value" if "value" in d.split("\n")[0] else "")
 
 
-def minimize(program, tries=3):
-    """Delete statements (and flatten compound ones) while the failure stays the same."""
+def minimize(program, tries=3, check=None, signature=None):
+    """Delete statements (and flatten compound ones) while the failure stays the same.
+    ``check``, ``signature``: the checker and the kind of a failure (check_program and
+    _signature by default); the programs made are of ``type(program)``."""
     import ast
-    from fuzz_programs import Program
-    first = check_program(program)
+    check = check or check_program
+    signature = signature or _signature
+    Program = type(program)
+    first = check(program)
     if first.status != "fail":
         return program, first
-    sig = _signature(first)
+    sig = signature(first)
     counter = [0]
 
     def still_fails(src):
@@ -404,10 +408,10 @@ def minimize(program, tries=3):
         p = Program(src, program.params, program.seed * 1000 + counter[0], set())
         p.draw_seed = program.seed
         try:   # deleting ``k += 1`` makes a loop endless
-            out = _with_timeout(lambda: check_program(p, draws=tries), 10)
+            out = _with_timeout(lambda: check(p, draws=tries), 10)
         except _Timeout:
             return False, None
-        return out.status == "fail" and _signature(out) == sig, out
+        return out.status == "fail" and signature(out) == sig, out
 
     def bodies(tree):
         for node in ast.walk(tree):
@@ -451,8 +455,7 @@ def minimize(program, tries=3):
                 if ok:
                     src, last, changed = new, out, True
                     break
-    from fuzz_programs import Program as P
-    p = P(src, program.params, program.seed, set())
+    p = Program(src, program.params, program.seed, set())
     p.draw_seed = program.seed
     return p, last
 
