@@ -363,3 +363,46 @@ def concat_of_names(h):
 @pytest.mark.parametrize("f", [tuple_concat, list_repeat, concat_of_names])
 def test_sequence_concat_and_repeat(f):
     check_both(f, X)
+
+
+# -- 3b. lists that reach NumPy functions through parameters -------------------------
+# (gave a scalar gradient for a list of arrays: the kernel read the list as a number)
+
+_C3 = np.array([1.0, 2.0, 3.0])
+
+
+def _avg(lst):
+    return np.mean(lst, axis=0)
+
+
+def _pair(x):
+    return [x, 2 * x]
+
+
+def list_literal_to_helper(x):
+    return np.sum(_avg([x, 2 * x]) * _C3)
+
+
+def list_from_a_helper_to_a_helper(x):
+    return np.sum(_avg(_pair(x)) * _C3) + np.sum(_pair(x))
+
+
+@pytest.mark.parametrize("f", [list_literal_to_helper, list_from_a_helper_to_a_helper])
+def test_lists_passed_to_helpers_that_call_numpy(f):
+    check_both(f, X)
+
+
+def mean_of_list_parameter(lst):
+    return np.sum(np.mean(lst, axis=0) * _C3) + np.sum(np.max(lst, axis=0))
+
+
+def test_list_parameter_read_by_numpy():
+    lst = [np.array([0.3, -1.2, 0.7]), np.array([1.0, 0.5, -0.4])]
+    g = sg.grad(mean_of_list_parameter)(lst)
+    assert isinstance(g, list) and len(g) == 2
+    for i in range(2):
+        def fi(v, i=i):
+            other = list(lst)
+            other[i] = v
+            return mean_of_list_parameter(other)
+        assert_close(g[i], numeric_grad(fi, (lst[i],), 0), f"item {i}")

@@ -76,7 +76,8 @@ def _build(func, wrt, mode, kinds):
     info.ad_name = ad_name
     info.np_name = np_name         # (normalize writes np.asarray for lists given to NumPy)
     body = normalize(fdef, info, gen, ad_name,
-                     known_arrays=[n for n, k in kinds.items() if k == "num"])
+                     known_arrays=[n for n, k in kinds.items() if k == "num"],
+                     known_sequences=[n for n, k in kinds.items() if k == "container"])
     pipeline.after("normalize", func, body, fdef)
 
     gen_state = set(gen.taken)
@@ -129,9 +130,8 @@ class _Prefix:
         return self.first.get(n, self.i + 1) <= self.i
 
 
-def _callee_factory(func, wrt, stmt):
-    fns = reverse_function(func, wrt, "split")
-    return fns
+def _callee_factory(func, wrt, stmt, kinds=None):
+    return reverse_function(func, wrt, "split", kinds)
 
 
 def _infer_kinds(body, arg_kinds):

@@ -57,9 +57,11 @@ OP_NAMES = {"Add": "add", "Sub": "sub", "Mult": "mul", "Div": "div", "Pow": "pow
 
 
 class Normalizer:
-    def __init__(self, fdef, info, names, ad_name="ad", known_arrays=()):
+    def __init__(self, fdef, info, names, ad_name="ad", known_arrays=(), known_sequences=()):
         self.ad_name = ad_name              # how generated code names srcgrad.runtime
         self.known_arrays = set(known_arrays)  # parameters known to be arrays at this call
+        # parameters known to be lists / tuples / dicts at this call
+        self.known_sequences = set(known_sequences)
         self.fdef = fdef
         self.info = info
         self.func = info.func
@@ -893,13 +895,14 @@ class Normalizer:
         return args, kws
 
     def _may_be_sequence(self, value):
-        """A list/tuple display with a non-constant item, or a local name that some
-        statement of the function binds to one (``lst = []``, ``lst = list(...)``)."""
+        """A list/tuple display with a non-constant item, a local name that some
+        statement of the function binds to one (``lst = []``, ``lst = list(...)``),
+        or a parameter that this call passes a list or tuple."""
         if isinstance(value, (gast.List, gast.Tuple)):
             return not _is_literal(value)
         if isinstance(value, gast.Name):
             if self._sequences is None:
-                self._sequences = _sequence_names(self.fdef.body)
+                self._sequences = _sequence_names(self.fdef.body) | self.known_sequences
             return value.id in self._sequences
         return False
 
@@ -1045,8 +1048,8 @@ def _tuple_item(idx, seq, start):
     return A.tuple_([first, _item(seq, idx)])
 
 
-def normalize(fdef, info, names, ad_name="ad", known_arrays=()):
-    body = Normalizer(fdef, info, names, ad_name, known_arrays).run()
+def normalize(fdef, info, names, ad_name="ad", known_arrays=(), known_sequences=()):
+    body = Normalizer(fdef, info, names, ad_name, known_arrays, known_sequences).run()
     body = inline_local_functions(body, info, names, A.names_stored(fdef.body) |
                                   {a.id for a in Normalizer._params(fdef)})
     return eliminate_common_subexpressions(body, info.func)

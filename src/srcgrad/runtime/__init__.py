@@ -192,6 +192,8 @@ def _float_like(a):
 
 def sum_grad(g, a, axis=None, keepdims=False):
     """Adjoint of ``np.sum(a, axis, keepdims)``: g spread over the summed axes, a's dtype."""
+    if isinstance(a, (list, tuple)):
+        a = np.asarray(a)     # np.sum([x, y]): the list is read as an array
     if not hasattr(a, "shape"):
         return g
     if axis is None:   # full_like dispatches to cupy for cupy arrays
@@ -202,6 +204,8 @@ def sum_grad(g, a, axis=None, keepdims=False):
 
 def mean_grad(g, a, axis=None, keepdims=False):
     """Adjoint of ``np.mean``: g divided by the number of averaged elements."""
+    if isinstance(a, (list, tuple)):
+        a = np.asarray(a)     # np.sum([x, y]): the list is read as an array
     if not hasattr(a, "shape"):
         return g
     if axis is None:

@@ -42,8 +42,8 @@ from ..analysis.activity import Analysis
 from ...errors import NonDifferentiableError
 from ..normalize import normalize
 from ..source import get_function_ast, unwrap
-from .reverse import Comment, LineComments, Names, _Qualify, _as_node, _check_aliases, _setitem_targets, \
-    _template, temporaries
+from .reverse import Comment, LineComments, Names, _Qualify, _as_node, _callee_kinds, \
+    _check_aliases, _setitem_targets, _template, temporaries
 from ...rules import helper_names, namespace as ad_namespace
 from ..cache import BuildCache, cached_build, code_key
 from ..driver import recursion_error, _dead_code, _funcdef, _helper_name, _infer_kinds, \
@@ -341,7 +341,7 @@ class Forward(LineComments):
         st.owned.discard(y)
         if not wrt:
             return out + [s, A.assign(dy, self.zero(A.name(y)))]
-        fn = self.callee_factory(op.func, tuple(wrt), s)
+        fn = self.callee_factory(op.func, tuple(wrt), s, _callee_kinds(bound, self.kinds))
         fname = self.names.gen.fresh(op.func.__name__ + "_jvp")
         self.callees[fname] = fn
         keywords = [gast.keyword(arg=k, value=v) for k, v in kws]
@@ -535,8 +535,8 @@ def forward_function(func, wrt, kinds=None, tangent_only=False):
                         lambda: recursion_error(func))
 
 
-def _callee_factory(func, wrt, stmt):
-    return forward_function(func, wrt)
+def _callee_factory(func, wrt, stmt, kinds=None):
+    return forward_function(func, wrt, kinds)
 
 
 def _display(func, info):
@@ -562,7 +562,8 @@ def _build(func, wrt, kinds, tangent_only=False):
     info.ad_name = names.ad        # (as transform._build: helpers normalize inserts)
     info.np_name = names.np
     body = normalize(fdef, info, gen, names.ad,
-                     known_arrays=[n for n, k in kinds.items() if k == "num"])
+                     known_arrays=[n for n, k in kinds.items() if k == "num"],
+                     known_sequences=[n for n, k in kinds.items() if k == "container"])
     pipeline.after("normalize", func, body, fdef)
     tangent_params = [names.d(w) for w in wrt]     # dx for x, before any other name
     fwd = Forward(body, params, wrt, info, names, _infer_kinds(body, kinds), _callee_factory)

@@ -266,7 +266,7 @@ class Reverse(LineComments):
         # (a tuple / dict of the call's atoms) if any of their items does
         wrt = tuple(p for p, a in bound.arguments.items()
                     if any(n in self.an.varied for n in _bound_names(a)))
-        fwd_fn, bwd_fn = self.callee_factory(op.func, wrt, s)
+        fwd_fn, bwd_fn = self.callee_factory(op.func, wrt, s, _callee_kinds(bound, self.kinds))
         if isinstance(op.func, types.MethodType):
             # layer.apply(x): the generated forward gets the same object as its self
             fwd_fn = types.MethodType(fwd_fn, op.func.__self__)
@@ -923,3 +923,11 @@ def shape_only_reads(bwd, ad_name):
     for s in bwd:
         visit(s)
     return shape - value
+
+
+def _callee_kinds(bound, kinds):
+    """What the caller knows of the arguments it passes a user function: the
+    parameters given a list, tuple or dict (so the callee reads them as such, e.g.
+    ``np.mean(lst, axis=0)`` as ``np.mean(np.asarray(lst), axis=0)``)."""
+    return {p: "container" for p, a in bound.arguments.items()
+            if isinstance(a, gast.Name) and kinds.get(a.id) == "container"}
