@@ -404,3 +404,34 @@ def test_gradient_dtype(rule, sample, dt):
         t = _cast(tr.random_like(x, rng), dt)
         out = rule.jvp_function()(ans, *b.args, **b.kwargs, **{"d" + p: t})
         assert tr._dtypes(out) <= {dt}, f"forward {rule.name} wrt {p}: {tr._dtypes(out)}"
+
+
+# ---------------------------------------------------------------------------------------
+# sequence: the parameter is differentiated item by item (a list in, a list of gradients out)
+# ---------------------------------------------------------------------------------------
+SEQUENCE_RULES = [r for r in rules.all_rules() if r.facets.sequence]
+SEQUENCE_CASES = [(r, s, p) for r, s in CASES for p in r.facets.sequence
+                  if isinstance(bound(r, s).arguments.get(p), (list, tuple))]
+
+
+def test_sequence_rules_have_list_samples():
+    covered = {r.name for r, _, _ in SEQUENCE_CASES}
+    assert SEQUENCE_RULES and all(r.name in covered for r in SEQUENCE_RULES), \
+        sorted(r.name for r in SEQUENCE_RULES if r.name not in covered)
+
+
+@pytest.mark.parametrize("rule,sample,param", SEQUENCE_CASES,
+                         ids=[f"{r.name}-{p}-{i}" for i, (r, s, p) in enumerate(SEQUENCE_CASES)])
+def test_sequence_gradient_is_per_item(rule, sample, param):
+    b = bound(rule, sample).arguments
+    items = b[param]
+    ans = tr.call(rule, copy.deepcopy(sample.args), copy.deepcopy(sample.kwargs))
+    g = np.ones_like(np.asarray(ans, dtype=float))
+    needs = [p == param for p in rule.diff_params]
+    grads = rule.vjp_function()(g, ans, *copy.deepcopy(sample.args), **copy.deepcopy(sample.kwargs),
+                                needs=needs)
+    gp = grads[rule.diff_params.index(param)]
+    # one gradient per item, each of its item's shape
+    assert len(gp) == len(items)
+    for gi, xi in zip(gp, items):
+        assert np.shape(gi) == np.shape(xi)

@@ -861,8 +861,9 @@ class Normalizer:
         (``np.mean([x, 3 * x], axis=0)``, ``np.sum(lst)`` with ``lst`` a list) reads it
         as ``np.asarray(list)``: so does the generated code, so that the rule's kernel
         sees the array it was written for and ``np.asarray``'s rule gives each item
-        its gradient.  Parameters that take a sequence of arrays (``np.concatenate``'s
-        ``arrays``, ``*operands``) and the conversions themselves are left alone."""
+        its gradient.  Parameters that take a sequence item by item (the ``sequence``
+        facet: ``np.concatenate``'s ``arrays``, ``np.array``'s ``object``) and
+        ``*operands`` are left alone."""
         from .. import rules
         obj = resolve(func, self.func)
         rule = rules.lookup(obj) if obj is not MISSING else None
@@ -878,7 +879,7 @@ class Normalizer:
         for p, where in bound.arguments.items():
             if p not in rule.diff_params or params[p].kind in (
                     params[p].VAR_POSITIONAL, params[p].VAR_KEYWORD) or \
-                    p in _SEQUENCE_PARAMS or "array_grad(" in rule.vjp.get(p, ""):
+                    p in rule.facets.sequence:
                 continue
             value = args[where] if isinstance(where, int) else where.value
             written = e.args[where] if isinstance(where, int) else \
@@ -949,9 +950,6 @@ def mark_nograd(node):
 
 # NumPy's names for parameters that take a sequence of arrays (np.concatenate's
 # ``arrays``, np.vstack's ``tup``): a list there is not read as one array
-_SEQUENCE_PARAMS = frozenset({"arrays", "tup"})
-
-
 def _is_numpy(obj):
     import numpy as np
     return isinstance(obj, np.ufunc) or \

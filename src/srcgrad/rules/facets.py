@@ -22,6 +22,10 @@ gradient).
   dtype or type (``np.zeros_like``'s ``a``); ``ALL_PARAMS`` for every one.
 * ``in_place``: the parameter the function writes into (``np.copyto``: ``dst``).
 * ``nograd``: the result carries no gradient (``np.sign``, ``np.argmax``).
+* ``sequence``: parameters that take a Python list or tuple of values and
+  differentiate it item by item (``np.concatenate``'s ``arrays``, ``np.array``'s
+  ``object``).  Any other array parameter given a list reads it as
+  ``np.asarray(list)`` first.
 """
 from __future__ import annotations
 
@@ -41,13 +45,15 @@ class Facets:
     shape_only: tuple = ()
     in_place: str | None = None
     nograd: bool = False
+    sequence: tuple = ()
 
     def reads_only_shape(self, param):
         return self.shape_only == ALL_PARAMS or param in self.shape_only
 
     def check(self, params, where):
         """Raise ValueError if a facet names a parameter not in ``params``."""
-        named = list(self.linear_in) + list(self.bilinear_in) + [self.view_of, self.in_place]
+        named = list(self.linear_in) + list(self.bilinear_in) + list(self.sequence) + \
+            [self.view_of, self.in_place]
         if self.reduction != ALL_AXES:
             named.append(self.reduction)
         if self.shape_only != ALL_PARAMS:
@@ -62,7 +68,7 @@ NONE = Facets()
 
 def make(**facets):
     """Facets from keyword arguments; a single name is accepted for tuple facets."""
-    for key in ("linear_in", "bilinear_in", "shape_only"):
+    for key in ("linear_in", "bilinear_in", "shape_only", "sequence"):
         v = facets.get(key)
         if isinstance(v, str):
             facets[key] = (v,)

@@ -72,13 +72,14 @@ def linspace_grad_t(g, t, num=50, endpoint=True, axis=0, which=0):
 # Array creation from differentiable values, copies and casts
 # ---------------------------------------------------------------------------------------
 defrule(np.array, "object, dtype=None, copy=True, order='K', subok=False, ndmin=0", linear_in="object",
+        sequence="object",
         vjp=dict(object="array_grad(g, object)"),
         jvp=dict(object="array_jvp(dobject, object, dtype, ndmin)"))
 for _f, _p in ((np.asarray, "a, dtype=None, order=None, device=None, copy=None"),
                (np.asanyarray, "a, dtype=None, order=None"),
                (np.ascontiguousarray, "a, dtype=None"),
                (np.asfortranarray, "a, dtype=None")):
-    defrule(_f, _p, linear_in="a", view_of="a",
+    defrule(_f, _p, linear_in="a", view_of="a", sequence="a",
             vjp=dict(a="array_grad(g, a)"), jvp=dict(a="array_jvp(da, a, dtype)"))
 _copy = defrule(np.copy, "a, order='K', subok=False", linear_in="a", vjp=dict(a="g"), jvp=dict(a="da"),
                 torch_name="CloneBackward0")

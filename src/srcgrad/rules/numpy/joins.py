@@ -96,16 +96,18 @@ def meshgrid_jvp(dxi, xi, sparse=False, indexing="xy"):
 
 
 # -- rules ------------------------------------------------------------------------------
-defrule(np.concatenate, "arrays, axis=0, out=None, dtype=None, casting='same_kind'", linear_in="arrays",  # np.concat
+defrule(np.concatenate, "arrays, axis=0, out=None, dtype=None, casting='same_kind'", linear_in="arrays",
+        sequence="arrays",  # np.concat
         vjp=dict(arrays="join_grad(g, arrays, axis)"),
         jvp=dict(arrays="join_jvp(darrays, arrays, axis)"), torch_name="CatBackward0")
 defrule(np.stack, "arrays, axis=0, out=None, dtype=None, casting='same_kind'", linear_in="arrays",
+        sequence="arrays",
         vjp=dict(arrays="join_grad(g, arrays, axis, 'stack')"),
         jvp=dict(arrays="join_jvp(darrays, arrays, axis, 'stack')"), torch_name="StackBackward0")
 for _f in (np.hstack, np.vstack, np.dstack, np.column_stack):
     _how = _f.__name__
     defrule(_f, "tup, dtype=None, casting='same_kind'" if _how in ("hstack", "vstack") else "tup",
-            linear_in="tup",
+            linear_in="tup", sequence="tup",
             vjp=dict(tup=f"join_grad(g, tup, None, {_how!r})"),
             jvp=dict(tup=f"join_jvp(dtup, tup, None, {_how!r})"), torch_name="CatBackward0")
 defrule(np.append, "arr, values, axis=None", linear_in=("arr", "values"),
@@ -128,7 +130,7 @@ defrule(np.vsplit, "ary, indices_or_sections", view_of="ary",
         jvp=dict(ary="np.vsplit(dary, indices_or_sections)"), torch_name="SplitBackward0")
 
 if hasattr(np, "row_stack") and np.row_stack is not np.vstack:     # deprecated alias
-    defrule(np.row_stack, "tup, *, dtype=None, casting='same_kind'", linear_in="tup",
+    defrule(np.row_stack, "tup, *, dtype=None, casting='same_kind'", linear_in="tup", sequence="tup",
             vjp=dict(tup="join_grad(g, tup, None, 'vstack')"),
             jvp=dict(tup="join_jvp(dtup, tup, None, 'vstack')"), torch_name="CatBackward0")
 defrule(np.dsplit, "ary, indices_or_sections", view_of="ary",

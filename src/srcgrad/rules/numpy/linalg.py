@@ -457,7 +457,7 @@ defrule(np.linalg.solve, "a, b",
 defrule(np.linalg.matrix_power, "a, n", view_of="a",
         vjp=dict(a="matrix_power_grad(g, a, n)"), jvp=dict(a="matrix_power_jvp(da, a, n)"),
         torch_name="LinalgMatrixPowerBackward0")
-defrule(np.linalg.multi_dot, "arrays, out=None",
+defrule(np.linalg.multi_dot, "arrays, out=None", sequence="arrays",
         vjp=dict(arrays="multi_dot_grad(g, arrays)"),
         jvp=dict(arrays="multi_dot_jvp(darrays, arrays)"))
 if hasattr(np, "vecdot"):       # NumPy 2.0+
