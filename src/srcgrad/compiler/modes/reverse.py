@@ -393,8 +393,8 @@ class Reverse(LineComments):
                 and contrib.func.attr in ("unbroadcast",) and
                 isinstance(contrib.func.value, gast.Name) and contrib.func.value.id == self.names.ad):
             return contrib
-        if op.rule.func.__name__ not in ("add", "subtract", "multiply", "true_divide", "divide",
-                                         "power", "mod", "maximum", "minimum"):
+        if not op.rule.facets.elementwise:
+            # (an elementwise op of x and Python scalars has x's shape: nothing to undo)
             return contrib
         others = [v for p, v in op.args.items() if p != param and p in op.rule.diff_params]
         if all(self.is_scalar(v) for v in others):
