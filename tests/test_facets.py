@@ -364,6 +364,8 @@ def test_view_methods():
 # dtypes: every gradient has its input's dtype
 # ---------------------------------------------------------------------------------------
 def _cast(x, dt):
+    if isinstance(x, dict):
+        return {k: _cast(v, dt) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         out = [_cast(v, dt) for v in x]
         return tuple(out) if isinstance(x, tuple) else out

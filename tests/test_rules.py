@@ -69,6 +69,8 @@ class S:
             if isinstance(v, (list, tuple)):
                 inner = ",".join(short(x) for x in v)
                 return f"[{inner}]" if isinstance(v, list) else f"({inner})"
+            if isinstance(v, dict):
+                return "{" + ",".join(f"{k!r}:{short(x)}" for k, x in v.items()) + "}"
             return repr(v)
         parts = [short(a) for a in self.args] + [f"{k}={short(v)}" for k, v in self.kwargs.items()]
         return ",".join(parts)
@@ -588,9 +590,61 @@ SAMPLES["ad.dot_grad"] = [S(A(3, 2), A(3, 4), A(4, 2), 0), S(A(3, 2), A(3, 4), A
                           S(A(2), A(4), A(4, 2), 1), S(1.5, A(4), A(4), 0),
                           S(A(2, 3, 5, 2), A(2, 3, 4), A(5, 4, 2), 1)]
 
+# containers built from differentiable values (rules/containers.py): dict(...), {**a, **b},
+# zip(...) outside loops, + and * of lists and tuples.  Keys are structure (strings, ints).
+_D = {"a": A(3), "b": 1.5}
+_PAIRS = [("a", A(2)), ("b", 0.5)]
+_REPEATED = (("a", 1.5), ("b", A(3)), ("a", 2.5))          # dict(pairs): the last "a" wins
+SAMPLES["ad.as_dict"] = [S(_D), S({0: A(2, 2), 1: 0.5}), S(_PAIRS), S(_REPEATED),
+                         S([["k", A(2)], ["m", 0.25]])]
+SAMPLES["ad.as_dict_grad"] = [S({"a": A(3), "b": 0.7}, _D), S({"a": A(3)}, _D),   # a sparse t
+                              S({"a": A(2), "b": 1.5}, _PAIRS), S({"a": 0.5, "b": A(3)}, _REPEATED),
+                              S({"b": A(3)}, _REPEATED), S({"k": A(2), "m": 1.0}, [["k", A(2)], ["m", 0.25]])]
+SAMPLES["ad.as_dict_jvp"] = [S({"a": A(3), "b": 0.5}, _D), S([("a", A(2)), ("b", 0.5)], _PAIRS),
+                             S([(0.0, A(2)), (0.0, -0.5)], _PAIRS),
+                             S(((0.0, 0.5), (0.0, A(3)), (0.0, -1.5)), _REPEATED)]
+SAMPLES["ad.merged"] = [S({"a": A(2), "b": 1.5}, {"b": A(3), "c": 0.5}),     # b overridden
+                        S({"x": A(2, 2)}), S({"a": 1.5}, {"k": A(2)}, {"a": 0.5}),
+                        S({"a": A(2)}, {}), S({}, {1: A(3), 2: 2.5})]
+_DICTS = ({"a": A(2), "b": 1.5}, {"b": A(3), "c": 0.5})
+SAMPLES["ad.merged_grad"] = [S({"a": A(2), "b": A(3), "c": 0.7}, _DICTS), S({"b": A(3)}, _DICTS),
+                             S({"x": A(2, 2)}, ({"x": A(2, 2)},)),
+                             S({"a": 0.5, "k": A(2)}, ({"a": 1.5}, {"k": A(2)}, {"a": 0.5}))]
+SAMPLES["ad.merged_jvp"] = [S(({"a": A(2), "b": 0.5}, {"b": A(3), "c": -0.5}), _DICTS),
+                            S(({"a": 0.5}, {"k": A(2)}, {"a": -1.0}), ({"a": 1.5}, {"k": A(2)}, {"a": 0.5})),
+                            S((None, {"b": A(3), "c": 1.0}), _DICTS)]
+_SEQS = ([A(2), A(2), A(2)], (1.5, 2.5))
+SAMPLES["ad.zipped_grad"] = [S([(A(2), 0.5), (A(2), -1.5)], _SEQS),            # unequal lengths
+                             S([(0.5, A(3)), (1.5, A(3))], ([1.0, 2.0], [A(3), A(3)])),
+                             S([(A(2), 0.5), (A(2), 1.5)], (A(3, 2), [0.5, 1.5])),
+                             S([(0.5,), (1.5,), (-0.5,)], ((0.5, 1.5, 2.5),))]
+SAMPLES["ad.zipped_jvp"] = [S(([A(2), A(2), A(2)], (0.5, -0.5)), _SEQS),
+                            S((A(3, 2), [0.5, 1.5]), (A(3, 2), [0.5, 1.5])),
+                            S((None, (0.5, 1.5)), _SEQS), S(([0.5, 1.5],), ([1.0, 2.0],))]
+SAMPLES["ad.zipped"] = [S([A(2), A(2), A(2)], (1.5, 2.5)),                  # unequal lengths
+                        S([1.0, 2.0], [A(3), A(3)]), S(A(3, 2), [0.5, 1.5]), S(A(3), (0.5, 1.5, 2.5)),
+                        S(["a", "b", "c"], (0.5, A(2), 1.5)), S((0.5, 1.5, 2.5))]
+SAMPLES["ad.seq_concat"] = [S([A(2), 1.5], [A(3)]), S((1.0, 2.0), (A(2), 0.5)), S([], [1.5, A(2)]),
+                            S(("a", 1.5), (A(2),)), S([A(2)], []),
+                            S(A(3, 4), A(4)), S(1.5, A(3)),                      # added, not joined:
+                            S([1.5, 2.5], A(2)), S(A(3, 2), (0.5, A(2)[0]))]    # NumPy reads the list
+SAMPLES["ad.seq_split"] = [S([A(2), 0.5, A(3)], [A(2), 1.5], [A(3)], 0),
+                           S([A(2), 0.5, A(3)], [A(2), 1.5], [A(3)], 1),
+                           S((0.5, 1.5, A(2)), (0.5,), (1.5, A(2)), 0),
+                           S((0.5, 1.5, A(2)), (0.5,), (1.5, A(2)), 1),
+                           S(A(3, 4), A(3, 4), A(4), 0), S(A(3, 4), A(3, 4), A(4), 1),
+                           S(A(3, 4), A(3, 1), A(1, 4), 0), S(A(2), [1.5, 2.5], A(2), 1),
+                           S(A(2), [1.5, 2.5], A(2), 0), S(A(3, 2), A(3, 2), (0.5, 1.5), 1)]
+SAMPLES["ad.seq_repeat"] = [S([A(2), 1.5], 3), S((0.5, A(3)), 1), S([A(2), 0.5], 0), S((1.5,), 3),
+                            S([1.5], -2)]
+SAMPLES["ad.seq_repeat_grad"] = [S([A(2), 0.5, A(2), 0.5, A(2), 0.5], [A(2), 1.5], 3),
+                                 S((0.5, A(3)), (1.5, A(3)), 1), S((0.5, 1.5, 2.5, 3.5), (1.0, 2.0), 2),
+                                 S([A(2), A(2), A(2)], [A(2)], 3)]
+
 
 # ---------------------------------------------------------------------------------------
-# Pytrees of float leaves: arrays, Python / numpy floats, nested lists and tuples
+# Pytrees of float leaves: arrays, Python / numpy floats, nested lists, tuples and dicts
+# (a dict's keys are structure: never perturbed, never given a tangent)
 # ---------------------------------------------------------------------------------------
 def _is_float_leaf(x):
     if isinstance(x, np.ndarray):
@@ -599,6 +653,8 @@ def _is_float_leaf(x):
 
 
 def _has_float(x):
+    if isinstance(x, dict):
+        return any(_has_float(v) for v in x.values())
     if isinstance(x, (list, tuple)):
         return any(_has_float(v) for v in x)
     return _is_float_leaf(x)
@@ -606,6 +662,8 @@ def _has_float(x):
 
 def flatten(x):
     """All float entries of ``x`` as one float64 vector."""
+    if isinstance(x, dict):
+        return flatten(list(x.values()))
     if isinstance(x, (list, tuple)):
         parts = [flatten(v) for v in x]
         return np.concatenate(parts) if parts else np.zeros(0)
@@ -620,6 +678,8 @@ def unflatten(x, vec):
 
     def build(v):
         nonlocal pos
+        if isinstance(v, dict):
+            return {k: build(e) for k, e in v.items()}
         if isinstance(v, (list, tuple)):
             out = [build(e) for e in v]
             return tuple(out) if isinstance(v, tuple) else out
@@ -637,6 +697,8 @@ def unflatten(x, vec):
 
 def random_like(x, rng):
     """A random pytree of ``x``'s structure (None for non-float leaves)."""
+    if isinstance(x, dict):
+        return {k: random_like(v, rng) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         out = [random_like(v, rng) for v in x]
         return tuple(out) if isinstance(x, tuple) else out
@@ -653,6 +715,14 @@ def grad_vector(grad, x, where):
     """Flatten a cotangent of ``x`` in ``x``'s structure, checking shapes on the way."""
     if not _has_float(x):                       # sublists of einsum, index lists...
         return np.zeros(0)
+    if isinstance(x, dict):
+        # a dict's cotangent is a dict, possibly sparse: a missing key (or None) is zeros.
+        # (A key x lacks is an entry x holds as an implicit zero: its cotangent is unused.)
+        grad = {} if grad is None else grad
+        assert isinstance(grad, dict), f"{where}: the cotangent of a dict must be a dict, got {grad!r}"
+        parts = [grad_vector(grad[k], v, where) if grad.get(k) is not None else
+                 np.zeros(flatten(v).size) for k, v in x.items()]
+        return np.concatenate(parts) if parts else np.zeros(0)
     if isinstance(x, (list, tuple)):
         assert isinstance(grad, (list, tuple)) and len(grad) == len(x), \
             f"{where}: the cotangent of a sequence must be a sequence of {len(x)}, got {grad!r}"
@@ -670,6 +740,10 @@ def grad_vector(grad, x, where):
 
 def out_vector(out, ans, where):
     """Flatten a tangent of ``ans`` in ``ans``'s structure, checking shapes."""
+    if isinstance(ans, dict):
+        assert isinstance(out, dict) and set(out) == set(ans), \
+            f"{where}: the tangent of a dict with keys {list(ans)} must have those keys, got {out!r}"
+        return out_vector([out[k] for k in ans], list(ans.values()), where)
     if isinstance(ans, (list, tuple)):
         assert isinstance(out, (list, tuple)) and len(out) == len(ans), f"{where}: structure"
         parts = [out_vector(o, a, where) for o, a in zip(out, ans)]
@@ -928,6 +1002,8 @@ def test_elementwise_random_shapes(case):
 # float32 stays float32: every rule's gradient dtype is checked in tests/test_facets.py
 # ---------------------------------------------------------------------------------------
 def _dtypes(x):
+    if isinstance(x, dict):
+        return _dtypes(list(x.values()))
     if isinstance(x, (list, tuple)):
         return {d for v in x for d in _dtypes(v)}
     if isinstance(x, (np.ndarray, np.generic)) and x.dtype.kind == "f":

@@ -124,11 +124,22 @@ def seq_concat(a, b):
     return a + b
 
 
+def _shaped_as(g, x):
+    """An array gradient ``g`` of x's shape in x's structure (a list gets a list)."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_shaped_as(gi, xi) for gi, xi in zip(g, x))
+    return g
+
+
 def seq_split(g, a, b, part):
     """Adjoint of :func:`seq_concat`: the first ``len(a)`` items (part 0) or the rest.
-    (Two numbers or arrays were added, not joined: the un-broadcast gradient.)"""
-    if not isinstance(a, (list, tuple)):
-        return rt.unbroadcast(g, a if part == 0 else b)
+    (Unless both are lists or tuples, they were added, not joined: a number, an array,
+    or a list that NumPy read as one: the un-broadcast gradient, in x's structure.)"""
+    if not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
+        x = a if part == 0 else b
+        if isinstance(x, (list, tuple)):
+            return _shaped_as(rt.unbroadcast(g, np.shape(x)), x)
+        return rt.unbroadcast(g, x)
     items = list(g)[:len(a)] if part == 0 else list(g)[len(a):]
     return tuple(items) if isinstance(g, tuple) else items
 
@@ -156,8 +167,16 @@ defkernel(as_dict_jvp, "t, x",
         vjp=dict(t="as_dict_grad(g, x)"), jvp=dict(t="as_dict_jvp(dt, x)"))
 defkernel(merged, "*dicts",
         vjp=dict(dicts="merged_grad(g, dicts)"), jvp=dict(dicts="merged_jvp(ddicts, dicts)"))
+defkernel(merged_grad, "t, dicts",            # linear in t; dicts give only their keys
+        vjp=dict(t="merged_jvp(g, dicts)"), jvp=dict(t="merged_grad(dt, dicts)"))
+defkernel(merged_jvp, "t, dicts",
+        vjp=dict(t="merged_grad(g, dicts)"), jvp=dict(t="merged_jvp(dt, dicts)"))
 defkernel(zipped, "*seqs",
         vjp=dict(seqs="zipped_grad(g, seqs)"), jvp=dict(seqs="zipped_jvp(dseqs, seqs)"))
+defkernel(zipped_grad, "t, seqs",              # linear in t; seqs give only their lengths
+        vjp=dict(t="zipped_jvp(g, seqs)"), jvp=dict(t="zipped_grad(dt, seqs)"))
+defkernel(zipped_jvp, "t, seqs",
+        vjp=dict(t="zipped_grad(g, seqs)"), jvp=dict(t="zipped_jvp(dt, seqs)"))
 defkernel(seq_concat, "a, b",
         vjp=dict(a="seq_split(g, a, b, 0)", b="seq_split(g, a, b, 1)"),
         jvp=dict(a="seq_concat(da, zeros_like(b))", b="seq_concat(zeros_like(a), db)"))
