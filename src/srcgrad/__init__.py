@@ -8,7 +8,7 @@
 
     print(loss.source)      # the generated gradient, as Python
 
-See DESIGN.md for the contract.  The Tensor runtime (``sg.tensor``,
+The README and docs/ describe the API.  The Tensor runtime (``sg.tensor``,
 ``backward``, ``no_grad``...) gives PyTorch's autograd semantics, so that
 ``import srcgrad as torch`` runs PyTorch tutorial code.
 """

@@ -1,6 +1,6 @@
 """The public transformations: thin wrappers over the compiler driver.
 
-Each one resolves ``wrt`` against the call's arguments (DESIGN.md §1), picks
+Each one resolves ``wrt`` against the call's arguments, picks
 the cached generated function for that case, and calls it.
 """
 import functools
@@ -324,7 +324,14 @@ def _decorator(mode):
 
 
 grad = _decorator("grad")
-grad.__doc__ = """Gradient of f's scalar output with respect to ``wrt`` (DESIGN.md §1)."""
+grad.__doc__ = """Gradient of f's scalar output with respect to ``wrt``.
+
+    ``sg.grad(f)``, ``@sg.grad`` or ``@sg.grad(wrt=...)``.  ``wrt`` is a parameter's
+    position or name, or a tuple of them (``argnum``/``argnums`` are accepted too);
+    ``None`` means every floating-point argument (with Tensors: those that require
+    grad).  One gradient for a single ``wrt``, else a tuple; containers get gradients
+    of the same structure; each gradient has its input's dtype.  ``.source`` is the
+    generated Python.  See the README and docs/ for the whole API."""
 value_and_grad = _decorator("value_and_grad")
 value_and_grad.__doc__ = """Like grad, returning ``(value, grads)``."""
 

@@ -124,7 +124,7 @@ class Normalizer:
                     continue
                 if isinstance(node, gast.Raise):
                     continue  # raise is kept in the forward pass
-                advice = ADVICE.get(kind, "rewrite it with the supported statements (see DESIGN.md)")
+                advice = ADVICE.get(kind, "rewrite it with the statements srcgrad supports (assignments, if/for/while, calls)")
                 raise self.info.error(node, f"srcgrad does not support {kind} in a "
                                             f"differentiated function; {advice}")
 
