@@ -112,6 +112,88 @@ def test_rollaxis_view_is_seen_by_the_alias_check():
     np.testing.assert_allclose(g, expected)
 
 
+# every declared view reaches the alias check: a write into the base while the view is
+# still used is refused, whatever kind of parameter the view is of (``*arys`` too)
+def _viewing_sample(rule):
+    """(args, kwargs, i): a sample whose result shares memory with its positional
+    array argument i, bound to ``view_of`` (an item of it for ``*arys``); or None."""
+    positional = []                     # the parameter each positional argument binds
+    for p in rule.signature.parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD, p.VAR_POSITIONAL):
+            positional.append(p)
+    for sample in tr.SAMPLES[rule.name] + EXTRA_SAMPLES.get(rule.name, []):
+        args, kwargs = fresh(sample)
+        out = tr.call(rule, args, kwargs)
+        for i, a in enumerate(args):
+            p = positional[min(i, len(positional) - 1)]
+            if i >= len(positional) and p.kind is not p.VAR_POSITIONAL:
+                continue
+            if p.name == rule.facets.view_of and isinstance(a, np.ndarray) and shares(out, a):
+                return args, kwargs, i
+    return None
+
+
+def _call_source(rule, args, kwargs):
+    """Source of ``y = <the rule's call>``: array arguments as parameters a0, a1..."""
+    text = [f"a{j}" if isinstance(a, np.ndarray) else repr(a) for j, a in enumerate(args)]
+    text += [f"{k}={v!r}" for k, v in kwargs.items()]
+    if rule.name == "getitem":
+        return f"y = a0[{text[1]}]"
+    if rule.name.startswith("np.ndarray."):
+        attr = rule.name[len("np.ndarray."):]
+        if not callable(rule.func):
+            return f"y = a0.{attr}"
+        return f"y = a0.{attr}({', '.join(text[1:])})"
+    return f"y = {rule.name}({', '.join(text)})"
+
+
+def _load(tmp_path, name, source):
+    import importlib.util
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.f, str(path)
+
+
+def _write_then_read(call, args, i):
+    params = ", ".join(f"a{j}" for j, a in enumerate(args) if isinstance(a, np.ndarray))
+    return (f"import numpy as np\n\n\ndef f({params}):\n    {call}\n"
+            f"    a{i}[...] = 0.0\n    return y\n")
+
+
+def _refused(f, args, path):
+    arrays_in = [a for a in args if isinstance(a, np.ndarray)]
+    try:
+        sg.vjp(f, *copy.deepcopy(arrays_in))
+    except sg.UnsupportedSyntaxError as e:
+        assert e.filename == path, str(e)
+        return True
+    return False
+
+
+VIEW_USER_RULES = [r for r in VIEW_RULES if not r.name.startswith("ad.")]
+
+
+@pytest.mark.parametrize("rule", VIEW_USER_RULES, ids=[r.name for r in VIEW_USER_RULES])
+def test_declared_view_is_seen_by_the_alias_check(rule, tmp_path):
+    found = _viewing_sample(rule)
+    assert found is not None, f"{rule.name}: no sample returns a view of an array argument"
+    args, kwargs, i = found
+    source = _write_then_read(_call_source(rule, args, kwargs), args, i)
+    f, path = _load(tmp_path, "view_" + rule.name.replace(".", "_"), source)
+    assert _refused(f, args, path), f"{rule.name}: a write into its base is not refused\n{source}"
+
+
+@pytest.mark.parametrize("call", ["y = np.sin(a0)", "y = a0 * 1.0", "y = np.copy(a0)"])
+def test_a_copy_is_not_refused_by_the_alias_check(call, tmp_path):
+    """The check above can fail: a result that is not a view may be written through."""
+    args = [A(3)]
+    f, path = _load(tmp_path, "copy_" + str(abs(hash(call))), _write_then_read(call, args, 0))
+    assert not _refused(f, args, path)
+
+
 # ---------------------------------------------------------------------------------------
 # linear_in
 # ---------------------------------------------------------------------------------------

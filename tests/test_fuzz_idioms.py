@@ -58,11 +58,6 @@ AG_RTOL32, AG_ATOL32 = 1e-3, 1e-4
 KNOWN_BROKEN = {
     "list_of_array": "test_list_of_array_rows",
     "tuple_of_array": "test_list_of_array_rows",
-    "view_atleast_1d_write_view": "test_atleast_nd_is_a_view",
-    "view_atleast_1d_write_base": "test_atleast_nd_is_a_view",
-    "view_atleast_2d_write_view": "test_atleast_nd_is_a_view",
-    "view_atleast_2d_write_base": "test_atleast_nd_is_a_view",
-    "view_of_param": "test_view_of_parameter_written",
 }
 
 # features srcgrad refuses with a located UnsupportedSyntaxError / NonDifferentiableError
@@ -76,8 +71,8 @@ REFUSED = {
     "helper_starred", "helper_starred_mixed",                            # f(*xs)
     "helper_kwargs_splat",                                               # f(**d)
     # a view written through while its base is still used (or the reverse): srcgrad
-    # refuses the views it knows (np.rollaxis too since 3d679a6); the ones it misses,
-    # np.atleast_1d/2d and some views of parameters, are in KNOWN_BROKEN
+    # refuses the views it knows (np.rollaxis too since 3d679a6; np.atleast_1d/2d/3d
+    # and views of parameters written in place too)
     "view_write",
 }
 REFUSED_EVERY = 4
@@ -133,8 +128,11 @@ def autograd_grads(program, path, args):
     try:
         spec.loader.exec_module(mod)
         mod.np = anp
-        return [_quiet(lambda: autograd.grad(mod.f, argnum=i)(*_copy(args)))
-                for i in range(len(args))]
+        grads = [_quiet(lambda: autograd.grad(mod.f, argnum=i)(*_copy(args)))
+                 for i in range(len(args))]
+        for g in grads:           # autograd may return its own boxes (it failed)
+            np.asarray(g, np.float64)
+        return grads
     except Exception:
         return None
 

@@ -202,10 +202,10 @@ def test_list_of_array_rows(fn, use):
 # np.atleast_1d / np.atleast_2d return a view (the array itself when it has enough
 # dimensions): writing through it changes the base.  b = x; y *= 2 doubles b:
 # sum((2x)^2) = 4 sum(x^2), gradient 8x; b += 1 seen through y: sum((x + 1)^2),
-# gradient 2(x + 1).  srcgrad: neither refuses nor follows the write (wrong value
-# and gradient).  (seeds 1271, 1060, 1101)
-@pytest.mark.xfail(strict=True, reason="np.atleast_1d/2d not treated as views")
-@pytest.mark.parametrize("fn", ["atleast_1d", "atleast_2d"])
+# gradient 2(x + 1).  srcgrad on 47a91a2: neither refused nor followed the write
+# (wrong value and gradient): the alias check read the ``*arys`` items as one node
+# and saw no view; now it refuses.  (seeds 1271, 1060, 1101)
+@pytest.mark.parametrize("fn", ["atleast_1d", "atleast_2d", "atleast_3d"])
 def test_atleast_nd_is_a_view(fn):
     atleast = getattr(np, fn)
 
@@ -238,11 +238,11 @@ def test_rollaxis_view_write():
 
 
 # A view of a parameter (np.asarray(x), x.T) written in place, the parameter read
-# afterwards: srcgrad refuses this (correctly) in general, but not when ``x * x``
-# appears in the function before the read: then it computes as if x were unchanged.
+# afterwards: srcgrad refused this (correctly) in general, but not when ``x * x``
+# appeared in the function before the read: then it computed as if x were unchanged
+# (on 47a91a2 the second ``x * x`` reused the first, see the test above); now it refuses.
 # a1: y = x + sum(x^2) (x itself changed), f = sum(y^2): gradient 2y + 2 sum(y) 2x.
 # a3: x += 1 through x.T, f = sum((x + 1)^2): gradient 2(x + 1).  (seeds 3170, 5964)
-@pytest.mark.xfail(strict=True, reason="view of a parameter written in place: write missed")
 @pytest.mark.parametrize("form", ["asarray", "transpose"])
 def test_view_of_parameter_written(form):
     if form == "asarray":
@@ -260,6 +260,33 @@ def test_view_of_parameter_written(form):
             return np.sum(x * x) + 0.0 * np.sum(v)
         expected = 2.0 * (X2 + 1.0)
     check_or_refuse(f, [X2.copy()], [expected])
+
+
+# The same expression before and after a write through a view: the second is not the
+# first (b changed).  f1: b[1] = 5 through y, value sum(x^2) + x0^2 + 25 + x2^2,
+# gradient 2x + 2x with the entry 1 written: [4x0, 2x1, 4x2].  f2: b += 1 through
+# b.T: sum(x^2) + sum((x + 1)^2), gradient 2x + 2(x + 1).  srcgrad on 47a91a2: the
+# second np.sum(b * b) reused the first (silently wrong value and gradient), so the
+# later read of b that the alias check looks for was gone.
+@pytest.mark.parametrize("form", ["setitem", "iadd"])
+def test_repeated_expression_after_write_through_view(form):
+    if form == "setitem":
+        def f(x):
+            b = x * 1.0
+            c = np.sum(b * b)
+            y = b[1:]
+            y[0] = 5.0
+            return c + np.sum(b * b)
+        expected = np.array([4.0, 2.0, 4.0]) * X1
+    else:
+        def f(x):
+            b = x * 1.0
+            c = np.sum(b * b)
+            y = b.T
+            y += 1.0
+            return c + np.sum(b * b)
+        expected = 2.0 * X1 + 2.0 * (X1 + 1.0)
+    check_or_refuse(f, [X1.copy()], [expected])
 
 
 # A nested def's default is evaluated when the def runs: k is 2x, whatever c is

@@ -1219,6 +1219,11 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
             deps.clear()
             out.append(s)
             continue
+        if _may_write_memory(s, func):
+            # ``y[i] = v``, ``y += v``, ``np.copyto(y, v)``, a user function: the change
+            # is seen through every view of y, and views are not tracked here
+            seen.clear()
+            deps.clear()
         stored = A.names_stored([s]) | _changed_in_place(s)
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
                 not getattr(s, "srcgrad_nograd", False) and \
@@ -1242,6 +1247,20 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
         forget(stored)
         out.append(s)
     return out
+
+
+def _may_write_memory(s, func):
+    """A statement that may change an array in place: a store into an item or slice,
+    an augmented assignment of a name (in place on an array), a call statement, or a
+    call that is not a pure rule (it may write into its arguments)."""
+    if isinstance(s, gast.Expr):
+        return True
+    if not isinstance(s, gast.Assign):
+        return False
+    if getattr(s, "srcgrad_inplace", False) or \
+            any(isinstance(t, gast.Subscript) for t in s.targets):
+        return True
+    return isinstance(s.value, gast.Call) and not _pure_rhs(s.value, func)
 
 
 def _changed_in_place(s):

@@ -259,9 +259,7 @@ def _view_source(s):
         # np.reshape(y, s) / y.reshape(s) (a method's rule binds y first)
         viewed = op.rule.facets.view_of
         if viewed is not None:
-            a = op.args.get(viewed)
-            items = a.elts if isinstance(a, (gast.Tuple, gast.List)) else [a]
-            names = [e.id for e in items if isinstance(e, gast.Name)]
+            names = _bound_names(op.args.get(viewed))
             return (names or None), SURE
         return None, None
     if isinstance(v.func, gast.Attribute) and isinstance(v.func.value, gast.Name) and \
@@ -280,6 +278,16 @@ def _view_source(s):
     if op is not None and op.kind in ("call", "unknown") and args:
         return args, MAYBE                   # a function may return an argument
     return None, None
+
+
+def _bound_names(a):
+    """The names bound to a rule parameter: one name, the items of a list or tuple
+    literal, or the items bound to ``*arys`` (a Python tuple of nodes:
+    ``np.atleast_1d(a, b)``)."""
+    if isinstance(a, (gast.Tuple, gast.List)):
+        a = a.elts
+    items = a if isinstance(a, (tuple, list)) else [a]
+    return [e.id for e in items if isinstance(e, gast.Name)]
 
 
 def _container_items(s):
