@@ -396,7 +396,12 @@ class Reverse(LineComments):
         if not op.rule.facets.elementwise:
             # (an elementwise op of x and Python scalars has x's shape: nothing to undo)
             return contrib
-        others = [v for p, v in op.args.items() if p != param and p in op.rule.diff_params]
+        # every operand broadcasts, with a gradient or not (np.copysign's y)
+        params = op.rule.signature.parameters
+        operands = set(op.rule.diff_params) | {
+            p for p, v in params.items() if v.default is v.empty and
+            v.kind in (v.POSITIONAL_ONLY, v.POSITIONAL_OR_KEYWORD)}
+        others = [v for p, v in op.args.items() if p != param and p in operands]
         if all(self.is_scalar(v) for v in others):
             return contrib.args[0]
         return contrib
