@@ -21,7 +21,7 @@ from .normalize import normalize
 from .source import get_function_ast, resolve, MISSING, unwrap
 from .cache import BuildCache, cached_build, code_key
 from .modes.reverse import Reverse, Names, Comment, shape_only_reads, temporaries
-from ..rules import ALL_AXES, helper_names, namespace as ad_namespace
+from ..rules import ALL_AXES, facets_of, helper_names, namespace as ad_namespace
 
 _CACHE = BuildCache()
 
@@ -81,28 +81,35 @@ def _build(func, wrt, mode, kinds):
     pipeline.after("normalize", func, body, fdef)
 
     gen_state = set(gen.taken)
+    # (before the passes: they mark the body's statements and insert alias guards)
+    temps = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())
+    local_kinds = _infer_kinds(body, kinds)
 
-    def run(needed, shape_only=(), reads_before=None):
+    def run(needed, shape_only=(), reads_before=None, reuse=None):
         gen.taken = set(gen_state)
         names.adjoints = {}
-        rev = Reverse(A.clone(body), params, wrt, info, names,
-                      _infer_kinds(body, kinds), _callee_factory, needed=needed,
-                      shape_only=shape_only, reads_before=reads_before)
+        rev = Reverse(body, params, wrt, info, names, local_kinds, _callee_factory,
+                      needed=needed, shape_only=shape_only, reads_before=reads_before,
+                      reuse=reuse)
         fwd, bwd = rev.run()
         return rev, fwd, bwd
 
     # pass 1 finds what the adjoint sweep reads; pass 2 saves only that
-    rev, fwd, bwd = run(None)
+    first, fwd, bwd = run(None)
     primal = A.names_stored(fwd) | set(params)
     needed = A.names_read(bwd) & primal
     # a top-level statement saves the value it overwrites only if the adjoints of the
     # statements before it (or its own, for compound statements) read that name
-    reads_before = _ReadsBefore(rev.top_reads)
-    rev, fwd, bwd = run(needed, shape_only_reads(bwd, names.ad) & needed, reads_before)
+    reads_before = _ReadsBefore(first.top_reads)
+    shape_only = shape_only_reads(bwd, names.ad) & needed
+    rev = first
+    if not first.agrees(needed, shape_only, reads_before):
+        # (when pass 1 made the choices pass 2 would make, its code is pass 2's code)
+        first.strip()
+        rev, fwd, bwd = run(needed, shape_only, reads_before, reuse=first)
     pipeline.after("reverse", func, fwd + bwd, fdef)
     result = _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names)
     # so that transforming the generated code again knows its temporaries
-    temps = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())
     for fn in (result if isinstance(result, tuple) else (result,)):
         fn.__srcgrad_temps__ = temps
     return result
@@ -134,17 +141,27 @@ def _callee_factory(func, wrt, stmt, kinds=None):
     return reverse_function(func, wrt, "split", kinds)
 
 
+def _builds_container(v):
+    """``ad.as_list(x)``: a kernel whose rule says it returns a Python container (a call
+    that only looks like one costs an ``add_grads``, nothing more)."""
+    f = v.func if isinstance(v, gast.Call) else None
+    if not (isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name)):
+        return False
+    kernel = getattr(ad_namespace(), f.attr, None)
+    return kernel is not None and facets_of(kernel).container
+
+
 def _infer_kinds(body, arg_kinds):
     """Kinds of local variables: "float" (a Python scalar on every path), "num"
     (an array or scalar computed by an operator), "container" (a literal list,
-    tuple or dict).  Used to skip un-broadcasting between scalars and to add
+    tuple or dict, or what a rule declares a container).  Used to skip un-broadcasting between scalars and to add
     container gradients with ``add_grads``."""
     kinds = dict(arg_kinds)
     assigns = [n for s in body for n in A.walk(s)
                if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
     for n in assigns:
         v = n.value
-        if isinstance(v, (gast.List, gast.Tuple, gast.Dict)):
+        if isinstance(v, (gast.List, gast.Tuple, gast.Dict)) or _builds_container(v):
             kinds[n.targets[0].id] = "container"
         elif isinstance(v, (gast.BinOp, gast.UnaryOp)) and \
                 kinds.get(n.targets[0].id) != "container":

@@ -219,23 +219,37 @@ class NameGen:
     def __init__(self, taken):
         self.taken = set(taken)
 
+    # ``fresh`` gives the lowest free ``base<i>``; ``_next[base]`` remembers where the
+    # last search for ``base`` stopped (names are only added, except when ``taken`` is
+    # replaced, which forgets it), so that n names of one base cost O(n), not O(n**2)
+    @property
+    def taken(self):
+        return self._taken
+
+    @taken.setter
+    def taken(self, value):
+        self._taken = value
+        self._next = {}
+
     def fresh(self, base):
         base = "".join(c if c.isalnum() or c == "_" else "_" for c in base) or "t"
         if base[0].isdigit():
             base = "t" + base
         if base in _BUILTIN_NAMES or keyword.iskeyword(base):
             base = base + "_"   # never shadow a builtin the user's code may call
-        if base not in self.taken:
-            self.taken.add(base)
+        taken = self._taken
+        if base not in taken:
+            taken.add(base)
             return base
-        i = 1
-        while f"{base}{i}" in self.taken:
+        i = self._next.get(base, 1)
+        while f"{base}{i}" in taken:
             i += 1
-        self.taken.add(f"{base}{i}")
+        self._next[base] = i + 1
+        taken.add(f"{base}{i}")
         return f"{base}{i}"
 
     def reserve(self, n):
-        self.taken.add(n)
+        self._taken.add(n)
 
 
 def unparse(node):

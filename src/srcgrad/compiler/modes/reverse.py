@@ -63,7 +63,7 @@ class LineComments:
 
 class Reverse(LineComments):
     def __init__(self, body, params, wrt, info, names, kinds, callee_factory,
-                 needed=None, shape_only=(), reads_before=None):
+                 needed=None, shape_only=(), reads_before=None, reuse=None):
         self.info = info
         self.names = names
         self.params = params
@@ -71,20 +71,60 @@ class Reverse(LineComments):
         self.kinds = kinds                 # name -> "num" | "container" | ...
         self.callee_factory = callee_factory
         self.body = body
-        local_defs = [s.name for s in body if isinstance(s, gast.FunctionDef)]
-        self.an = Analysis(body, params, wrt, info, local_defs)
         self.needed = needed               # None: first pass, treat everything as needed
         self.shape_only = set(shape_only)  # needed only for their shape
         self.reads_before = reads_before   # per top-level statement: names read by the
         self.top_index = None              # adjoints of the statements before it
-        self.assign_counts = _assign_counts(body, params)
         self.stack = None
         self.saved_vars = set()            # names saved before an overwrite
         self.callees = {}                  # generated name -> function object
         self.first_pass_reads = set()
+        # the first pass notes each choice that depends on ``needed`` (see ``agrees``)
+        self.choices = {"save": [], "item": [], "list": [], "reverse": {}} \
+            if needed is None else None
+        if reuse is not None:
+            # a second pass over the same body (``strip`` undid the first pass's marks):
+            # the analysis, the counts and the alias checks are those of the first
+            self.an, self.assign_counts = reuse.an, reuse.assign_counts
+            self.copy_params = reuse.copy_params
+            return
+        local_defs = [s.name for s in body if isinstance(s, gast.FunctionDef)]
+        self.an = Analysis(body, params, wrt, info, local_defs)
+        self.assign_counts = _assign_counts(body, params)
         self.copy_params = [p for p in params if p in _setitem_targets(body)]
         _check_aliases(body, info, kinds if any(p in kinds for p in params) else None,
                        params)
+
+    def agrees(self, needed, shape_only, reads_before):
+        """Would a pass given ``needed``, ``shape_only`` and ``reads_before`` make every
+        choice this first pass made?  Then it would generate the same code, and this
+        pass's code is the final code."""
+        c = self.choices
+        for n, depth, top in c["save"]:
+            if n not in needed or n in shape_only:
+                return False
+            if depth == 0 and top is not None and n not in reads_before[top]:
+                return False
+        if any(base not in needed for base in c["item"]):
+            return False
+        if any(lst not in needed for lst in c["list"]):
+            return False
+        return all(self._has_reverse(stmts, needed) == answer
+                   for stmts, answer in c["reverse"].values())
+
+    def strip(self):
+        """Remove the marks this pass left on the body's statements (the body goes
+        to the second pass as the first found it)."""
+        todo = list(self.body)
+        while todo:
+            s = todo.pop()
+            d = s.__dict__
+            for k in _MARKS:
+                d.pop(k, None)
+            for field in ("body", "orelse"):
+                sub = d.get(field)
+                if type(sub) is list:
+                    todo.extend(sub)
 
     # -- the stack -----------------------------------------------------------
     def stack_name(self):
@@ -103,12 +143,16 @@ class Reverse(LineComments):
         if self.needed is not None and n not in self.needed:
             return False
         if depth > 0:
-            return True
-        if self.reads_before is not None and self.top_index is not None:
+            answer = True
+        elif self.reads_before is not None and self.top_index is not None and \
+                n not in self.reads_before[self.top_index]:
             # outside loops: only if the adjoint code of earlier statements reads it
-            if n not in self.reads_before[self.top_index]:
-                return False
-        return self.assign_counts.get(n, 0) > 1 and n in self.maybe_defined
+            return False
+        else:
+            answer = self.assign_counts.get(n, 0) > 1 and n in self.maybe_defined
+        if answer and self.choices is not None:
+            self.choices["save"].append((n, depth, self.top_index))
+        return answer
 
     # -- entry ---------------------------------------------------------------
     def run(self):
@@ -167,6 +211,8 @@ class Reverse(LineComments):
                 return out
             base = t.value.id
             if self.needed is None or base in self.needed:
+                if self.choices is not None:
+                    self.choices["item"].append(base)
                 s.srcgrad_saved = True
                 if self.kinds.get(base) == "container":
                     # a dict may not hold the key yet: ``ad.old_item`` / ``ad.restore_item``
@@ -285,20 +331,26 @@ class Reverse(LineComments):
 
     def has_reverse(self, stmts):
         """Does this code need anything in the adjoint sweep (adjoints or restores)?"""
+        answer = self._has_reverse(stmts, self.needed)
+        if self.choices is not None:
+            self.choices["reverse"][id(stmts)] = (stmts, answer)
+        return answer
+
+    def _has_reverse(self, stmts, needed):
         for s in stmts:
-            for n in gast.walk(s):
+            for n in A.walk(s):
                 if isinstance(n, gast.Assign):
                     t = n.targets[0]
                     tid = t.id if isinstance(t, gast.Name) else t.value.id
-                    if self.an.active(tid) or self.needed is None or tid in (self.needed or ()):
+                    if self.an.active(tid) or needed is None or tid in needed:
                         return True
                     op = getattr(n, "srcgrad_op", None)
                     if op is not None and op.kind == "pop" and self.an.active(op.target):
                         return True
                 elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
                         and n.srcgrad_op.kind == "append":
-                    if self.an.active(n.srcgrad_op.target) or self.needed is None or \
-                            n.srcgrad_op.target in self.needed:
+                    if self.an.active(n.srcgrad_op.target) or needed is None or \
+                            n.srcgrad_op.target in needed:
                         return True
         return False
 
@@ -639,6 +691,8 @@ class Reverse(LineComments):
                 A.call(A.attr(self.names.ad, "zeros_like"), [A.name(y)])
             out.append(A.expr_stmt(A.call(A.attr(dl, "append"), [item])))
         if self.needed is None or lst in self.needed:
+            if self.choices is not None:
+                self.choices["list"].append(lst)
             out.append(A.expr_stmt(A.call(A.attr(lst, "append"), [A.name(y)])))
         state.pop(y, None)
         if getattr(s, "srcgrad_saved", False):
@@ -661,6 +715,8 @@ class Reverse(LineComments):
             else:
                 out.append(A.expr_stmt(popped))
         if self.needed is None or lst in self.needed:
+            if self.choices is not None:
+                self.choices["list"].append(lst)
             out.append(A.expr_stmt(A.call(A.attr(lst, "pop"))))
         return out
 
@@ -750,6 +806,11 @@ class Reverse(LineComments):
                 type_comment=None)
         A.copy_loc(loop, s)
         return pre + out + [loop]
+
+
+# what a pass writes on the body's statements (``Reverse.strip`` removes it)
+_MARKS = ("srcgrad_saved", "srcgrad_cond", "srcgrad_count", "srcgrad_range",
+          "srcgrad_callee")
 
 
 class _Qualify(gast.NodeTransformer):
@@ -892,7 +953,10 @@ def _check_aliases(body, info, kinds=None, params=()):
         soft = {n.targets[0].id for s in body for n in A.walk(s)
                 if isinstance(n, gast.Assign) and getattr(n, "srcgrad_inplace", False)
                 and kinds.get(n.targets[0].id) != "float"}
-    if not hard and not soft:
+    # a call of a user function may change its arguments in place (aliasing.py)
+    calls = any(isinstance(n, (gast.Assign, gast.Expr)) and isinstance(n.value, gast.Call)
+                for s in body for n in A.walk(s))
+    if not hard and not soft and not calls:
         return
     # compiler temporaries are used once, right away: never a live alias
     temps = {n.targets[0].id for s in body for n in A.walk(s)
