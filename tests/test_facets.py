@@ -198,7 +198,15 @@ def test_a_copy_is_not_refused_by_the_alias_check(call, tmp_path):
 # linear_in
 # ---------------------------------------------------------------------------------------
 def combine(a, x, b, y):
-    """a x + b y, laid out in memory as x is (``np.ravel(x, order="K")`` reads the layout)."""
+    """a x + b y, laid out in memory as x is (``np.ravel(x, order="K")`` reads the layout).
+    A dict combines key by key; None (no value) and strings (a dict's keys in a list
+    of them) are structure, kept."""
+    if isinstance(x, str) or x is None:
+        assert y is None or y == x, (x, y)
+        return x
+    if isinstance(x, dict):
+        assert set(x) == set(y), (x, y)
+        return {k: combine(a, x[k], b, y[k]) for k in x}
     if isinstance(x, (list, tuple)):
         return type(x)(combine(a, u, b, v) for u, v in zip(x, y))
     if isinstance(x, np.ndarray):
@@ -209,6 +217,14 @@ def combine(a, x, b, y):
 
 
 def assert_close(u, v, what):
+    if isinstance(u, dict) or isinstance(v, dict):
+        assert isinstance(u, dict) and isinstance(v, dict), what
+        for k in {**u, **v}:
+            assert_close(u.get(k, 0.0), v.get(k, 0.0), what)
+        return
+    if isinstance(u, str) or isinstance(v, str):
+        assert u == v, what
+        return
     if isinstance(u, (list, tuple)):
         assert len(u) == len(v), what
         for p, q in zip(u, v):
@@ -519,3 +535,21 @@ def test_sequence_gradient_is_per_item(rule, sample, param):
     assert len(gp) == len(items)
     for gi, xi in zip(gp, items):
         assert np.shape(gi) == np.shape(xi)
+
+
+# ---------------------------------------------------------------------------------------
+# container: the result is a Python list, tuple or dict on every sample
+# ---------------------------------------------------------------------------------------
+CONTAINER_CASES = [(r, s) for r, s in CASES if r.facets.container]
+
+
+def test_container_rules_have_samples():
+    declared = {r.name for r in rules.all_rules() if r.facets.container}
+    assert declared and declared <= {r.name for r, _ in CONTAINER_CASES}, declared
+
+
+@pytest.mark.parametrize("rule,sample", CONTAINER_CASES,
+                         ids=[f"{r.name}-{i}" for i, (r, s) in enumerate(CONTAINER_CASES)])
+def test_container(rule, sample):
+    out = tr.call(rule, *fresh(sample))
+    assert isinstance(out, (list, tuple, dict)), f"{rule.name} returned a {type(out).__name__}"

@@ -56,8 +56,6 @@ AG_RTOL32, AG_ATOL32 = 1e-3, 1e-4
 # (tests/test_regressions_idioms.py): these features are not generated unless --all.
 # Once the test passes (strict xfail: it then fails), delete its feature lines here.
 KNOWN_BROKEN = {
-    "list_of_array": "test_list_of_array_rows",
-    "tuple_of_array": "test_list_of_array_rows",
 }
 
 # features srcgrad refuses with a located UnsupportedSyntaxError / NonDifferentiableError

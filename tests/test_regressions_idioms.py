@@ -176,10 +176,9 @@ def test_tuple_concatenation(form):
 
 # list(x) / tuple(x) of an array: its rows.  sum over rows then squared: with
 # s = x[0] + x[1] (a row), sum(s * s) has gradient 2s in each row.  srcgrad: the
-# gradient is a Python list; with the rows multiplied, the backward pass multiplies
+# gradient was a Python list; with the rows multiplied, the backward pass multiplied
 # that list by a float: TypeError "can't multiply sequence by non-int of type
 # 'float'".  (seeds 1317, 45, 182, 304)
-@pytest.mark.xfail(strict=True, reason="list(array) / tuple(array): gradient is not an array")
 @pytest.mark.parametrize("fn", ["list", "tuple"])
 @pytest.mark.parametrize("use", ["sum_rows", "multiply_rows"])
 def test_list_of_array_rows(fn, use):

@@ -641,6 +641,26 @@ SAMPLES["ad.seq_repeat_grad"] = [S([A(2), 0.5, A(2), 0.5, A(2), 0.5], [A(2), 1.5
                                  S((0.5, A(3)), (1.5, A(3)), 1), S((0.5, 1.5, 2.5, 3.5), (1.0, 2.0), 2),
                                  S([A(2), A(2), A(2)], [A(2)], 3)]
 
+# list(x) / tuple(x) (ad.as_list / ad.as_tuple) of arrays (their rows), lists, tuples and
+# dicts (their keys: no gradient); d.values() / d.items() as methods with rules
+_DV = {"a": A(2), "b": 1.5}
+SAMPLES["ad.as_list"] = SAMPLES["ad.as_tuple"] = [S(A(3, 2)), S(A(4)), S(A(2, 3, 2)),
+                                                  S([A(2), 1.5]), S((A(2), A(3), 0.5)),
+                                                  S(_DV), S({1: A(2), 2: 0.5})]
+SAMPLES["ad.unlist"] = [S([A(2), A(2), A(2)], A(3, 2)), S((0.5, 1.5, -0.5), A(3)),
+                        S([A(2), None], A(2, 2)), S([0.5, A(3)], [1.5, A(3)]),
+                        S((A(2), 0.5), (A(2), 1.5)), S([0.0, 0.0], _DV)]
+SAMPLES["ad.listed"] = [S(A(3, 2), [A(2), A(2), A(2)]), S(A(3), (0.5, 1.5, 2.5)),
+                        S([A(2), None], [A(2), 0.5]), S((A(2), 1.5), (A(2), 0.5)),
+                        S({"a": 0.5}, ["a", "b"])]           # a dict: its keys get zeros
+SAMPLES["ad.values_of"] = [S(_DV), S({0: A(2, 2)}), S({"a": 0.5, "b": A(3), "c": 1.5})]
+SAMPLES["ad.values_grad"] = [S([A(2), 0.5], _DV), S([None, 0.5], _DV), S((A(2, 2),), {0: A(2, 2)})]
+SAMPLES["ad.items_of"] = [S(_DV), S({0: A(2, 2), 1: 0.5})]
+SAMPLES["ad.items_grad"] = [S([(0.0, A(2)), (0.0, -0.5)], _DV), S([("a", A(2)), ("b", None)], _DV),
+                            S([(0.0, A(2, 2)), (0.0, 1.5)], {0: A(2, 2), 1: 0.5})]
+SAMPLES["ad.items_tangent"] = [S({"a": A(2), "b": 0.5}, _DV), S({"b": 0.5}, _DV),
+                               S({0: A(2, 2), 1: 0.25}, {0: A(2, 2), 1: 0.5})]
+
 
 # ---------------------------------------------------------------------------------------
 # Pytrees of float leaves: arrays, Python / numpy floats, nested lists, tuples and dicts

@@ -406,3 +406,178 @@ def test_list_parameter_read_by_numpy():
             other[i] = v
             return mean_of_list_parameter(other)
         assert_close(g[i], numeric_grad(fi, (lst[i],), 0), f"item {i}")
+
+
+# -- 9. list(x) / tuple(x) of arrays, dicts and lists; a dict's values() and items() ------
+# The gradient of x has x's type and shape: an array's rows' gradients stacked (zeros for
+# rows nobody read), a list's a list, a dict's a dict.  (An array's gradient was a list.)
+X2 = np.array([[0.3, -0.7, 1.2], [0.5, 0.1, -0.4]])
+
+
+def rows_summed(x):
+    rows = list(x)
+    s = sum(rows)
+    return np.sum(s * s)
+
+
+def rows_multiplied(x):
+    rows = tuple(x * 0.5)
+    return np.sum(rows[0] * rows[1])
+
+
+def one_row_read(x):
+    rows = list(np.sin(x))
+    return np.sum(rows[1] ** 2)
+
+
+def items_of_a_vector(x):
+    items = list(x[0] * 2.0)
+    return items[0] * items[2] + sum(items)
+
+
+def loop_over_a_call(x):
+    acc = 0.0
+    for row in np.tanh(x):
+        acc = acc + np.sum(row * row * row)
+    return acc
+
+
+def dict_values_listed(x):
+    d = {"a": x, "b": x * 2.0}
+    vals = list(d.values())
+    return np.sum(np.stack(vals) ** 2) + np.sum(vals[1] * x)
+
+
+def dict_values_summed(x):
+    d = {"a": np.sin(x), "b": x * 2.0}
+    return np.sum(sum(d.values()) ** 2)
+
+
+def dict_items_listed(x):
+    d = {"a": x * 3.0, "b": x * x}
+    acc = 0.0
+    for k, v in list(d.items()):
+        acc = acc + np.sum(v * x)
+    pairs = list(d.items())
+    return acc + np.sum(pairs[1][1])
+
+
+def dict_keys_listed(x):
+    d = {"a": x, "b": x * 2.0}
+    ks = list(d.keys())
+    names = list(d)
+    return np.sum(d[ks[1]] * d[names[0]])
+
+
+def tuple_of_a_list(x):
+    lst = [x, x * 2.0, np.cos(x)]
+    t = tuple(lst)
+    return np.sum(t[0] * t[2]) + np.sum(t[1])
+
+
+def list_of_zip(x):
+    z = list(zip([x, 2.0 * x], (np.exp(x), x)))
+    return np.sum(z[0][0] * z[1][0] + z[0][1] * z[1][1])
+
+
+def list_of_range(x):
+    r = list(range(4))
+    return np.sum(x * r[3]) + np.sum(x ** 2) * len(r)
+
+
+def list_of_rows_then_numpy(x):
+    rows = list(x)
+    return np.sum(np.mean(rows, axis=0) ** 2) + np.sum(np.stack(rows[::-1])[0] * x[0])
+
+
+@pytest.mark.parametrize("f", [rows_summed, rows_multiplied, one_row_read, loop_over_a_call,
+                               items_of_a_vector, dict_values_listed, dict_values_summed,
+                               dict_items_listed, dict_keys_listed, tuple_of_a_list,
+                               list_of_zip, list_of_range, list_of_rows_then_numpy])
+def test_list_and_tuple_of_values(f):
+    check_both(f, X2)
+
+
+def test_rows_gradient_by_hand():
+    s = X2[0] + X2[1]
+    g = sg.grad(rows_summed)(X2)
+    assert isinstance(g, np.ndarray) and g.shape == X2.shape
+    assert_close(g, np.stack([2.0 * s, 2.0 * s]))
+    g = sg.grad(one_row_read)(X2)          # row 0 is never read: zeros there
+    assert np.all(g[0] == 0.0) and np.all(g[1] != 0.0)
+
+
+def list_of_a_list_parameter(lst):
+    t = tuple(lst)
+    rows = list(t[1])
+    return np.sum(t[0] * rows[0]) + np.sum(rows[1] ** 2)
+
+
+def test_list_and_tuple_of_a_list_parameter():
+    lst = [np.array([0.3, -1.2, 0.7]), X2.copy()]
+    g = sg.grad(list_of_a_list_parameter)(lst)
+    assert isinstance(g, list) and len(g) == 2 and g[1].shape == X2.shape
+    assert_close(g, numeric_grad(list_of_a_list_parameter, (lst,), 0))
+
+
+def dict_parameter_values(d):
+    vals = list(d.values())
+    pairs = list(d.items())
+    return np.sum(vals[0] * vals[1]) + np.sum(pairs[1][1] ** 2)
+
+
+def test_dict_parameter_values_and_items():
+    d = {"u": np.array([0.3, -1.2]), "w": np.array([0.5, 2.0])}
+    g = sg.grad(dict_parameter_values)(d)
+    assert isinstance(g, dict) and set(g) == {"u", "w"}
+    assert_close(g, numeric_grad(dict_parameter_values, (d,), 0))
+    tangent = {"u": np.array([1.0, -0.5]), "w": np.array([0.25, 2.0])}
+    expected = sum(np.sum(g[k] * tangent[k]) for k in d)
+    assert_close(sg.jvp(dict_parameter_values, (d,), (tangent,))[1], expected, "forward")
+
+
+def cubed_rows(x):
+    rows = list(x)
+    return np.sum(sum(rows) ** 3) + np.sum(tuple(x)[0] * np.stack(list(x))[1])
+
+
+def test_list_of_rows_second_order():
+    # the Hessian of a function of list(x) against differences of its gradient, and jvp of grad
+    h = sg.hessian(cubed_rows)(X2)
+    grad = sg.grad(cubed_rows)
+    for i in np.ndindex(X2.shape):
+        fd = numeric_grad(lambda v: np.sum(grad(v) * _unit(i)), (X2,), 0)
+        assert_close(h[i], fd, f"hessian row {i}")
+        assert_close(sg.jvp(grad, (X2,), (_unit(i),))[1], fd, f"jvp of grad, tangent e{i}")
+
+
+def _unit(i):
+    e = np.zeros_like(X2)
+    e[i] = 1.0
+    return e
+
+
+def list_of_map(x):
+    m = list(map(np.sin, [x, x * 2.0]))
+    return np.sum(m[0] * m[1])
+
+
+def test_list_of_map_is_refused_where_it_is_written():
+    with pytest.raises(sg.NonDifferentiableError, match=r"map\(\)") as e:
+        sg.grad(list_of_map)(X)
+    assert __file__ in str(e.value) and "line" in str(e.value)
+
+
+def row_changed_in_place(x):
+    y = x * 1.0
+    rows = list(y)
+    r = rows[0]
+    r *= 2.0
+    return np.sum(y * y)
+
+
+def test_rows_are_views_written_in_place_refused():
+    # rows of list(y) are views of y: writing one changes y (a copy would not)
+    with pytest.raises(sg.UnsupportedSyntaxError) as e:
+        sg.grad(row_changed_in_place)(X2)
+    assert __file__ in str(e.value)

@@ -71,6 +71,7 @@ class Normalizer:
         self.ret_flag = None
         self.ret_name = None
         self._sequences = None       # names bound to a list or tuple somewhere (lazily)
+        self._dicts = None           # names bound only to dicts (lazily)
 
     @staticmethod
     def _params(fdef):
@@ -582,13 +583,22 @@ class Normalizer:
             else:
                 per = self.assign_target(s.target, A.tuple_([key, value]), s)
             return pre, idx, _range_len(A.name(keys)), per
-        seq = self.atom(it, pre, "seq")
-        if isinstance(it, gast.Call) or isinstance(it, gast.Attribute):
+        listed = isinstance(it, gast.Call) and not self._is_local(it.func) and \
+            isinstance(it.func, (gast.Name, gast.Attribute)) and \
+            resolve(it.func, self.func) in (builtins.list, builtins.tuple)
+        if listed:
+            # for v in list(...): that list, indexed (a name read in every iteration)
+            tmp = self.names.fresh("items")
+            pre.append(A.assign(tmp, self.expr(it, pre, top=True), like=s))
+            seq = A.name(tmp)
+        else:
+            seq = self.atom(it, pre, "seq")
+        if (isinstance(it, gast.Call) or isinstance(it, gast.Attribute)) and not listed:
             # other iterables: materialize once so they can be indexed
             tmp = self.names.fresh("items")
-            pre.append(A.assign(tmp, A.call(A.name("list"), [seq]), like=s))
+            pre.append(A.assign(tmp, A.call(A.attr(self.ad_name, "as_list"), [seq]), like=s))
             seq = A.name(tmp)
-        elif isinstance(seq, gast.Name) and seq.id not in self.known_arrays:
+        elif isinstance(seq, gast.Name) and seq.id not in self.known_arrays and not listed:
             # a dict iterates over its keys, a list or an array over its items
             tmp = self.names.fresh("seq")
             pre.append(A.assign(tmp, A.call(A.attr(self.ad_name, "indexable"), [seq]), like=s))
@@ -721,6 +731,11 @@ class Normalizer:
             if built is not None:
                 return built
             func = e.func
+            if isinstance(func, gast.Attribute) and func.attr in ("values", "items") and \
+                    not e.args and not e.keywords and self._is_dict(func.value):
+                # d.values() / d.items() of a dict: kernels with rules (a list, read again)
+                d = self.atom(func.value, pre, "d")
+                return A.copy_loc(A.call(A.attr(self.ad_name, func.attr + "_of"), [d]), e)
             if isinstance(func, gast.Attribute) and func.attr in ("detach", "numpy") and \
                     not e.args and not e.keywords and not self.is_static(func):
                 # x.detach() / x.numpy(): the Tensor spelling; arrays have no such method
@@ -791,10 +806,12 @@ class Normalizer:
         return e
 
     def container_call(self, e, pre):
-        """``dict(...)`` and ``zip(...)`` of the builtins, bound as Python binds them:
-        ``dict(x, k=v, **d)`` is the dict of x (a mapping or pairs), updated by the
-        keywords, then by d (rules/containers.py); ``dict(k=v)`` is ``{"k": v}``;
-        ``zip(a, b)`` is the list of its tuples.  None for any other call."""
+        """``dict(...)``, ``zip(...)``, ``list(x)`` and ``tuple(x)`` of the builtins, bound
+        as Python binds them: ``dict(x, k=v, **d)`` is the dict of x (a mapping or pairs),
+        updated by the keywords, then by d (rules/containers.py); ``dict(k=v)`` is
+        ``{"k": v}``; ``zip(a, b)`` is the list of its tuples; ``list(x)`` /
+        ``tuple(x)`` are ``ad.as_list(x)`` / ``ad.as_tuple(x)``, whose rules give x's
+        gradient x's structure (an array's rows stacked).  None for any other call."""
         if self._is_local(e.func) or not isinstance(e.func, (gast.Name, gast.Attribute)):
             return None
         obj = resolve(e.func, self.func)
@@ -802,6 +819,11 @@ class Normalizer:
                 not any(isinstance(a, gast.Starred) for a in e.args):
             return A.copy_loc(A.call(A.attr(self.ad_name, "zipped"),
                                      [self.atom(a, pre, "seq") for a in e.args]), e)
+        if obj in (builtins.list, builtins.tuple) and len(e.args) == 1 and not e.keywords \
+                and not isinstance(e.args[0], gast.Starred):
+            kernel = "as_list" if obj is builtins.list else "as_tuple"
+            return A.copy_loc(A.call(A.attr(self.ad_name, kernel),
+                                     [self.atom(e.args[0], pre, _base_of(e.args[0]))]), e)
         if obj is not builtins.dict or any(isinstance(a, gast.Starred) for a in e.args):
             return None
         if len(e.args) > 1:
@@ -907,6 +929,20 @@ class Normalizer:
             return value.id in self._sequences
         return False
 
+    def _is_dict(self, value):
+        """A dict display, ``dict(...)``, or a local name that every statement binding it
+        binds to one (or a parameter this call passes a dict, list or tuple)."""
+        if isinstance(value, (gast.Dict, gast.DictComp)):
+            return True
+        if isinstance(value, gast.Call) and not self._is_local(value.func) and \
+                isinstance(value.func, (gast.Name, gast.Attribute)):
+            return resolve(value.func, self.func) is builtins.dict
+        if isinstance(value, gast.Name):
+            if self._dicts is None:
+                self._dicts = _dict_names(self.fdef, self)
+            return value.id in self._dicts
+        return False
+
     def _np_name(self):
         """How generated code names numpy (the driver reserves ``np`` unless the user's
         code uses it for something else)."""
@@ -968,6 +1004,22 @@ def _sequence_names(body):
             if seq:
                 out |= {t.id for t in n.targets if isinstance(t, gast.Name)}
     return out
+
+
+def _dict_names(fdef, normalizer):
+    """Names that every store in the function binds to a dict display or ``dict(...)``,
+    and the parameters known to be containers at this call that nothing rebinds."""
+    stores, dicts = {}, {}
+    for n in gast.walk(gast.Module(body=fdef.body, type_ignores=[])):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, gast.Assign) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], gast.Name) and not isinstance(n.value, gast.Name) \
+                and normalizer._is_dict(n.value):
+            dicts[n.targets[0].id] = dicts.get(n.targets[0].id, 0) + 1
+    params = {a.id for a in normalizer._params(fdef)}
+    return {k for k, c in dicts.items() if stores.get(k) == c and k not in params} | \
+        {p for p in normalizer.known_sequences & params if p not in stores}
 
 
 def _is_literal(e):

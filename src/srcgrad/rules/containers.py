@@ -8,6 +8,10 @@ these (generated code reaches them as ``ad.<name>``):
 * ``zip(a, b)`` outside a for loop                     -> ``zipped(a, b)`` (a list of tuples)
 * ``a + b``, ``a * n`` on list/tuple displays or names bound to them
                                                        -> ``seq_concat(a, b)``, ``seq_repeat(a, n)``
+* ``list(x)``, ``tuple(x)`` (x an array, a list, a dict, any iterable)
+                                                       -> ``as_list(x)``, ``as_tuple(x)``
+* ``d.values()``, ``d.items()`` of a dict              -> ``values_of(d)``, ``items_of(d)``
+  (``d.keys()`` carries no gradient)
 
 A gradient has its value's structure: a dict's is a (possibly sparse) dict, a
 list's a list, a tuple's a tuple; keys carry none (zeros).
@@ -15,11 +19,12 @@ list's a list, a tuple's a tuple; keys carry none (zeros).
 import numpy as np
 
 from .. import runtime as rt
-from .registry import defkernel
+from .registry import defkernel, deflinear
 
 __all__ = ["as_dict", "as_dict_grad", "as_dict_jvp", "merged", "merged_grad", "merged_jvp",
            "zipped", "zipped_grad", "zipped_jvp", "seq_concat", "seq_split", "seq_repeat",
-           "seq_repeat_grad"]
+           "seq_repeat_grad", "as_list", "as_tuple", "unlist", "listed", "values_of",
+           "values_grad", "items_of", "items_grad", "items_tangent"]
 
 
 def _zeros(x):
@@ -159,6 +164,88 @@ def seq_repeat_grad(g, a, n):
     return tuple(out) if isinstance(a, tuple) else out
 
 
+# -- list(x), tuple(x) ------------------------------------------------------------
+
+def as_list(x):
+    """``list(x)``: x's items (an array's rows, a dict's keys, any iterable's items)."""
+    return list(x)
+
+
+def as_tuple(x):
+    """``tuple(x)``."""
+    return tuple(x)
+
+
+def unlist(t, x):
+    """Adjoint of :func:`as_list` / :func:`as_tuple`: the items' gradients ``t`` (None:
+    zeros) in x's structure.  An array gets an array of its shape (the rows' gradients
+    stacked), a list or a tuple one like it; a dict's keys carry none (an empty, sparse
+    dict); another iterable (a dict's values or items) a list."""
+    if isinstance(x, dict):
+        return {}
+    grads = list(t)
+    if hasattr(x, "shape"):
+        if not grads:
+            return rt.zeros_like(x)
+        return np.stack([rt.zeros_like(x[i]) if gi is None else gi
+                         for i, gi in enumerate(grads)])
+    if isinstance(x, (list, tuple)):
+        items = [rt.zeros_like(xi) if gi is None else gi for gi, xi in zip(grads, x)]
+        return tuple(items) if isinstance(x, tuple) else items
+    return grads
+
+
+def listed(t, like):
+    """``t`` (the gradient or tangent of a value) as the list or tuple of its items that
+    ``like`` is: an array's rows (copies), a list's items (None: zeros); a dict's keys
+    get zeros.  The transpose of :func:`unlist`."""
+    if t is None or isinstance(t, dict):
+        items = [rt.zeros_like(v) for v in like]
+    elif hasattr(t, "shape"):
+        t = np.copy(t)                 # rows that no other gradient shares
+        items = [t[i] for i in range(len(like))]
+    else:
+        items = [rt.zeros_like(v) if ti is None else ti for ti, v in zip(list(t), like)]
+    return tuple(items) if isinstance(like, tuple) else items
+
+
+# -- d.values(), d.items() ---------------------------------------------------------
+
+def _check_dict(d, method):
+    if not isinstance(d, dict):
+        raise TypeError(f"srcgrad differentiates .{method}() as dict.{method}(); "
+                        f"got a {type(d).__name__}")
+
+
+def values_of(d):
+    """``d.values()``, as a list."""
+    _check_dict(d, "values")
+    return list(d.values())
+
+
+def values_grad(t, d):
+    """Adjoint of :func:`values_of`: item i's gradient to d's i-th key (sparse)."""
+    return {k: ti for k, ti in zip(d, t) if ti is not None}
+
+
+def items_of(d):
+    """``d.items()``, as a list of (key, value) pairs."""
+    _check_dict(d, "items")
+    return list(d.items())
+
+
+def items_grad(t, d):
+    """Adjoint of :func:`items_of`: each pair's value gradient to its key (sparse)."""
+    return {k: p[1] for k, p in zip(d, t) if p is not None and p[1] is not None}
+
+
+def items_tangent(t, d):
+    """Tangent of :func:`items_of` given d's tangent ``t`` (a dict, possibly sparse): the
+    pairs (zero, the value's tangent).  The transpose of :func:`items_grad`."""
+    t = t or {}
+    return [(rt.zeros_like(k), rt.fill_like(t.get(k), v)) for k, v in d.items()]
+
+
 defkernel(as_dict, "x",
         vjp=dict(x="as_dict_grad(g, x)"), jvp=dict(x="as_dict_jvp(dx, x)"))
 defkernel(as_dict_grad, "t, x",
@@ -188,3 +275,20 @@ defkernel(seq_repeat, "a, n",
         vjp=dict(a="seq_repeat_grad(g, a, n)"), jvp=dict(a="seq_repeat(da, n)"))
 defkernel(seq_repeat_grad, "t, a, n",
         vjp=dict(t="seq_repeat(g, n)"), jvp=dict(t="seq_repeat_grad(dt, a, n)"))
+
+# list(x) / tuple(x): linear in x; the result holds x's items (an array's rows are views)
+defkernel(as_list, "x", vjp=dict(x="unlist(g, x)"), jvp=dict(x="listed(dx, ans)"),
+          view_of="x", container=True)
+defkernel(as_tuple, "x", vjp=dict(x="unlist(g, x)"), jvp=dict(x="listed(dx, ans)"),
+          view_of="x", container=True)
+deflinear(unlist, "t, x", "listed(g, t)", "unlist(dt, x)")
+deflinear(listed, "t, like", "unlist(g, t)", "listed(dt, like)", container=True)
+defkernel(values_of, "d", vjp=dict(d="values_grad(g, d)"),
+          jvp=dict(d="values_of(fill_like(dd, d))"), linear_in=("d",), view_of="d",
+          container=True)
+deflinear(values_grad, "t, d", "values_of(fill_like(g, d))", "values_grad(dt, d)",
+          container=True)
+defkernel(items_of, "d", vjp=dict(d="items_grad(g, d)"), jvp=dict(d="items_tangent(dd, d)"),
+          view_of="d", container=True)
+deflinear(items_grad, "t, d", "items_tangent(g, d)", "items_grad(dt, d)", container=True)
+deflinear(items_tangent, "t, d", "items_grad(g, d)", "items_tangent(dt, d)", container=True)

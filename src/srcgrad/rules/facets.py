@@ -26,6 +26,8 @@ gradient).
   differentiate it item by item (``np.concatenate``'s ``arrays``, ``np.array``'s
   ``object``).  Any other array parameter given a list reads it as
   ``np.asarray(list)`` first.
+* ``container``: the result is always a Python list, tuple or dict, never an array
+  (``list(x)``, ``d.items()``): its gradient contributions add item by item.
 """
 from __future__ import annotations
 
@@ -46,6 +48,7 @@ class Facets:
     in_place: str | None = None
     nograd: bool = False
     sequence: tuple = ()
+    container: bool = False
 
     def reads_only_shape(self, param):
         return self.shape_only == ALL_PARAMS or param in self.shape_only
