@@ -581,3 +581,29 @@ def test_rows_are_views_written_in_place_refused():
     with pytest.raises(sg.UnsupportedSyntaxError) as e:
         sg.grad(row_changed_in_place)(X2)
     assert __file__ in str(e.value)
+
+
+class _Pairs:
+    """Not a dict, with a values() method of its own."""
+
+    def __init__(self, a):
+        self.a = a
+
+    def values(self):
+        return [self.a * 2.0, self.a]
+
+
+def values_of_an_object(x, p):
+    v = p.values()
+    return np.sum(v[0] * v[1] * x)
+
+
+def test_values_of_an_object_is_not_taken_for_a_dict():
+    # .values() is dict.values() only on a value known to be a dict: the object's own
+    # method runs (a constant here), and differentiating through it is a located refusal
+    p = _Pairs(X * 1.0)
+    assert_close(sg.grad(values_of_an_object)(X, p),
+                 numeric_grad(lambda x: values_of_an_object(x, p), (X,), 0))
+    with pytest.raises(sg.NonDifferentiableError, match=r"\.values\(\)") as e:
+        sg.grad(values_of_an_object, wrt=1)(X, p)
+    assert __file__ in str(e.value)
