@@ -288,6 +288,104 @@ def test_repeated_expression_after_write_through_view(form):
     check_or_refuse(f, [X1.copy()], [expected])
 
 
+# ``d[k] += v`` on an array held by a dict or list changes that array in place: b
+# (the same array) sees it.  b = x; b += 1 through d["k"] / lst[0]: sum((x + 1)^2),
+# gradient 2(x + 1).  srcgrad on 47a91a2: computed d["k"] as a new array (b unchanged:
+# value sum(x^2), gradient 2x).  Items that are Python numbers, or not shared, are fine.
+@pytest.mark.parametrize("form", ["dict", "list"])
+def test_container_item_augmented_in_place(form):
+    if form == "dict":
+        def f(x):
+            b = x * 1.0
+            d = {"k": b}
+            d["k"] += 1.0
+            return np.sum(b * b)
+    else:
+        def f(x):
+            b = x * 1.0
+            lst = [b, x]
+            lst[0] += 1.0
+            return np.sum(b * b)
+    check_or_refuse(f, [X1.copy()], [2.0 * (X1 + 1.0)])
+
+
+def test_container_item_augmented_not_shared():
+    def f(x):          # sum((x + 1) * 2x) + sum(x^2): gradient 4x + 2 + 2x
+        acc = {"s": 0.0}
+        acc["s"] += np.sum(x * x)
+        lst = [x * 1.0, x * 2.0]
+        lst[0] += 1.0
+        return np.sum(lst[0] * lst[1]) + acc["s"]
+    check(f, [X1.copy()], [6.0 * X1 + 2.0])
+
+
+def _bump(a):
+    a += 1.0
+    return np.sum(a)
+
+
+def _set_first(a):
+    t = a.reshape(-1)
+    t[0] = 3.0
+    return np.sum(t)
+
+
+def _calls_set_first(a):
+    return _set_first(a) * 2.0
+
+
+def _bump_copy(a):
+    a = a.copy()
+    a += 1.0
+    return np.sum(a)
+
+
+# A user function that changes its argument in place changes the caller's array:
+# b += 1 inside _bump: sum(x + 1) + sum((x + 1)^2), gradient 1 + 2(x + 1).
+# srcgrad on 47a91a2 differentiated the callee on a copy and went on with the old b
+# (value sum(x + 1) + sum(x^2)).  Also through a view in the callee, through a callee
+# of the callee, and for a parameter of f itself.
+@pytest.mark.parametrize("form", ["iadd", "view", "nested", "param", "statement"])
+def test_callee_changes_its_argument(form):
+    if form == "iadd":
+        def f(x):
+            b = x * 1.0
+            s = _bump(b)
+            return s + np.sum(b * b)
+        expected = 1.0 + 2.0 * (X1 + 1.0)
+    elif form == "view":
+        def f(x):      # b[0] = 3: sum(3, x1, x2) + 9 + x1^2 + x2^2
+            b = x * 1.0
+            s = _set_first(b)
+            return s + np.sum(b * b)
+        expected = np.array([0.0, 1.0, 1.0]) + np.array([0.0, 2.0, 2.0]) * X1
+    elif form == "nested":
+        def f(x):
+            b = x * 1.0
+            s = _calls_set_first(b)
+            return s + np.sum(b * b)
+        expected = np.array([0.0, 2.0, 2.0]) + np.array([0.0, 2.0, 2.0]) * X1
+    elif form == "param":
+        def f(x):
+            s = _bump(x)
+            return s + np.sum(x * x)
+        expected = 1.0 + 2.0 * (X1 + 1.0)
+    else:
+        def f(x):
+            b = x * 1.0
+            _set_first(b)
+            return np.sum(b * b)
+        expected = np.array([0.0, 2.0, 2.0]) * X1
+    check_or_refuse(f, [X1.copy()], [expected])
+
+
+def test_callee_that_copies_or_gets_a_number_is_followed():
+    def f(x, p):       # sum(x + 1) + p * (p + 1) + sum(x^2): gradients 1 + 2x, 2p + 1
+        s = _bump_copy(x) + p * _bump(p)
+        return s + np.sum(x * x)
+    check(f, [X1.copy(), 0.5], [1.0 + 2.0 * X1, 2.0])
+
+
 # A nested def's default is evaluated when the def runs: k is 2x, whatever c is
 # later.  sum(g(1) + g(1, k=c)) = sum(2x + 3x): gradient 5.  srcgrad on e95c7f4: uses the later
 # value of c for the default (wrong value 6 sum(x), gradient 6).  (seeds 15, 418)

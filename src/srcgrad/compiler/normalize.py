@@ -371,7 +371,16 @@ class Normalizer:
             target = gast.Subscript(value=A.name(base.id), slice=_copy(index), ctx=gast.Store())
             new = gast.Assign(targets=[target], value=value, type_comment=None)
             A.copy_loc(new, s)
-            return pre + self.stmt_Assign(new)
+            out = pre + self.stmt_Assign(new)
+            # ``d[k] += v`` changes the item in place when it is an array held by a list
+            # or dict (its other names see it): the alias check is told which name reads it
+            reads = [st.targets[0].id for st in out if isinstance(st, gast.Assign) and
+                     isinstance(st.targets[0], gast.Name) and
+                     isinstance(st.value, gast.Subscript) and
+                     isinstance(st.value.value, gast.Name) and st.value.value.id == base.id]
+            if reads and isinstance(out[-1], gast.Assign):
+                out[-1].srcgrad_inplace_item = reads[-1]
+            return out
         raise self.info.error(t, "srcgrad does not support this augmented assignment target")
 
     def ifexp_assign(self, target, node, s):

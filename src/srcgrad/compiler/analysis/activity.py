@@ -103,9 +103,7 @@ class Analysis:
                 op.target = v.func.value.id
                 op.names = [v.args[0].id] if isinstance(v.args[0], gast.Name) else []
                 return op
-            if v.func.attr in ("extend", "insert", "pop", "remove", "update", "setdefault",
-                               "clear", "sort", "reverse", "fill", "resize", "put",
-                               "__setitem__", "add_", "mul_", "sub_", "zero_"):
+            if v.func.attr in MUTATING_METHODS:
                 op = Op("mutate")
                 op.target = v.func.value.id
                 op.names = [a.id for a in v.args if isinstance(a, gast.Name)]
@@ -379,6 +377,12 @@ def _flow(s):
     if op.kind == "call":
         return t.id, [n for _, n in op.diff_names()]
     return t.id, list(getattr(op, "names", ()))
+
+
+# methods that change their object in place (lists, dicts, arrays, Tensors)
+MUTATING_METHODS = frozenset((
+    "extend", "insert", "pop", "remove", "update", "setdefault", "clear", "sort", "reverse",
+    "fill", "resize", "put", "__setitem__", "add_", "mul_", "sub_", "zero_"))
 
 
 def _writes_first_arg(obj):

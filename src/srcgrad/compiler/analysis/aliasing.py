@@ -20,9 +20,13 @@ any conflict of ``y += v`` (y may be an immutable NumPy scalar, which ``+=`` reb
 becomes a run-time check in front of the change (``ad.alias_guard``), which raises
 the same located error only if the two values really share memory.
 """
+import inspect
+
 import gast
 
 from .. import syntax as A
+from ..source import resolve
+from . import callee_writes
 from ... import rules
 from ...errors import ALIAS_ADVICE as ADVICE
 
@@ -99,10 +103,16 @@ def check(body, info, params, hard, soft, temps, ad_name):
                 return SURE                 # basic slicing: a view
         return MAYBE                        # an int: a view of a row, a scalar, an item
 
-    def conflict(env, stmt, y, later, rebinds):
-        mutated = env.self_.get(y, {})
+    def conflict(env, stmt, y, later, rebinds, mutated=None, label=None, skip=(),
+                 callee=None):
+        """``mutated``: the objects changed (y's own by default); ``label``: y as the
+        user wrote it; ``skip``: names that see the change as it is (its container);
+        ``callee``: the user function that changes y (then y itself is stale too)."""
+        if mutated is None:
+            mutated = env.self_.get(y, {})
         for n in sorted(later):
-            if n == y or n in temps or (n not in env.self_ and n not in env.holds):
+            if (n == y and callee is None) or n in temps or n in skip or \
+                    (n not in env.self_ and n not in env.holds):
                 continue
             observed = env.objs(n)
             shared = [o for o in mutated if o in observed]
@@ -115,9 +125,12 @@ def check(body, info, params, hard, soft, temps, ad_name):
             held = o in env.holds.get(n, {}) and o not in env.self_.get(n, {})
             # the statement that made the two share: the alias, not the allocation
             where = sn if sn is not None and not _allocates(sn, o) else sy
-            if where is None:
+            if where is None or callee is not None:
                 where = stmt
-            core = _message(y, n, where, stmt, held, info)
+            if callee is not None:
+                core = _callee_message(callee, y, n, stmt)
+            else:
+                core = _message(label or y, n, where, stmt, held, info)
             if sure or n not in env.bound:
                 raise info.error(stmt if held else where, core + ADVICE)
             err = info.error(stmt if held else where, core)
@@ -133,6 +146,19 @@ def check(body, info, params, hard, soft, temps, ad_name):
             if not any(A.unparse(x) == A.unparse(g) for x in lst):
                 lst.append(g)
 
+    def call_writes(env, s, call, later, rebound=()):
+        """A call of a user function that changes an argument in place: the argument
+        and everything sharing its memory are stale afterwards (srcgrad differentiates
+        the callee on a copy)."""
+        target = _user_callee(s, call, info.func)
+        if target is None:
+            return
+        func, pos, kws = target
+        name = A.unparse_short(call.func, 40).strip()
+        for a, kind in callee_writes.call_targets(func, pos, kws):
+            conflict(env, s, a, later - set(rebound), kind == callee_writes.SOFT,
+                     callee=name)
+
     def assign(env, s, later):
         t = s.targets[0]
         v = s.value
@@ -142,10 +168,21 @@ def check(body, info, params, hard, soft, temps, ad_name):
                 return
             if y in hard:
                 conflict(env, s, y, later, False)
+            item = getattr(s, "srcgrad_inplace_item", None)
+            if item is not None:
+                # ``d[k] += v``: the item itself changes when it is an array that a list
+                # or dict holds (an array's own rows are y's memory: checked above)
+                own, held = env.self_.get(y, {}), env.holds.get(y, {})
+                changed = {o: held[o] for o in env.self_.get(item, {})
+                           if o not in own and o in held}
+                conflict(env, s, item, later, True, changed,
+                         A.unparse(t).strip(), skip={y})
             if isinstance(v, gast.Name):          # d[k] = e / lst[i] = e: d holds e
                 env.holds.setdefault(y, {}).update(link(SURE, s, env.objs(v.id)))
             return
         name = t.id
+        if isinstance(v, gast.Call):
+            call_writes(env, s, v, later, rebound=[name])
         if getattr(s, "srcgrad_inplace", False):
             # ``y += v``: changes y in place when y is an array (it keeps its objects)
             if name in soft:
@@ -219,7 +256,9 @@ def check(body, info, params, hard, soft, temps, ad_name):
                 continue
             if isinstance(s, gast.Assign):
                 assign(env, s, later)
-            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
+            elif isinstance(s, gast.Expr) and isinstance(s.value, gast.Call):
+                call_writes(env, s, s.value, later)
+            if isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and \
                     isinstance(s.value.func, gast.Attribute) and \
                     isinstance(s.value.func.value, gast.Name) and \
                     s.value.func.attr in ("append", "insert", "extend") and s.value.args:
@@ -300,6 +339,27 @@ def _container_items(s):
     return [], None
 
 
+
+
+def _user_callee(s, call, func):
+    """(function, positional atoms, [(keyword, atom)]) when ``call`` calls a user
+    function (a Python function with source), else None."""
+    op = getattr(s, "srcgrad_op", None)
+    if op is not None and op.kind == "call" and op.callee_args is not None:
+        pos, kws = op.callee_args
+        return op.func, list(pos), list(kws)
+    if isinstance(call.func, (gast.Name, gast.Attribute)):
+        obj = resolve(call.func, func)
+        if inspect.isfunction(obj) or inspect.ismethod(obj):
+            return obj, list(call.args), [(k.arg, k.value) for k in call.keywords]
+    return None
+
+
+def _callee_message(callee, y, n, stmt):
+    line = getattr(stmt, "lineno", "?")
+    seen = f"'{y}'" if n == y else f"'{n}' (which shares memory with '{y}')"
+    return (f"'{callee}()' changes its argument '{y}' in place at line {line}, and "
+            f"{seen} is still used after the call")
 
 
 def _message(y, n, where, stmt, held, info):

@@ -1,0 +1,119 @@
+"""srcgrad.compiler.analysis.callee_writes: which parameters a user function changes
+in place, as its caller sees them (a table: function -> expected answer)."""
+import numpy as np
+import pytest
+
+from srcgrad.compiler.analysis.callee_writes import HARD, SOFT, written_params
+
+
+def iadd(a):
+    a += 1.0
+    return a
+
+
+def setitem(a, b):
+    a[0] = np.sum(b) * 2.0
+    return a
+
+
+def rebound_first(a):
+    a = a.copy()
+    a[0] = 2.0
+    return a
+
+
+def copied(a):
+    t = np.array(a)
+    t *= 2.0
+    return t
+
+
+def through_view(a):
+    t = a.reshape(-1)
+    t[0] = 9.0
+    return t
+
+
+def through_asarray(a):
+    t = np.asarray(a)
+    t *= 2.0
+    return t
+
+
+def fill(a, b):
+    b.fill(0.0)
+    return a
+
+
+def copyto(a, b):
+    np.copyto(a, b)
+    return a
+
+
+def out_kw(a, b):
+    np.multiply(b, 2.0, out=a)
+    return a
+
+
+def nested(a, b):
+    return setitem(b, 1.0) + a
+
+
+def loop_rows(a):
+    for row in a:
+        row *= 2.0
+    return a
+
+
+def branch(a, flag):
+    t = a if flag else a * 2.0
+    t[0] = 1.0
+    return t
+
+
+def accumulate(a):
+    total = 0.0
+    for v in a:
+        total += np.sum(v * v)
+    return total
+
+
+def rebinds(a):
+    a = a + 1.0
+    a += 2.0
+    return a
+
+
+def recursive(a, n):
+    if n:
+        return recursive(a, n - 1)
+    a[0] = 1.0
+    return a
+
+
+CASES = [
+    (iadd, {"a": SOFT}), (setitem, {"a": HARD}), (rebound_first, {}), (copied, {}),
+    (through_view, {"a": HARD}), (through_asarray, {"a": SOFT}), (fill, {"b": HARD}),
+    (copyto, {"a": HARD}), (out_kw, {"a": HARD}), (nested, {"b": HARD}),
+    (loop_rows, {"a": SOFT}), (branch, {"a": HARD}), (accumulate, {}), (rebinds, {}),
+    (recursive, {"a": HARD}),
+]
+
+
+@pytest.mark.parametrize("func,expected", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_written_params(func, expected):
+    assert written_params(func) == expected
+
+
+@pytest.mark.parametrize("func,expected", CASES, ids=[f.__name__ for f, _ in CASES])
+def test_answers_match_python(func, expected):
+    """What the table says is what Python does to an array argument."""
+    import inspect
+    names = list(inspect.signature(func).parameters)
+    args = {"a": np.arange(1.0, 5.0).reshape(2, 2), "b": np.arange(5.0, 9.0).reshape(2, 2),
+            "flag": True, "n": 2}
+    given = {n: (args[n].copy() if isinstance(args[n], np.ndarray) else args[n]) for n in names}
+    func(**given)
+    changed = {n for n in names if isinstance(args[n], np.ndarray)
+               and not np.array_equal(given[n], args[n])}
+    assert changed == set(expected)
