@@ -17,7 +17,7 @@ import test_control_flow as cf  # noqa: E402
 
 import srcgrad as sg  # noqa: E402
 from srcgrad.compiler import ir, syntax as A  # noqa: E402
-from srcgrad.compiler.normalize import normalize  # noqa: E402
+from srcgrad.compiler.lower import normalize  # noqa: E402
 from srcgrad.compiler.source import get_function_ast  # noqa: E402
 
 FUNCS = {}

@@ -17,7 +17,7 @@ import numpy as np
 from . import syntax as A
 from . import codegen, pipeline
 from .. import runtime
-from .normalize import normalize
+from .lower import normalize
 from .source import get_function_ast, resolve, MISSING, unwrap
 from .cache import BuildCache, cached_build, code_key
 from .modes.reverse import Reverse, Names, Comment, shape_only_reads, temporaries

@@ -40,7 +40,7 @@ from .. import codegen, pipeline
 from ... import runtime
 from ..analysis.activity import Analysis
 from ...errors import NonDifferentiableError
-from ..normalize import normalize
+from ..lower import normalize
 from ..source import get_function_ast, unwrap
 from .reverse import Comment, LineComments, Names, _Qualify, _as_node, _callee_kinds, \
     _check_aliases, _setitem_targets, _template, temporaries

@@ -1,0 +1,295 @@
+"""Lowering of expressions: nested expressions become statements over atoms;
+container constructors and NumPy calls on Python lists take their lowered forms."""
+import builtins
+
+import gast
+
+from .. import syntax as A
+from .forms import OP_NAMES, _base_of, _dict_names, _is_literal, _is_numpy, _sequence_names
+from ..source import MISSING, resolve
+
+
+class Expressions:
+    """The Normalizer's methods for expressions."""
+
+    # -- expressions ---------------------------------------------------------
+    def atom(self, e, pre, base="t"):
+        """Normalize ``e`` and make it a name or constant (hoisting into ``pre``)."""
+        if e is None:
+            return A.const(None)
+        if isinstance(e, gast.Constant):
+            return e
+        if isinstance(e, gast.Name):
+            return A.name(e.id)
+        if self.is_static(e):
+            return e
+        value = self.expr(e, pre, top=True, base=base)
+        if isinstance(value, (gast.Name, gast.Constant)):
+            return value
+        tmp = self.names.fresh(base)
+        if isinstance(value, gast.IfExp):
+            pre.extend(self.ifexp_assign(tmp, value, e))
+        else:
+            node = A.assign(tmp, value, like=e)
+            node.srcgrad_temp = True  # a temporary used once, right away: never an alias
+            pre.append(node)
+        return A.name(tmp)
+
+    def is_static(self, e):
+        """A reference to a module-level object (np.pi, a global constant)."""
+        if isinstance(e, gast.Attribute) and not self._is_local(e):
+            return resolve(e, self.func) is not MISSING
+        return False
+
+    def expr(self, e, pre, top=False, base="t"):
+        """Normalize an expression: its operands become atoms."""
+        if isinstance(e, (gast.Constant, gast.Name)):
+            return e
+        if isinstance(e, gast.BinOp):
+            joined = self.sequence_op(e, pre)
+            if joined is not None:
+                return joined
+            op = type(e.op).__name__
+            left = self.atom(e.left, pre, OP_NAMES.get(type(e.left.op).__name__, "t")
+                             if isinstance(e.left, gast.BinOp) else _base_of(e.left))
+            right = self.atom(e.right, pre, OP_NAMES.get(type(e.right.op).__name__, "t")
+                              if isinstance(e.right, gast.BinOp) else _base_of(e.right))
+            del op
+            return A.copy_loc(gast.BinOp(left=left, op=e.op, right=right), e)
+        if isinstance(e, gast.UnaryOp):
+            if isinstance(e.op, gast.Not):
+                return e
+            return A.copy_loc(gast.UnaryOp(op=e.op, operand=self.atom(e.operand, pre,
+                                                                        _base_of(e.operand))), e)
+        if isinstance(e, gast.Call):
+            built = self.container_call(e, pre)
+            if built is not None:
+                return built
+            func = e.func
+            if isinstance(func, gast.Attribute) and func.attr in ("values", "items") and \
+                    not e.args and not e.keywords and self._is_dict(func.value):
+                # d.values() / d.items() of a dict: kernels with rules (a list, read again)
+                d = self.atom(func.value, pre, "d")
+                return A.copy_loc(A.call(A.attr(self.ad_name, func.attr + "_of"), [d]), e)
+            if isinstance(func, gast.Attribute) and func.attr in ("detach", "numpy") and \
+                    not e.args and not e.keywords and not self.is_static(func):
+                # x.detach() / x.numpy(): the Tensor spelling; arrays have no such method
+                obj = self.atom(func.value, pre, _base_of(func.value))
+                return A.copy_loc(A.call(A.attr(self.ad_name, "detach"), [obj]), e)
+            if isinstance(func, gast.Attribute) and (self._is_local(func) or not self.is_static(func)):
+                obj = self.atom(func.value, pre, _base_of(func.value))
+                func = gast.Attribute(value=obj, attr=func.attr, ctx=gast.Load())
+            elif not isinstance(func, (gast.Name, gast.Attribute)):
+                func = self.atom(func, pre, "fn")
+            args = []
+            for a in e.args:
+                if isinstance(a, gast.Starred):
+                    raise self.info.error(a, "srcgrad does not support *args in a call; "
+                                             "pass the arguments one by one")
+                args.append(self.arg(a, pre))
+            kws = []
+            for k in e.keywords:
+                if k.arg is None:
+                    raise self.info.error(e, "srcgrad does not support **kwargs in a call; "
+                                             "pass the keywords one by one")
+                kws.append(gast.keyword(arg=k.arg, value=self.arg(k.value, pre)))
+            if isinstance(func, (gast.Name, gast.Attribute)) and not self._is_local(func):
+                args, kws = self.array_arguments(func, args, kws, pre, e)
+            return A.copy_loc(gast.Call(func=func, args=args, keywords=kws), e)
+        if isinstance(e, gast.Attribute):
+            if self.is_static(e):
+                return e
+            if e.attr == "data":
+                # x.data: a Tensor's value without its history; an array's own value
+                obj = self.atom(e.value, pre, _base_of(e.value))
+                return A.copy_loc(A.call(A.attr(self.ad_name, "data_of"), [obj]), e)
+            return A.copy_loc(gast.Attribute(value=self.atom(e.value, pre, _base_of(e.value)),
+                                             attr=e.attr, ctx=gast.Load()), e)
+        if isinstance(e, gast.Subscript):
+            value = self.atom(e.value, pre, _base_of(e.value))
+            return A.copy_loc(gast.Subscript(value=value, slice=self.index(e.slice, pre),
+                                             ctx=gast.Load()), e)
+        if isinstance(e, (gast.Tuple, gast.List)):
+            elts = [self.arg(x, pre) for x in e.elts]
+            return A.copy_loc(type(e)(elts=elts, ctx=gast.Load()), e)
+        if isinstance(e, gast.Dict):
+            if any(k is None for k in e.keys):
+                # {**d1, "k": v, **d2}: the runs of items are dicts, merged in order
+                pieces, run = [], ([], [])
+                for k, v in zip(e.keys, e.values):
+                    if k is None:
+                        if run[0]:
+                            pieces.append(self.atom(A.copy_loc(gast.Dict(
+                                keys=run[0], values=run[1]), e), pre, "items"))
+                            run = ([], [])
+                        pieces.append(self.atom(v, pre, _base_of(v)))
+                    else:
+                        run[0].append(k)
+                        run[1].append(v)
+                if run[0]:
+                    pieces.append(self.atom(A.copy_loc(gast.Dict(keys=run[0], values=run[1]),
+                                                       e), pre, "items"))
+                return A.copy_loc(A.call(A.attr(self.ad_name, "merged"), pieces), e)
+            keys = [self.arg(k, pre) for k in e.keys]
+            values = [self.arg(v, pre) for v in e.values]
+            return A.copy_loc(gast.Dict(keys=keys, values=values), e)
+        if isinstance(e, gast.IfExp):
+            if top:
+                return e
+            return self.atom(e, pre, base)
+        # comparisons, boolean operators, f-strings...: never differentiated, kept whole
+        return e
+
+    def container_call(self, e, pre):
+        """``dict(...)``, ``zip(...)``, ``list(x)`` and ``tuple(x)`` of the builtins, bound
+        as Python binds them: ``dict(x, k=v, **d)`` is the dict of x (a mapping or pairs),
+        updated by the keywords, then by d (rules/containers.py); ``dict(k=v)`` is
+        ``{"k": v}``; ``zip(a, b)`` is the list of its tuples; ``list(x)`` /
+        ``tuple(x)`` are ``ad.as_list(x)`` / ``ad.as_tuple(x)``, whose rules give x's
+        gradient x's structure (an array's rows stacked).  None for any other call."""
+        if self._is_local(e.func) or not isinstance(e.func, (gast.Name, gast.Attribute)):
+            return None
+        obj = resolve(e.func, self.func)
+        if obj is builtins.zip and e.args and not e.keywords and \
+                not any(isinstance(a, gast.Starred) for a in e.args):
+            return A.copy_loc(A.call(A.attr(self.ad_name, "zipped"),
+                                     [self.atom(a, pre, "seq") for a in e.args]), e)
+        if obj in (builtins.list, builtins.tuple) and len(e.args) == 1 and not e.keywords \
+                and not isinstance(e.args[0], gast.Starred):
+            kernel = "as_list" if obj is builtins.list else "as_tuple"
+            return A.copy_loc(A.call(A.attr(self.ad_name, kernel),
+                                     [self.atom(e.args[0], pre, _base_of(e.args[0]))]), e)
+        if obj is not builtins.dict or any(isinstance(a, gast.Starred) for a in e.args):
+            return None
+        if len(e.args) > 1:
+            raise self.info.error(e, f"dict expected at most 1 positional argument, "
+                                     f"got {len(e.args)}")
+        named = [k for k in e.keywords if k.arg is not None]
+        if not e.args and len(named) == len(e.keywords):
+            return self.expr(gast.Dict(keys=[A.const(k.arg) for k in named],
+                                       values=[k.value for k in named]), pre)
+        pieces = []
+        if e.args:
+            pieces.append(self.atom(A.copy_loc(A.call(A.attr(self.ad_name, "as_dict"), [
+                self.atom(e.args[0], pre, "items")]), e), pre, "dict"))
+        if named:
+            pieces.append(self.atom(A.copy_loc(gast.Dict(
+                keys=[A.const(k.arg) for k in named], values=[k.value for k in named]), e),
+                pre, "items"))
+        for k in e.keywords:
+            if k.arg is None:
+                pieces.append(self.atom(k.value, pre, _base_of(k.value)))
+        if len(pieces) == 1 and e.args:
+            return pre.pop().value if pre and isinstance(pre[-1], gast.Assign) and \
+                isinstance(pieces[0], gast.Name) and \
+                pre[-1].targets[0].id == pieces[0].id else pieces[0]
+        return A.copy_loc(A.call(A.attr(self.ad_name, "merged"), pieces), e)
+
+    def sequence_op(self, e, pre):
+        """``a + b`` / ``a * n`` where a list or tuple display takes part: two displays
+        join into one (``(h,) + (c,)`` is ``(h, c)``); otherwise ``ad.seq_concat`` /
+        ``ad.seq_repeat``, whose rules give each item its gradient.  None otherwise."""
+        def display(x):
+            return isinstance(x, (gast.List, gast.Tuple))
+
+        def sequence(x):     # certainly a list or tuple, or a name bound to one somewhere
+            return display(x) or self._may_be_sequence(x) or (
+                isinstance(x, gast.Call) and not self._is_local(x.func) and
+                resolve(x.func, self.func) in (list, tuple, sorted)) or (
+                isinstance(x, gast.BinOp) and isinstance(x.op, (gast.Add, gast.Mult)) and
+                (sequence(x.left) or sequence(x.right)))
+        left, right = e.left, e.right
+        if isinstance(e.op, gast.Add) and (sequence(left) or sequence(right)):
+            if display(left) and display(right) and type(left) is type(right):
+                return self.expr(type(left)(elts=list(left.elts) + list(right.elts),
+                                            ctx=gast.Load()), pre)
+            a, b = self.atom(left, pre, "seq"), self.atom(right, pre, "seq")
+            return A.copy_loc(A.call(A.attr(self.ad_name, "seq_concat"), [a, b]), e)
+        if isinstance(e.op, gast.Mult) and (display(left) or display(right)):
+            seq, n = (left, right) if display(left) else (right, left)
+            if _is_literal(seq):
+                return None          # [0.0] * n: a constant
+            a, k = self.atom(seq, pre, "seq"), self.atom(n, pre, "n")
+            return A.copy_loc(A.call(A.attr(self.ad_name, "seq_repeat"), [a, k]), e)
+        return None
+
+    def array_arguments(self, func, args, kws, pre, e):
+        """A NumPy function given a Python list or tuple where it takes an array
+        (``np.mean([x, 3 * x], axis=0)``, ``np.sum(lst)`` with ``lst`` a list) reads it
+        as ``np.asarray(list)``: so does the generated code, so that the rule's kernel
+        sees the array it was written for and ``np.asarray``'s rule gives each item
+        its gradient.  Parameters that take a sequence item by item (the ``sequence``
+        facet: ``np.concatenate``'s ``arrays``, ``np.array``'s ``object``) and
+        ``*operands`` are left alone."""
+        from ... import rules
+        obj = resolve(func, self.func)
+        rule = rules.lookup(obj) if obj is not MISSING else None
+        if rule is None or not _is_numpy(obj):
+            return args, kws
+        try:
+            bound = rule.signature.bind_partial(*range(len(args)),
+                                                **{k.arg: k for k in kws})
+        except TypeError:
+            return args, kws
+        params = rule.signature.parameters
+        args, kws = list(args), list(kws)
+        for p, where in bound.arguments.items():
+            if p not in rule.diff_params or params[p].kind in (
+                    params[p].VAR_POSITIONAL, params[p].VAR_KEYWORD) or \
+                    p in rule.facets.sequence:
+                continue
+            value = args[where] if isinstance(where, int) else where.value
+            written = e.args[where] if isinstance(where, int) else \
+                next(k.value for k in e.keywords if k.arg == where.arg)
+            if not (self._may_be_sequence(written) or self._may_be_sequence(value)):
+                continue
+            arr = self.names.fresh("array")
+            pre.append(A.assign(arr, A.call(A.attr(self._np_name(), "asarray"), [value]),
+                                like=e))
+            if isinstance(where, int):
+                args[where] = A.name(arr)
+            else:
+                kws[kws.index(where)] = gast.keyword(arg=where.arg, value=A.name(arr))
+        return args, kws
+
+    def _may_be_sequence(self, value):
+        """A list/tuple display with a non-constant item, a local name that some
+        statement of the function binds to one (``lst = []``, ``lst = list(...)``),
+        or a parameter that this call passes a list or tuple."""
+        if isinstance(value, (gast.List, gast.Tuple)):
+            return not _is_literal(value)
+        if isinstance(value, gast.Name):
+            if self._sequences is None:
+                self._sequences = _sequence_names(self.fdef.body) | self.known_sequences
+            return value.id in self._sequences
+        return False
+
+    def _is_dict(self, value):
+        """A dict display, ``dict(...)``, or a local name that every statement binding it
+        binds to one (or a parameter this call passes a dict, list or tuple)."""
+        if isinstance(value, (gast.Dict, gast.DictComp)):
+            return True
+        if isinstance(value, gast.Call) and not self._is_local(value.func) and \
+                isinstance(value.func, (gast.Name, gast.Attribute)):
+            return resolve(value.func, self.func) is builtins.dict
+        if isinstance(value, gast.Name):
+            if self._dicts is None:
+                self._dicts = _dict_names(self.fdef, self)
+            return value.id in self._dicts
+        return False
+
+    def _np_name(self):
+        """How generated code names numpy (the driver reserves ``np`` unless the user's
+        code uses it for something else)."""
+        return getattr(self.info, "np_name", "np")
+
+    def arg(self, a, pre):
+        if isinstance(a, gast.Constant) or isinstance(a, gast.Name):
+            return a
+        if _is_literal(a):
+            return a
+        return self.atom(a, pre, _base_of(a))
+
+    def index(self, s, pre):
+        """Indices never carry gradient; only hoist parts that are arrays we might need."""
+        return s

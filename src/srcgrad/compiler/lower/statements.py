@@ -1,0 +1,329 @@
+"""Lowering of statements: one operation per statement, one target per assignment.
+
+The :class:`Normalizer` visits each statement (``stmt_<Type>`` methods); its loop and
+jump lowering lives in :mod:`.control`, its expression lowering in :mod:`.expressions`."""
+import gast
+
+from .. import syntax as A
+from .forms import _Jump, _copy, _is_list_pop, _is_static_index, _target_base, mark_nograd
+from ..source import MISSING, resolve
+from .control import ControlFlow
+from .expressions import Expressions
+from .fence import refuse_unsupported
+
+
+class Normalizer(ControlFlow, Expressions):
+    def __init__(self, fdef, info, names, ad_name="ad", known_arrays=(), known_sequences=()):
+        self.ad_name = ad_name              # how generated code names srcgrad.runtime
+        self.known_arrays = set(known_arrays)  # parameters known to be arrays at this call
+        # parameters known to be lists / tuples / dicts at this call
+        self.known_sequences = set(known_sequences)
+        self.fdef = fdef
+        self.info = info
+        self.func = info.func
+        self.names = names           # NameGen
+        self.locals = set(A.names_stored(fdef.body)) | {a.id for a in self._params(fdef)}
+        self.loop_depth = 0
+        self.ret_flag = None
+        self.ret_name = None
+        self._sequences = None       # names bound to a list or tuple somewhere (lazily)
+        self._dicts = None           # names bound only to dicts (lazily)
+
+    @staticmethod
+    def _params(fdef):
+        a = fdef.args
+        out = list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
+        if a.vararg:
+            out.append(a.vararg)
+        if a.kwarg:
+            out.append(a.kwarg)
+        return out
+
+    # -- entry ---------------------------------------------------------------
+    def run(self):
+        refuse_unsupported(self.fdef.body, self.info)
+        body = self.strip_docstring(self.fdef.body)
+        body = self.lift_else(body)
+        if self.needs_return_flag(body):
+            self.ret_flag = self.names.fresh("returned")
+            self.ret_name = self.names.fresh("result")
+        elif body and not isinstance(body[-1], gast.Return) and any(
+                isinstance(n, gast.Return) for n in gast.walk(body[-1])):
+            # returns only in tail position inside if/else branches: each one assigns
+            # the result, and the function ends with the single return the reverse
+            # sweep expects (no flag needed)
+            self.ret_name = self.names.fresh("result")
+        out = self.block(body)
+        if self.ret_flag:
+            init = [A.assign(self.ret_flag, A.const(False)), A.assign(self.ret_name, A.const(None))]
+            out = init + self.guard_after_jumps(out) + [gast.Return(value=A.name(self.ret_name))]
+        elif self.ret_name:
+            init = [] if self.always_returns(body) else [A.assign(self.ret_name, A.const(None))]
+            out = init + out + [gast.Return(value=A.name(self.ret_name))]
+        elif not out or not isinstance(out[-1], gast.Return):
+            out.append(gast.Return(value=A.const(None)))
+        return out
+
+    def strip_docstring(self, body):
+        if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) \
+                and isinstance(body[0].value.value, str):
+            return body[1:]
+        return body
+
+    # -- statements ----------------------------------------------------------
+    def block(self, stmts, nograd=False):
+        out = []
+        for s in stmts:
+            new = self.stmt(s)
+            if nograd:
+                for n in new:
+                    mark_nograd(n)
+            out.extend(new)
+        return out
+
+    def stmt(self, s):
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            raise self.info.error(s, f"srcgrad does not support the statement "
+                                     f"{type(s).__name__} in a differentiated function")
+        return method(s)
+
+    def stmt_Pass(self, s):
+        return []
+
+    def stmt_Expr(self, s):
+        if isinstance(s.value, gast.Constant):
+            return []  # a stray string
+        pre = []
+        value = self.expr(s.value, pre, top=True)
+        if _is_list_pop(value, self.locals):
+            # ``lst.pop()`` reads the last item: keep it in a name, so that the
+            # transformations can give it back (reverse) or pop its tangent (forward)
+            return pre + [A.assign(self.names.fresh("popped"), value, like=s)]
+        return pre + [A.expr_stmt(value, like=s)]
+
+    def stmt_Assert(self, s):
+        return [s]
+
+    def stmt_Raise(self, s):
+        return [s]
+
+    def stmt_FunctionDef(self, s):
+        """A nested def runs in the forward pass as written.  Its defaults are computed
+        here, where Python computes them (``def h(t, k=c)`` reads c now, not when h is
+        called): each one that is not a constant becomes a name the inlined calls read."""
+        pre = []
+        a = s.args
+        positional = list(a.posonlyargs) + list(a.args)
+        params = positional[len(positional) - len(a.defaults):]
+        for i, (p, d) in enumerate(zip(params, a.defaults)):
+            if not isinstance(d, gast.Constant):
+                a.defaults[i] = self._default(s, p, d, pre)
+        for i, (p, d) in enumerate(zip(a.kwonlyargs, a.kw_defaults)):
+            if d is not None and not isinstance(d, gast.Constant):
+                a.kw_defaults[i] = self._default(s, p, d, pre)
+        return pre + [s]
+
+    def _default(self, s, p, d, pre):
+        tmp = self.names.fresh(f"{s.name}_{p.id}_default")
+        value = self.expr(d, pre, top=True, base=tmp)
+        pre.append(A.assign(tmp, value, like=s))
+        self.locals.add(tmp)
+        return A.name(tmp)
+
+    def stmt_Return(self, s):
+        if self.ret_name and not self.ret_flag:  # a tail return inside a branch (see run)
+            value = s.value if s.value is not None else A.const(None)
+            return self.stmt_Assign(A.copy_loc(gast.Assign(
+                targets=[A.store(self.ret_name)], value=value, type_comment=None), s))
+        pre = []
+        value = self.atom(s.value, pre, "result") if s.value is not None else A.const(None)
+        if self.ret_flag:
+            return pre + [A.assign(self.ret_name, value, like=s),
+                          A.assign(self.ret_flag, A.const(True), like=s),
+                          _Jump("return", s)]
+        ret = gast.Return(value=value)
+        A.copy_loc(ret, s)
+        return pre + [ret]
+
+    def stmt_Assign(self, s):
+        out = []
+        if len(s.targets) > 1:  # a = b = expr
+            pre = []
+            value = self.atom(s.value, pre, _target_base(s.targets[0]))
+            out.extend(pre)
+            for t in s.targets:
+                out.extend(self.assign_target(t, value, s))
+            return out
+        target = s.targets[0]
+        pre = []
+        if isinstance(target, gast.Name):
+            value = self.expr(s.value, pre, top=True, base=target.id)
+            if isinstance(value, gast.IfExp):
+                return pre + self.ifexp_assign(target.id, value, s)
+            return pre + [A.assign(A.store(target.id), value, like=s)]
+        value = self.atom(s.value, pre, _target_base(target))
+        return pre + self.assign_target(target, value, s)
+
+    def assign_target(self, target, value, s):
+        if isinstance(target, gast.Name):
+            return [A.assign(A.store(target.id), value, like=s)]
+        if isinstance(target, (gast.Tuple, gast.List)):
+            out = []
+            src = value
+            if not isinstance(value, gast.Name):
+                tmp = self.names.fresh("seq")
+                out.append(A.assign(tmp, value, like=s))
+                src = A.name(tmp)
+            for i, elt in enumerate(target.elts):
+                if isinstance(elt, gast.Starred):
+                    raise self.info.error(elt, "srcgrad does not support starred unpacking; "
+                                               "index the sequence instead")
+                item = gast.Subscript(value=A.name(src.id), slice=A.const(i), ctx=gast.Load())
+                if isinstance(elt, gast.Name):
+                    out.append(A.assign(A.store(elt.id), item, like=s))
+                else:
+                    tmp = self.names.fresh("item")
+                    out.append(A.assign(tmp, item, like=s))
+                    out.extend(self.assign_target(elt, A.name(tmp), s))
+            return out
+        if isinstance(target, gast.Subscript):
+            pre = []
+            base = target.value
+            if not isinstance(base, gast.Name):
+                raise self._chained_store(target)
+            index = self.index(target.slice, pre)
+            if base.id in A.names_read(index):
+                # ``y[y < 0] = v``: the index must be computed once, before ``y`` changes;
+                # the reverse sweep re-reads it after the assignment
+                tmp = self.names.fresh("index")
+                pre.append(A.assign(tmp, A.slice_to_expr(index), like=s))
+                index = A.name(tmp)
+            sub = gast.Subscript(value=A.name(base.id), slice=index, ctx=gast.Store())
+            node = gast.Assign(targets=[sub], value=value, type_comment=None)
+            A.copy_loc(node, s)
+            return pre + [node]
+        if isinstance(target, gast.Attribute):
+            raise self.info.error(target, "srcgrad does not support assigning to an attribute "
+                                          f"(.{target.attr}) in a differentiated function; "
+                                          "use a local variable or a dict")
+        raise self.info.error(target, f"srcgrad does not support this assignment target "
+                                      f"({type(target).__name__})")
+
+    def _chained_store(self, target):
+        # ``Y[0][1] = v`` / ``d["w"][0] = v`` write through the object ``Y[0]`` /
+        # ``d["w"]`` (a view, or an array held by a container): as a temporary, its
+        # change would be lost from the gradient (a silently wrong result)
+        src = A.unparse_short(target)
+        return self.info.error(target, f"srcgrad does not support assigning into "
+                                       f"{src}: it "
+                                       f"changes an array through a view or a container. "
+                                       f"Index once (Y[0, 1] = v), or take the array out, "
+                                       f"change it and store it back.")
+
+    def stmt_AnnAssign(self, s):
+        if s.value is None:
+            return []
+        return self.stmt_Assign(gast.Assign(targets=[s.target], value=s.value, type_comment=None,
+                                            lineno=s.lineno, col_offset=s.col_offset))
+
+    def stmt_AugAssign(self, s):
+        t = s.target
+        if isinstance(t, gast.Name):
+            value = gast.BinOp(left=A.name(t.id), op=s.op, right=s.value)
+            new = gast.Assign(targets=[A.store(t.id)], value=value, type_comment=None)
+            A.copy_loc(new, s)
+            out = self.stmt_Assign(new)
+            # on an array, ``x += v`` changes x in place (every alias of x sees it):
+            # reverse.py's alias check treats it like ``x[...] = x + v``
+            for st in out:
+                if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
+                        st.targets[0].id == t.id:
+                    st.srcgrad_inplace = True
+            return out
+        if isinstance(t, gast.Subscript):
+            pre = []
+            if not isinstance(t.value, gast.Name):
+                raise self._chained_store(t)
+            base = t.value
+            index = self.index(t.slice, pre)
+            if not _is_static_index(index):
+                tmp = self.names.fresh("index")
+                # a slice (``x[i:] += v``) is not an expression: ``slice(i, None, None)``
+                pre.append(A.assign(tmp, A.slice_to_expr(index), like=s))
+                index = A.name(tmp)
+            read = gast.Subscript(value=A.name(base.id), slice=index, ctx=gast.Load())
+            value = gast.BinOp(left=read, op=s.op, right=s.value)
+            target = gast.Subscript(value=A.name(base.id), slice=_copy(index), ctx=gast.Store())
+            new = gast.Assign(targets=[target], value=value, type_comment=None)
+            A.copy_loc(new, s)
+            out = pre + self.stmt_Assign(new)
+            # ``d[k] += v`` changes the item in place when it is an array held by a list
+            # or dict (its other names see it): the alias check is told which name reads it
+            reads = [st.targets[0].id for st in out if isinstance(st, gast.Assign) and
+                     isinstance(st.targets[0], gast.Name) and
+                     isinstance(st.value, gast.Subscript) and
+                     isinstance(st.value.value, gast.Name) and st.value.value.id == base.id]
+            if reads and isinstance(out[-1], gast.Assign):
+                out[-1].srcgrad_inplace_item = reads[-1]
+            return out
+        raise self.info.error(t, "srcgrad does not support this augmented assignment target")
+
+    def ifexp_assign(self, target, node, s):
+        pre_b, pre_o = [], []
+        body_v = self.expr(node.body, pre_b, top=True, base=target)
+        else_v = self.expr(node.orelse, pre_o, top=True, base=target)
+        body = pre_b + [A.assign(target, body_v, like=s)]
+        orelse = pre_o + [A.assign(target, else_v, like=s)]
+        # nested conditional expressions
+        body = [x for st in body for x in (self.ifexp_assign(target, st.value, s)
+                if isinstance(st, gast.Assign) and isinstance(st.value, gast.IfExp) else [st])]
+        orelse = [x for st in orelse for x in (self.ifexp_assign(target, st.value, s)
+                  if isinstance(st, gast.Assign) and isinstance(st.value, gast.IfExp) else [st])]
+        new = gast.If(test=node.test, body=body, orelse=orelse)
+        A.copy_loc(new, s)
+        return [new]
+
+    def stmt_If(self, s):
+        pre = []
+        test = self.hoist_pops(s.test, pre, s)
+        new = gast.If(test=test, body=self.block(s.body) or [gast.Pass()],
+                      orelse=self.block(s.orelse))
+        A.copy_loc(new, s)
+        return pre + [new]
+
+    def hoist_pops(self, e, pre, s):
+        """``lst.pop()`` inside a condition or a loop header becomes a statement of its
+        own (``popped = lst.pop()``), so that the pop is seen like any other (this is
+        how generated code reads its record stack: ``if stack.pop():``)."""
+        class Hoist(gast.NodeTransformer):
+            def visit_Call(inner, node):
+                inner.generic_visit(node)
+                if _is_list_pop(node, self.locals):
+                    tmp = self.names.fresh("popped")
+                    pre.append(A.assign(tmp, node, like=s))
+                    return A.name(tmp)
+                return node
+        return Hoist().visit(e)
+
+    def stmt_With(self, s):
+        if len(s.items) == 1 and self.is_nograd_ctx(s.items[0].context_expr) \
+                and s.items[0].optional_vars is None:
+            kind = self.is_nograd_ctx(s.items[0].context_expr)
+            return self.block(s.body, nograd=(kind == "no_grad"))
+        raise self.info.error(s, "srcgrad supports only 'with sg.no_grad():' (and enable_grad) "
+                                 "inside a differentiated function; move other context "
+                                 "managers outside it")
+
+    def is_nograd_ctx(self, e):
+        if isinstance(e, gast.Call) and not e.args:
+            obj = resolve(e.func, self.func) if not self._is_local(e.func) else MISSING
+            name = getattr(obj, "__name__", "")
+            if name in ("no_grad", "enable_grad") and "srcgrad" in getattr(obj, "__module__", ""):
+                return name
+        return None
+
+    def _is_local(self, e):
+        while isinstance(e, gast.Attribute):
+            e = e.value
+        return isinstance(e, gast.Name) and e.id in self.locals

@@ -1,0 +1,1 @@
+"""Optimizations of lowered and generated code."""
