@@ -8,7 +8,7 @@ pass                    module                               output
 ======================  ===================================  ==============================
 ``parse``               :mod:`srcgrad.compiler.source`       the function's gast tree,
                                                              located in the user's file
-``normalize``           :mod:`srcgrad.compiler.normalize`    one operation per statement,
+``normalize``           :mod:`srcgrad.compiler.lower`        one operation per statement,
                                                              loops over ``range``, jumps
                                                              as flags, local defs inlined
 (analysis)              :mod:`srcgrad.compiler.analysis`     each assignment's ``Op``,

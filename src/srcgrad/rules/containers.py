@@ -1,6 +1,6 @@
 """Python containers built from differentiable values, as primitives with rules.
 
-normalize.py lowers what builds a container from other containers into calls of
+The lowering (compiler/lower/) turns what builds a container from other containers into calls of
 these (generated code reaches them as ``ad.<name>``):
 
 * ``dict(m)``, ``dict(pairs)``, ``dict(zip(ks, vs))``  -> ``as_dict(x)``

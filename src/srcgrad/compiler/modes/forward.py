@@ -2,7 +2,7 @@
 
 ``forward_function(f, wrt)`` generates ``jvp_f(<f's parameters>, *, dx, ...)``
 returning ``(value, tangent of value)``, where ``dx`` is the tangent of the
-``wrt`` parameter ``x``.  It reads the same normal form (normalize.py) and the
+``wrt`` parameter ``x``.  It reads the same normal form (compiler/lower/) and the
 same activity analysis (activity.py) as the reverse transform.
 
 Guarantees about the generated code:
