@@ -117,3 +117,28 @@ def test_answers_match_python(func, expected):
     changed = {n for n in names if isinstance(args[n], np.ndarray)
                and not np.array_equal(given[n], args[n])}
     assert changed == set(expected)
+
+
+def stores_into_a_dict(a):
+    d = {"a": a}
+    d["z"] = 2.0 * a
+    return d["z"]
+
+
+def item_of_a_list(lst):
+    t = lst[0]
+    t += 1.0
+    return t
+
+
+def appends(lst, a):
+    lst.append(a)
+    return lst
+
+
+CASES_2 = [(stores_into_a_dict, {}), (item_of_a_list, {"lst": SOFT}), (appends, {"lst": HARD})]
+
+
+@pytest.mark.parametrize("func,expected", CASES_2, ids=[f.__name__ for f, _ in CASES_2])
+def test_containers(func, expected):
+    assert written_params(func) == expected

@@ -385,6 +385,13 @@ def test_callee_that_copies_or_gets_a_number_is_followed():
         return s + np.sum(x * x)
     check(f, [X1.copy(), 0.5], [1.0 + 2.0 * X1, 2.0])
 
+    def g(x, p):       # a name bound later in the loop may hold the result (fuzz seed 627)
+        for i in range(2):
+            lst = [_bump(p)]
+            lst.append(p * x)
+        return np.sum(lst[0] * lst[1])     # (p + 1) p sum(x): gradients (p + 1) p, (2p + 1) sum(x)
+    check(g, [X1.copy(), 0.5], [np.full(3, 0.75), 2.0 * np.sum(X1)])
+
 
 # A nested def's default is evaluated when the def runs: k is 2x, whatever c is
 # later.  sum(g(1) + g(1, k=c)) = sum(2x + 3x): gradient 5.  srcgrad on e95c7f4: uses the later

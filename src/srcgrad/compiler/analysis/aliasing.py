@@ -82,13 +82,17 @@ def check(body, info, params, hard, soft, temps, ad_name):
         return {o: ((MAYBE if kind == MAYBE or k == MAYBE else SURE), stmt)
                 for o, (k, _) in links.items()}
 
+    allocated = set()           # id(stmt) of the statements alloc has seen
+
     def alloc(env, stmt):
         site = ("site", id(stmt))
         old = ("old", id(stmt))
-        for table in (env.self_, env.holds):      # earlier objects of this site are others
-            for links in table.values():
-                if site in links:
-                    links[old] = links.pop(site)
+        if id(stmt) in allocated:   # (else no table holds this site yet: nothing to scan)
+            for table in (env.self_, env.holds):  # earlier objects of this site are others
+                for links in table.values():
+                    if site in links:
+                        links[old] = links.pop(site)
+        allocated.add(id(stmt))
         return {site: (SURE, stmt)}
 
     def index_kind(index):
@@ -131,11 +135,14 @@ def check(body, info, params, hard, soft, temps, ad_name):
                 core = _callee_message(callee, y, n, stmt)
             else:
                 core = _message(label or y, n, where, stmt, held, info)
-            if sure or n not in env.bound:
+            other = n
+            if n not in env.bound and rebinds:
+                other = y       # n may not exist yet: refuse if y is an array at all
+            elif sure or n not in env.bound:
                 raise info.error(stmt if held else where, core + ADVICE)
             err = info.error(stmt if held else where, core)
             # the run-time check raises the same located error (``ADVICE`` appended)
-            args = [A.name(y), A.name(n), A.const(core), A.const(err.filename),
+            args = [A.name(y), A.name(other), A.const(core), A.const(err.filename),
                     A.const(err.lineno)]
             if rebinds:
                 args.append(A.const(True))
@@ -156,8 +163,9 @@ def check(body, info, params, hard, soft, temps, ad_name):
         func, pos, kws = target
         name = A.unparse_short(call.func, 40).strip()
         for a, kind in callee_writes.call_targets(func, pos, kws):
-            conflict(env, s, a, later - set(rebound), kind == callee_writes.SOFT,
-                     callee=name)
+            soft = kind == callee_writes.SOFT      # ``a += v``: an array a list holds too
+            conflict(env, s, a, later - set(rebound), soft,
+                     env.objs(a) if soft else None, callee=name)
 
     def assign(env, s, later):
         t = s.targets[0]
@@ -239,8 +247,13 @@ def check(body, info, params, hard, soft, temps, ad_name):
         env.bound.add(name)
 
     def visit(stmts, env, after):
+        # the names read after statement i: those whose last reader comes after it
+        last = {}
         for i, s in enumerate(stmts):
-            later = A.names_read(stmts[i + 1:]) | after
+            for n in A.names_read(s):
+                last[n] = i
+        for i, s in enumerate(stmts):
+            later = _ReadLater(last, i, after)
             if isinstance(s, gast.If):
                 a = visit(s.body, env.copy(), later)
                 b = visit(s.orelse, env.copy(), later)
@@ -276,6 +289,29 @@ def check(body, info, params, hard, soft, temps, ad_name):
     visit(body, env, set())
     if guards:
         _insert(body, guards)
+
+
+class _ReadLater:
+    """The names read after statement ``i`` of a block (or after the block: ``after``),
+    as a set made only when iterated or combined (most statements never ask)."""
+
+    def __init__(self, last, i, after):
+        self.last, self.i, self.after = last, i, after
+
+    def __contains__(self, n):
+        return self.last.get(n, -1) > self.i or n in self.after
+
+    def _set(self):
+        return {n for n, j in self.last.items() if j > self.i} | set(self.after)
+
+    def __iter__(self):
+        return iter(self._set())
+
+    def __or__(self, other):
+        return self._set() | set(other)
+
+    def __sub__(self, other):
+        return self._set() - set(other)
 
 
 def _allocates(stmt, obj):

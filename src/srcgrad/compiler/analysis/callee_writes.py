@@ -27,6 +27,7 @@ HARD, SOFT = "hard", "soft"
 _MAX_DEPTH = 6
 _CACHE = {}          # code object -> {param: kind}
 _IN_PROGRESS = object()
+_NONE = frozenset()
 
 
 def written_params(func, depth=0):
@@ -98,22 +99,38 @@ def _scan(fdef, func, depth):
             if written.get(p) != HARD:
                 written[p] = kind
 
+    # env: name -> (the parameters it may be or view, the parameters it may hold)
     def refs(env, e):
+        """The parameters ``e`` may be (or be a view of)."""
         if isinstance(e, gast.Name):
-            return env.get(e.id, frozenset())
-        if isinstance(e, (gast.Subscript, gast.Attribute, gast.Starred)):
+            return env.get(e.id, (_NONE, _NONE))[0]
+        if isinstance(e, gast.Subscript):            # a view, or an item it holds
+            return refs(env, e.value) | held(env, e.value)
+        if isinstance(e, (gast.Attribute, gast.Starred)):
             return refs(env, e.value)
         if isinstance(e, gast.Call):
             return call_refs(env, e)
-        if isinstance(e, (gast.Tuple, gast.List, gast.Set)):
-            return frozenset().union(*(refs(env, x) for x in e.elts))
-        if isinstance(e, gast.Dict):
-            return frozenset().union(*(refs(env, x) for x in e.values))
         if isinstance(e, gast.IfExp):
             return refs(env, e.body) | refs(env, e.orelse)
         if isinstance(e, gast.NamedExpr):
             return refs(env, e.value)
-        return frozenset()                          # operators, constants: new values
+        return _NONE              # operators, constants, new containers: new values
+
+    def held(env, e):
+        """The parameters a container ``e`` may hold."""
+        if isinstance(e, gast.Name):
+            return env.get(e.id, (_NONE, _NONE))[1]
+        if isinstance(e, (gast.Tuple, gast.List, gast.Set, gast.Dict)):
+            elts = e.values if isinstance(e, gast.Dict) else e.elts
+            return _NONE.union(*(refs(env, x) | held(env, x) for x in elts))
+        if isinstance(e, (gast.Subscript, gast.Attribute, gast.Starred)):
+            return held(env, e.value)
+        if isinstance(e, gast.Call) and call_refs(env, e):
+            return _NONE.union(*(refs(env, a) | held(env, a) for a in
+                                 list(e.args) + [k.value for k in e.keywords]))
+        if isinstance(e, gast.IfExp):
+            return held(env, e.body) | held(env, e.orelse)
+        return _NONE
 
     def call_refs(env, e):
         f = e.func
@@ -122,29 +139,47 @@ def _scan(fdef, func, depth):
             # a NumPy function: only its declared view shares memory (np.array copies)
             viewed = rules.view_of(obj)
             if viewed is None:
-                return frozenset()
+                return _NONE
             try:
                 bound = rules.signature_of(obj).bind_partial(
                     *e.args, **{k.arg: k.value for k in e.keywords if k.arg is not None})
             except TypeError:
-                return frozenset().union(*(refs(env, a) for a in e.args))
+                return _NONE.union(*(refs(env, a) for a in e.args))
             v = bound.arguments.get(viewed)
             items = v if isinstance(v, tuple) else [v] if v is not None else []
-            return frozenset().union(*(refs(env, a) for a in items))
+            return _NONE.union(*(refs(env, a) for a in items))
         if isinstance(f, gast.Attribute) and obj is MISSING and \
                 hasattr(np.ndarray, f.attr) and not rules.method_view(f.attr):
-            return frozenset()                 # x.copy(), x.sum(), x.astype(...): new
-        out = frozenset()                      # any other function may return an argument
+            return _NONE                       # x.copy(), x.sum(), x.astype(...): new
+        out = _NONE                            # any other function may return an argument
         for a in list(e.args) + [k.value for k in e.keywords]:
-            out |= refs(env, a)
+            out |= refs(env, a) | held(env, a)
         if isinstance(f, gast.Attribute):
             out |= refs(env, f.value)          # a method may return its object
         return out
 
-    def bind(env, target, ps, strong):
+    def bind(env, target, value, strong):
+        """``target = value`` (``strong``: the target is rebound, not maybe)."""
+        if isinstance(target, gast.Name):
+            new = (refs(env, value), held(env, value))
+            if not strong:
+                old = env.get(target.id, (_NONE, _NONE))
+                new = (old[0] | new[0], old[1] | new[1])
+            env[target.id] = new
+            return
+        every = refs(env, value) | held(env, value)     # unpacking: any item
         for n in gast.walk(target):
             if isinstance(n, gast.Name):
-                env[n.id] = ps if strong else env.get(n.id, frozenset()) | ps
+                old = env.get(n.id, (_NONE, _NONE))
+                env[n.id] = (old[0] | every, old[1] | every)
+
+    def bind_items(env, target, seq):
+        """``for target in seq``: an array's rows are views, a list's items its own."""
+        every = refs(env, seq) | held(env, seq)
+        for n in gast.walk(target):
+            if isinstance(n, gast.Name):
+                old = env.get(n.id, (_NONE, _NONE))
+                env[n.id] = (old[0] | every, old[1] | every)
 
     def calls(env, node):
         """Writes by the calls in one statement's expressions (not nested blocks)."""
@@ -179,10 +214,15 @@ def _scan(fdef, func, depth):
                     mark(refs(env, k.value), HARD)
         elif inspect.isfunction(obj) or inspect.ismethod(obj):
             for e, kind in call_targets_nested(obj, n, depth):
-                mark(refs(env, e), kind)
+                # a callee's ``a += v`` may also change an array a list given to it holds
+                mark(refs(env, e) | (held(env, e) if kind == SOFT else _NONE), kind)
 
     def join(a, b):
-        return {k: a.get(k, frozenset()) | b.get(k, frozenset()) for k in set(a) | set(b)}
+        out = {}
+        for k in set(a) | set(b):
+            x, y = a.get(k, (_NONE, _NONE)), b.get(k, (_NONE, _NONE))
+            out[k] = (x[0] | y[0], x[1] | y[1])
+        return out
 
     def visit(stmts, env):
         for st in stmts:
@@ -192,24 +232,27 @@ def _scan(fdef, func, depth):
     def statement(st, env):
         calls(env, st)
         if isinstance(st, gast.Assign):
-            ps = refs(env, st.value)
             for t in st.targets:
                 if isinstance(t, (gast.Name, gast.Tuple, gast.List)):
-                    bind(env, t, ps, strong=isinstance(t, gast.Name))
+                    bind(env, t, st.value, strong=isinstance(t, gast.Name))
                 for sub in gast.walk(t):
-                    if isinstance(sub, (gast.Subscript, gast.Attribute)):
+                    if isinstance(sub, (gast.Subscript, gast.Attribute)) and \
+                            isinstance(sub.ctx, gast.Store):
                         mark(refs(env, sub.value), HARD)
-        elif isinstance(st, (gast.AugAssign, gast.AnnAssign)):
+        elif isinstance(st, gast.AnnAssign):
             t = st.target
-            if isinstance(st, gast.AnnAssign):
-                if st.value is not None and isinstance(t, gast.Name):
-                    bind(env, t, refs(env, st.value), strong=True)
-                elif isinstance(t, (gast.Subscript, gast.Attribute)):
-                    mark(refs(env, t.value), HARD)
-            elif isinstance(t, gast.Name):
-                mark(env.get(t.id, ()), SOFT)
+            if st.value is not None and isinstance(t, gast.Name):
+                bind(env, t, st.value, strong=True)
+            elif isinstance(t, (gast.Subscript, gast.Attribute)):
+                mark(refs(env, t.value), HARD)
+        elif isinstance(st, gast.AugAssign):
+            t = st.target
+            if isinstance(t, gast.Name):
+                mark(env.get(t.id, (_NONE, _NONE))[0], SOFT)
             else:
                 mark(refs(env, t.value), HARD)
+                if isinstance(t, gast.Subscript):      # d[k] += v: the item, in place
+                    mark(held(env, t.value), SOFT)
         elif isinstance(st, gast.Delete):
             for t in st.targets:
                 if isinstance(t, (gast.Subscript, gast.Attribute)):
@@ -218,14 +261,14 @@ def _scan(fdef, func, depth):
             env = join(visit(st.body, dict(env)), visit(st.orelse, dict(env)))
         elif isinstance(st, (gast.For, gast.While)):
             if isinstance(st, gast.For):
-                bind(env, st.target, refs(env, st.iter), strong=False)
+                bind_items(env, st.target, st.iter)
             first = visit(st.body, dict(env))
             again = visit(st.body, join(env, first))
             env = join(env, visit(st.orelse, join(env, again)))
         elif isinstance(st, gast.With):
             for item in st.items:
                 if item.optional_vars is not None:
-                    bind(env, item.optional_vars, refs(env, item.context_expr), strong=False)
+                    bind(env, item.optional_vars, item.context_expr, strong=False)
             env = visit(st.body, env)
         elif isinstance(st, gast.Try):
             body = visit(st.body, dict(env))
@@ -238,7 +281,7 @@ def _scan(fdef, func, depth):
             visit(st.body, dict(env))           # a closure may write what it sees
         return env
 
-    visit(fdef.body, {p: frozenset([p]) for p in params})
+    visit(fdef.body, {p: (frozenset([p]), frozenset([p])) for p in params})
     return {p: k for p, k in written.items() if p in params}
 
 
