@@ -393,6 +393,28 @@ def test_callee_that_copies_or_gets_a_number_is_followed():
     check(g, [X1.copy(), 0.5], [np.full(3, 0.75), 2.0 * np.sum(X1)])
 
 
+# A parameter given to a user function that changes it in place is copied first, also
+# when srcgrad calls the function as it is (no gradient flows through it): the
+# caller's array is never changed.  sum(x (y + 1)): gradient y + 1; jvp along (1, 1):
+# sum(y + 1) + sum(x).  srcgrad on 47a91a2: y came back changed (y + 1).
+def test_callee_never_changes_the_callers_array():
+    def f(x, y):
+        s = _bump_array(y)
+        return np.sum(x * s)
+    x, y = X1.copy(), X1[::-1].copy()
+    g = sg.grad(f, wrt=0)(x, y)
+    assert np.array_equal(y, X1[::-1]), "y changed"
+    assert np.allclose(g, X1[::-1] + 1.0)
+    out, t = sg.jvp(f, (x, y), (np.ones(3), np.ones(3)))
+    assert np.array_equal(y, X1[::-1]), "y changed"
+    assert np.isclose(t, np.sum(X1[::-1] + 1.0) + np.sum(X1))
+
+
+def _bump_array(a):
+    a += 1.0
+    return a
+
+
 # A nested def's default is evaluated when the def runs: k is 2x, whatever c is
 # later.  sum(g(1) + g(1, k=c)) = sum(2x + 3x): gradient 5.  srcgrad on e95c7f4: uses the later
 # value of c for the default (wrong value 6 sum(x), gradient 6).  (seeds 15, 418)

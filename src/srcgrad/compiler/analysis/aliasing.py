@@ -13,7 +13,11 @@ The analysis is a flow-sensitive points-to analysis over the normalized body:
   objects for sure; ``t = y[0]`` / ``t = d["k"]`` / ``t = f(y)`` / ``lst.pop()`` only
   maybe (a 1-D array's item is a fresh scalar; a function may return a copy);
 * an in-place change of y (``y[i] = v``, or ``y += v`` when y may be an array)
-  conflicts with another name that shares an object with y and is read later.
+  conflicts with another name that shares an object with y and is read later;
+  ``d[k] += v`` changes the array that the list or dict d holds at k (its other
+  names see it); a call of a user function that changes its argument in place
+  (``callee_writes.py``) leaves the argument itself stale too, since srcgrad
+  differentiates the callee on a copy.
 
 A sure conflict of ``y[i] = v`` is refused at compile time.  A maybe conflict, and
 any conflict of ``y += v`` (y may be an immutable NumPy scalar, which ``+=`` rebinds),
@@ -375,6 +379,19 @@ def _container_items(s):
     return [], None
 
 
+
+
+def callee_written_args(body, func):
+    """The names given to user functions that change them in place (a parameter among
+    them is copied first: srcgrad never changes its caller's arrays)."""
+    out = set()
+    for s in body:
+        for n in A.walk(s):
+            if isinstance(n, (gast.Assign, gast.Expr)) and isinstance(n.value, gast.Call):
+                target = _user_callee(n, n.value, func)
+                if target is not None:
+                    out.update(a for a, _ in callee_writes.call_targets(*target))
+    return out
 
 
 def _user_callee(s, call, func):

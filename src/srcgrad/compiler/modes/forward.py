@@ -80,7 +80,7 @@ class Forward(LineComments):
         local_defs = [s.name for s in body if isinstance(s, gast.FunctionDef)]
         self.an = Analysis(body, params, wrt, info, local_defs)
         self.callees = {}                  # generated name -> function object
-        self.copy_params = [p for p in params if p in _setitem_targets(body)]
+        self.copy_params = [p for p in params if p in _setitem_targets(body, info.func)]
         self.last_comment = None
         _check_aliases(body, info, kinds if any(p in kinds for p in params) else None,
                        params)

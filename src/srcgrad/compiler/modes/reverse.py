@@ -91,7 +91,7 @@ class Reverse(LineComments):
         local_defs = [s.name for s in body if isinstance(s, gast.FunctionDef)]
         self.an = Analysis(body, params, wrt, info, local_defs)
         self.assign_counts = _assign_counts(body, params)
-        self.copy_params = [p for p in params if p in _setitem_targets(body)]
+        self.copy_params = [p for p in params if p in _setitem_targets(body, info.func)]
         _check_aliases(body, info, kinds if any(p in kinds for p in params) else None,
                        params)
 
@@ -918,8 +918,11 @@ def _assign_counts(body, params):
     return counts
 
 
-def _setitem_targets(body):
-    out = set()
+def _setitem_targets(body, func=None):
+    """Names changed in place: ``x[i] = v``, ``lst.append(v)``, and the arguments of
+    user functions that change them (``func``: the function the body is from)."""
+    from ..analysis.aliasing import callee_written_args
+    out = callee_written_args(body, func) if func is not None else set()
     for s in body:
         for n in A.walk(s):
             if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
