@@ -77,7 +77,7 @@ def check(body, info, params, hard, soft, temps, ad_name):
     that may be arrays; ``temps``: compiler temporaries (used once, right away).
     """
     guards = {}                 # id(stmt) -> [guard statement]
-    literal_temps = {n.targets[0].id: n.value for s in body for n in gast.walk(s)
+    literal_temps = {n.targets[0].id: n.value for s in body for n in A.statements(s)
                      if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
                      and n.targets[0].id in temps and
                      isinstance(n.value, (gast.Tuple, gast.List))}
@@ -401,10 +401,14 @@ def _user_callee(s, call, func):
     if op is not None and op.kind == "call" and op.callee_args is not None:
         pos, kws = op.callee_args
         return op.func, list(pos), list(kws)
-    if isinstance(call.func, (gast.Name, gast.Attribute)):
-        obj = resolve(call.func, func)
-        if inspect.isfunction(obj) or inspect.ismethod(obj):
-            return obj, list(call.args), [(k.arg, k.value) for k in call.keywords]
+    if not isinstance(s, gast.Expr) or not isinstance(call.func, (gast.Name, gast.Attribute)):
+        return None               # an assignment's op says what it calls (a rule: facets)
+    obj = resolve(call.func, func)
+    # a call statement is not differentiated: find the user functions among them
+    if (inspect.isfunction(obj) or inspect.ismethod(obj)) and rules.lookup(obj) is None \
+            and rules.signature_of(obj) is None and not rules.is_nograd(obj) and \
+            not getattr(obj, "__module__", "").startswith("srcgrad."):
+        return obj, list(call.args), [(k.arg, k.value) for k in call.keywords]
     return None
 
 
