@@ -157,7 +157,7 @@ def _infer_kinds(body, arg_kinds):
     tuple or dict, or what a rule declares a container).  Used to skip un-broadcasting between scalars and to add
     container gradients with ``add_grads``."""
     kinds = dict(arg_kinds)
-    assigns = [n for s in body for n in A.walk(s)
+    assigns = [n for s in body for n in A.statements(s)
                if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
     for n in assigns:
         v = n.value
@@ -399,11 +399,11 @@ def _always_bound(fwd):
 def _dead_code(body):
     """Drop pure assignments whose target nobody reads (flow-insensitive, to a fixed point)."""
     while True:
-        reads = A.names_read(body)
+        reads, augs = _loads_and_augassigns(body)
         # ``dw += e`` reads dw too: unless it goes as well (dw read nowhere else, e pure),
         # dw's first assignment must stay (else: UnboundLocalError in generated code)
-        reads |= {n.target.id for n in A.walk(body)
-                  if isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name) and
+        reads |= {n.target.id for n in augs
+                  if isinstance(n.target, gast.Name) and
                   (n.target.id in reads or not _pure(n))}
         removed = False
 
@@ -428,6 +428,29 @@ def _dead_code(body):
         body = prune(body)
         if not removed:
             return body
+
+
+def _loads_and_augassigns(body):
+    """The names loaded anywhere in ``body`` and its ``+=`` statements: one walk."""
+    loads, augs = set(), []
+    stack = list(body)
+    Name, AugAssign, AST, Load = gast.Name, gast.AugAssign, gast.AST, gast.Load
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is Name:
+            if type(n.ctx) is Load:
+                loads.add(n.id)
+            continue
+        if t is AugAssign:
+            augs.append(n)
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if type(v) is list:
+                stack.extend(x for x in v if isinstance(x, AST))
+            elif isinstance(v, AST):
+                stack.append(v)
+    return loads, augs
 
 
 def _target(s):

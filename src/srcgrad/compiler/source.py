@@ -12,6 +12,7 @@ import types
 
 import gast
 
+from . import syntax as A
 from ..errors import UnsupportedSyntaxError
 
 
@@ -151,7 +152,7 @@ def get_function_ast(func):
         raise TypeError(f"srcgrad expected a 'def' for {func.__qualname__}, found "
                         f"{type(fdef).__name__} at {filename}:{first_line}")
     # map line numbers and columns to the real file
-    for node in gast.walk(module):
+    for node in A.walk(module):
         if hasattr(node, "lineno") and node.lineno is not None:
             node.lineno += first_line - 1
             if getattr(node, "end_lineno", None) is not None:

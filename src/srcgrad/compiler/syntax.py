@@ -88,6 +88,27 @@ def walk(node):
     return out
 
 
+_BLOCK_NODES = (gast.stmt, gast.excepthandler) + \
+    ((gast.match_case,) if hasattr(gast, "match_case") else ())
+
+
+def statements(node):
+    """The statements in ``node`` (a statement, or a list of them), nested ones too, in
+    the order ``walk`` meets them, without visiting any expression: as
+    ``[n for n in walk(node) if isinstance(n, gast.stmt)]``, for a fraction of the cost
+    (statements hold statements only in their list fields)."""
+    out = list(node) if isinstance(node, list) else [node]
+    i = 0
+    while i < len(out):
+        n = out[i]
+        i += 1
+        for f in n._fields:
+            v = getattr(n, f, None)
+            if type(v) is list:
+                out.extend(x for x in v if isinstance(x, _BLOCK_NODES))
+    return [n for n in out if isinstance(n, gast.stmt)]
+
+
 def _names(node, ctx_types):
     out = set()
     stack = list(node) if isinstance(node, list) else [node]

@@ -77,7 +77,7 @@ def check(body, info, params, hard, soft, temps, ad_name):
     that may be arrays; ``temps``: compiler temporaries (used once, right away).
     """
     guards = {}                 # id(stmt) -> [guard statement]
-    literal_temps = {n.targets[0].id: n.value for s in body for n in gast.walk(s)
+    literal_temps = {n.targets[0].id: n.value for s in body for n in A.statements(s)
                      if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)
                      and n.targets[0].id in temps and
                      isinstance(n.value, (gast.Tuple, gast.List))}

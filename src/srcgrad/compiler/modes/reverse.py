@@ -338,7 +338,7 @@ class Reverse(LineComments):
 
     def _has_reverse(self, stmts, needed):
         for s in stmts:
-            for n in A.walk(s):
+            for n in A.statements(s):
                 if isinstance(n, gast.Assign):
                     t = n.targets[0]
                     tid = t.id if isinstance(t, gast.Name) else t.value.id
@@ -924,7 +924,7 @@ def _setitem_targets(body, func=None):
     from ..analysis.aliasing import callee_written_args
     out = callee_written_args(body, func) if func is not None else set()
     for s in body:
-        for n in A.walk(s):
+        for n in A.statements(s):
             if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript):
                 out.add(n.targets[0].value.id)
             elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
@@ -938,7 +938,7 @@ def _setitem_targets(body, func=None):
 def _check_aliases(body, info, kinds=None, params=()):
     """Reject in-place updates of a value that another name may share (aliasing.py)."""
     from ..analysis import aliasing
-    hard = {n.targets[0].value.id for s in body for n in A.walk(s)
+    hard = {n.targets[0].value.id for s in body for n in A.statements(s)
             if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Subscript) and
             isinstance(n.targets[0].value, gast.Name)}
     # ``x += v`` changes an array in place, unless x is known to be a Python scalar
@@ -953,16 +953,16 @@ def _check_aliases(body, info, kinds=None, params=()):
         return
     soft = set()
     if kinds is not None:
-        soft = {n.targets[0].id for s in body for n in A.walk(s)
+        soft = {n.targets[0].id for s in body for n in A.statements(s)
                 if isinstance(n, gast.Assign) and getattr(n, "srcgrad_inplace", False)
                 and kinds.get(n.targets[0].id) != "float"}
     # a call of a user function may change its arguments in place (aliasing.py)
     calls = any(isinstance(n, (gast.Assign, gast.Expr)) and isinstance(n.value, gast.Call)
-                for s in body for n in A.walk(s))
+                for s in body for n in A.statements(s))
     if not hard and not soft and not calls:
         return
     # compiler temporaries are used once, right away: never a live alias
-    temps = {n.targets[0].id for s in body for n in A.walk(s)
+    temps = {n.targets[0].id for s in body for n in A.statements(s)
              if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False) and
              isinstance(n.targets[0], gast.Name)}
     temps |= set(getattr(info.func, "__srcgrad_temps__", ()))
@@ -971,7 +971,7 @@ def _check_aliases(body, info, kinds=None, params=()):
 
 def temporaries(body):
     """Names of normalize's temporaries (used once, right away: never an alias)."""
-    return frozenset(n.targets[0].id for s in body for n in A.walk(s)
+    return frozenset(n.targets[0].id for s in body for n in A.statements(s)
                      if isinstance(n, gast.Assign) and getattr(n, "srcgrad_temp", False))
 
 
