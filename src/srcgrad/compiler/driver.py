@@ -20,7 +20,11 @@ from .. import runtime
 from .lower import normalize
 from .source import get_function_ast, resolve, MISSING, unwrap
 from .cache import BuildCache, cached_build, code_key
-from .modes.reverse import Reverse, Names, Comment, shape_only_reads, temporaries
+from .ir import Comment
+from .modes.adjoint import shape_only_reads
+from .modes.body import temporaries
+from .modes.reverse import Reverse
+from .modes.templates import Names
 from ..rules import ALL_AXES, facets_of, helper_names, namespace as ad_namespace
 
 _CACHE = BuildCache()

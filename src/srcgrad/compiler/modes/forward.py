@@ -42,8 +42,8 @@ from ..analysis.activity import Analysis
 from ...errors import NonDifferentiableError
 from ..lower import normalize
 from ..source import get_function_ast, unwrap
-from .reverse import Comment, LineComments, Names, _Qualify, _as_node, _callee_kinds, \
-    _check_aliases, _setitem_targets, _template, temporaries
+from .body import callee_kinds, check_aliases, setitem_targets, temporaries
+from .templates import LineComments, Names, Qualify, as_node, template
 from ...rules import helper_names, namespace as ad_namespace
 from ..cache import BuildCache, cached_build, code_key
 from ..driver import recursion_error, _dead_code, _funcdef, _helper_name, _infer_kinds, \
@@ -80,10 +80,10 @@ class Forward(LineComments):
         local_defs = [s.name for s in body if isinstance(s, gast.FunctionDef)]
         self.an = Analysis(body, params, wrt, info, local_defs)
         self.callees = {}                  # generated name -> function object
-        self.copy_params = [p for p in params if p in _setitem_targets(body, info.func)]
+        self.copy_params = [p for p in params if p in setitem_targets(body, info.func)]
         self.last_comment = None
-        _check_aliases(body, info, kinds if any(p in kinds for p in params) else None,
-                       params)
+        check_aliases(body, info, kinds if any(p in kinds for p in params) else None,
+                      params)
 
     # -- entry ---------------------------------------------------------------
     def run(self):
@@ -249,11 +249,11 @@ class Forward(LineComments):
                     f"{rule.name} has no forward-mode derivative for its argument {p!r} "
                     f"({self.info.where(s)}: {(self.info.line(s.lineno) or '').strip()}); "
                     f"register one with @sg.tangent({rule.name.split('.')[-1]})")
-            mapping = {q: _as_node(a) for q, a in op.args.items()}
+            mapping = {q: as_node(a) for q, a in op.args.items()}
             mapping["ans"] = A.name(_ANS)
             mapping["d" + p] = dp
-            tree = _Qualify(mapping, self.names.helper_names, self.names).qualify(
-                _template(src))
+            tree = Qualify(mapping, self.names.helper_names, self.names).qualify(
+                template(src))
             terms.append(tree)
         if not terms:
             return None
@@ -341,7 +341,7 @@ class Forward(LineComments):
         st.owned.discard(y)
         if not wrt:
             return out + [s, A.assign(dy, self.zero(A.name(y)))]
-        fn = self.callee_factory(op.func, tuple(wrt), s, _callee_kinds(bound, self.kinds))
+        fn = self.callee_factory(op.func, tuple(wrt), s, callee_kinds(bound, self.kinds))
         fname = self.names.gen.fresh(op.func.__name__ + "_jvp")
         self.callees[fname] = fn
         keywords = [gast.keyword(arg=k, value=v) for k, v in kws]

@@ -1,0 +1,233 @@
+"""The forward sweep of reverse mode: the user's (normalized) code plus the records
+the adjoint sweep needs, pushed on a stack only where needed (the value an
+assignment is about to overwrite and the adjoint sweep reads, branch decisions, loop
+trip counts and ranges, the records of user functions called).
+"""
+import copy
+import types
+
+import gast
+
+from .. import syntax as A
+from .body import callee_kinds
+
+
+class ForwardSweep:
+    """The forward-sweep half of :class:`~srcgrad.compiler.modes.reverse.Reverse`."""
+
+    # -- the stack -----------------------------------------------------------
+    def stack_name(self):
+        if self.stack is None:
+            self.stack = self.names.gen.fresh("stack")
+        return self.stack
+
+    def push(self, value, like=None):
+        return A.expr_stmt(A.call(A.attr(self.stack_name(), "append"), [value]), like=like)
+
+    def pop(self):
+        return A.call(A.attr(self.stack_name(), "pop"))
+
+    def needs_save(self, n, depth):
+        """Must the old value of ``n`` be pushed before this assignment overwrites it?"""
+        if self.needed is not None and n not in self.needed:
+            return False
+        if depth > 0:
+            answer = True
+        elif self.reads_before is not None and self.top_index is not None and \
+                n not in self.reads_before[self.top_index]:
+            # outside loops: only if the adjoint code of earlier statements reads it
+            return False
+        else:
+            answer = self.assign_counts.get(n, 0) > 1 and n in self.maybe_defined
+        if answer and self.choices is not None:
+            self.choices["save"].append((n, depth, self.top_index))
+        return answer
+
+    # -- forward sweep -------------------------------------------------------
+    def fwd_block(self, stmts, depth):
+        out = []
+        for s in stmts:
+            out.extend(self.fwd_stmt(s, depth))
+            self.maybe_defined |= A.names_stored([s])
+        return out
+
+    def fwd_stmt(self, s, depth):
+        if isinstance(s, gast.Assign):
+            t = s.targets[0]
+            out = []
+            if isinstance(t, gast.Name):
+                op = s.srcgrad_op
+                if self.needs_save(t.id, depth):
+                    self.saved_vars.add(t.id)
+                    s.srcgrad_saved = True
+                    value = A.name(t.id)
+                    if t.id in self.shape_only:
+                        # the adjoint sweep reads only its shape (to un-broadcast)
+                        value = A.call(A.attr(self.names.np, "shape"), [value])
+                    out.append(self.push(value, like=s))
+                if op.kind == "call" and self.call_active(s):
+                    return out + self.fwd_call(s, depth)
+                out.append(s)
+                return out
+            base = t.value.id
+            if self.needed is None or base in self.needed:
+                if self.choices is not None:
+                    self.choices["item"].append(base)
+                s.srcgrad_saved = True
+                if self.kinds.get(base) == "container":
+                    # a dict may not hold the key yet: ``ad.old_item`` / ``ad.restore_item``
+                    key = A.slice_to_expr(copy.deepcopy(t.slice))
+                    out.append(self.push(A.call(A.attr(self.names.ad, "old_item"),
+                                                [A.name(base), key]), like=s))
+                else:
+                    read = gast.Subscript(value=A.name(base), slice=copy.deepcopy(t.slice),
+                                          ctx=gast.Load())
+                    out.append(self.push(A.call(A.attr(self.names.ad, "copy"), [read]), like=s))
+            out.append(s)
+            return out
+        if isinstance(s, gast.Expr):
+            op = getattr(s, "srcgrad_op", None)
+            out = [s]
+            return out
+        if isinstance(s, gast.If):
+            body = self.fwd_block(s.body, depth)
+            orelse = self.fwd_block(s.orelse, depth)
+            if not self.has_reverse(s.body + s.orelse):
+                new = gast.If(test=s.test, body=body or [gast.Pass()], orelse=orelse)
+                return [A.copy_loc(new, s)]
+            cond = self.names.gen.fresh("cond")
+            s.srcgrad_cond = cond
+            out = [A.assign(cond, s.test, like=s)]
+            new = gast.If(test=A.name(cond), body=body or [gast.Pass()], orelse=orelse)
+            out.append(A.copy_loc(new, s))
+            if depth > 0:
+                # pushed after the branch's own records, so the reverse sweep pops it first
+                out.append(self.push(A.name(cond), like=s))
+            return out
+        if isinstance(s, gast.For):
+            return self.fwd_for(s, depth)
+        if isinstance(s, gast.While):
+            body = self.fwd_block(s.body, depth + 1)
+            if not self.has_reverse(s.body):
+                return [A.copy_loc(gast.While(test=s.test, body=body, orelse=[]), s)]
+            count = self.names.gen.fresh("trips")
+            s.srcgrad_count = count
+            inc = A.assign(count, gast.BinOp(left=A.name(count), op=gast.Add(), right=A.const(1)))
+            out = [A.assign(count, A.const(0), like=s),
+                   A.copy_loc(gast.While(test=s.test, body=[inc] + body, orelse=[]), s)]
+            if depth > 0:
+                out.append(self.push(A.name(count), like=s))
+            return out
+        return [s]
+
+    def fwd_for(self, s, depth):
+        body = self.fwd_block(s.body, depth + 1)
+        if not self.has_reverse(s.body):
+            new = gast.For(target=s.target, iter=s.iter, body=body, orelse=[], type_comment=None)
+            return [A.copy_loc(new, s)]
+        out = []
+        iter_ = s.iter
+        stable = not (A.names_read(iter_) & set(self.assign_counts)) and depth == 0
+        stable = stable or (not A.names_read(iter_) and _is_range_call(iter_))
+        if not stable:
+            rng = self.names.gen.fresh("steps")
+            out.append(A.assign(rng, iter_, like=s))
+            iter_ = A.name(rng)
+            s.srcgrad_range = rng
+        else:
+            s.srcgrad_range = None
+        has_break = _ends_with_break(s.body)
+        if has_break:
+            count = self.names.gen.fresh("trips")
+            s.srcgrad_count = count
+            out.append(A.assign(count, A.const(0), like=s))
+            inc = A.assign(count, gast.BinOp(left=A.name(count), op=gast.Add(), right=A.const(1)))
+            body = [inc] + body
+        else:
+            s.srcgrad_count = None
+        new = gast.For(target=s.target, iter=iter_, body=body, orelse=[], type_comment=None)
+        out.append(A.copy_loc(new, s))
+        if depth > 0:
+            if s.srcgrad_range:
+                out.append(self.push(A.name(s.srcgrad_range), like=s))
+            if has_break:
+                out.append(self.push(A.name(s.srcgrad_count), like=s))
+        return out
+
+    def call_active(self, s):
+        t = s.targets[0].id
+        return self.an.active(t) and any(n in self.an.varied for _, n in s.srcgrad_op.diff_names())
+
+    def fwd_call(self, s, depth):
+        """``y = f(a, b)`` with f the user's function: call its generated forward."""
+        op = s.srcgrad_op
+        target = s.targets[0].id
+        pos, kws = op.callee_args
+        import inspect
+        try:
+            bound = inspect.signature(op.func).bind(*pos, **dict(kws))
+        except TypeError as e:
+            raise self.info.error(s, f"cannot bind the call to {op.func.__name__}: {e}")
+        # a parameter gets a gradient if its argument varies; ``*args`` / ``**kwargs``
+        # (a tuple / dict of the call's atoms) if any of their items does
+        wrt = tuple(p for p, a in bound.arguments.items()
+                    if any(n in self.an.varied for n in _bound_names(a)))
+        fwd_fn, bwd_fn = self.callee_factory(op.func, wrt, s, callee_kinds(bound, self.kinds))
+        if isinstance(op.func, types.MethodType):
+            # layer.apply(x): the generated forward gets the same object as its self
+            fwd_fn = types.MethodType(fwd_fn, op.func.__self__)
+        fname = self.names.gen.fresh(op.func.__name__ + "_fwd")
+        bname = self.names.gen.fresh(op.func.__name__ + "_bwd")
+        self.callees[fname] = fwd_fn
+        self.callees[bname] = bwd_fn
+        saved = self.names.gen.fresh(op.func.__name__ + "_saved")
+        s.srcgrad_callee = (bname, saved, [bound.arguments[p] for p in wrt])
+        value = gast.Call(func=A.name(fname), args=list(pos),
+                          keywords=[gast.keyword(arg=k, value=v) for k, v in kws])
+        out = [A.assign(A.tuple_([A.store(target), A.store(saved)], gast.Store()), value, like=s)]
+        if depth > 0:
+            out.append(self.push(A.name(saved), like=s))
+        return out
+
+    def has_reverse(self, stmts):
+        """Does this code need anything in the adjoint sweep (adjoints or restores)?"""
+        answer = self._has_reverse(stmts, self.needed)
+        if self.choices is not None:
+            self.choices["reverse"][id(stmts)] = (stmts, answer)
+        return answer
+
+    def _has_reverse(self, stmts, needed):
+        for s in stmts:
+            for n in A.statements(s):
+                if isinstance(n, gast.Assign):
+                    t = n.targets[0]
+                    tid = t.id if isinstance(t, gast.Name) else t.value.id
+                    if self.an.active(tid) or needed is None or tid in needed:
+                        return True
+                    op = getattr(n, "srcgrad_op", None)
+                    if op is not None and op.kind == "pop" and self.an.active(op.target):
+                        return True
+                elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
+                        and n.srcgrad_op.kind == "append":
+                    if self.an.active(n.srcgrad_op.target) or needed is None or \
+                            n.srcgrad_op.target in needed:
+                        return True
+        return False
+
+
+def _bound_names(a):
+    """The names an argument bound to a parameter carries: a name, or the items of the
+    tuple (``*args``) or dict (``**kwargs``) of atoms that Python's binding packs."""
+    if isinstance(a, gast.Name):
+        return [a.id]
+    items = a.values() if isinstance(a, dict) else a if isinstance(a, (tuple, list)) else ()
+    return [x.id for x in items if isinstance(x, gast.Name)]
+
+
+def _is_range_call(e):
+    return isinstance(e, gast.Call) and isinstance(e.func, gast.Name) and e.func.id == "range"
+
+
+def _ends_with_break(body):
+    return bool(body) and isinstance(body[-1], gast.If) and any(
+        isinstance(x, gast.Break) for x in body[-1].body)
