@@ -141,12 +141,24 @@ def all_names(node):
 
 
 _ATOMS = frozenset({str, int, float, bool, complex, bytes, type(None), type(Ellipsis)})
+_CTXS = frozenset({gast.Load, gast.Store, gast.Del})
+_Name = gast.Name
 
 
 def clone(node, memo=None):
     """A deep copy of a gast tree or a list of trees, as ``copy.deepcopy`` makes it
     (shared nodes stay shared, annotations are copied with the same memo) but
     several times faster: nodes are rebuilt from their ``__dict__`` directly."""
+    if memo is None and type(node) is gast.Name:
+        # the commonest case (a name substituted into a template), without a memo
+        d = node.__dict__
+        ctx = d.get("ctx")
+        if type(ctx) in _CTXS and not ctx.__dict__ and \
+                all(type(x) in _ATOMS for k, x in d.items() if k != "ctx"):
+            new = _Name.__new__(_Name)
+            new.__dict__.update(d)
+            new.ctx = type(ctx).__new__(type(ctx))
+            return new
     return _clone(node, {} if memo is None else memo)
 
 
