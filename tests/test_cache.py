@@ -248,3 +248,38 @@ def test_forward_cache_is_bounded_too():
         c = float(i)
         sg.jvp(lambda x: x * c, (1.0,), (1.0,))
     assert len(forward._CACHE) - before <= 1
+
+
+# -- the cyclic collector is paused during a build, and only then -----------------
+
+def _gc_probe(x):
+    return np.sum(np.sin(x) * x)
+
+
+def _gc_probe_bad(x):
+    with open(x) as fh:
+        return fh
+
+
+def test_a_build_pauses_the_cyclic_collector_and_restores_it(monkeypatch):
+    import gc
+    seen = []
+    real = driver._build
+
+    def spying(*a, **k):
+        seen.append(gc.isenabled())
+        return real(*a, **k)
+    monkeypatch.setattr(driver, "_build", spying)
+    assert gc.isenabled()
+    sg.grad(_gc_probe)(np.ones(3))
+    assert seen == [False] and gc.isenabled()
+    with pytest.raises(sg.UnsupportedSyntaxError):   # a failing build restores it too
+        sg.grad(_gc_probe_bad)(np.ones(3))
+    assert gc.isenabled()
+    gc.disable()                                     # the user's choice is kept
+    try:
+        sg.grad(_gc_probe, wrt=0)(np.ones(3))
+        sg.jvp(_gc_probe, (np.ones(3),), (np.ones(3),))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -20,6 +20,8 @@ Guarantees:
   asks for its own key again (in the same thread) is recursive: a located error.
 """
 import collections
+import contextlib
+import gc
 import threading
 import types
 
@@ -175,7 +177,8 @@ def cached_build(cache, key, func, build, recursion_error):
                 collectors = _collectors()
                 collectors.append({})
                 try:
-                    result = build()
+                    with _cyclic_gc_paused():
+                        result = build()
                 finally:
                     stack.pop()
                     inherited = collectors.pop()
@@ -190,6 +193,30 @@ def cached_build(cache, key, func, build, recursion_error):
     if collectors:                         # a caller being built inherits our dependencies
         collectors[-1].update(entry.deps.absolute(func))
     return entry.result if entry.func is func else _each(entry.result, func)
+
+
+_gc_lock = threading.Lock()
+_gc_pause = {"depth": 0, "enabled": False}   # builds running; was the collector on?
+
+
+@contextlib.contextmanager
+def _cyclic_gc_paused():
+    """A build allocates many short-lived nodes and almost no cycles (reference counts
+    free them); the cyclic collector, started by allocation counts, would walk the
+    whole heap again and again (some 40% of a large build).  It is paused while any
+    build runs and resumed, if it was on, when the last one ends."""
+    with _gc_lock:
+        if _gc_pause["depth"] == 0:
+            _gc_pause["enabled"] = gc.isenabled()
+            gc.disable()
+        _gc_pause["depth"] += 1
+    try:
+        yield
+    finally:
+        with _gc_lock:
+            _gc_pause["depth"] -= 1
+            if _gc_pause["depth"] == 0 and _gc_pause["enabled"]:
+                gc.enable()
 
 
 def still_valid(result, func):
