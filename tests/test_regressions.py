@@ -255,6 +255,20 @@ def cse_across_append(x):
     return np.sum(a) + np.sum(b ** 2)
 
 
+# Fuzz seed 2559: an adjoint made in the loop (zeros before it) was added into in place on
+# every trip, though the body rebinds it to a kernel's value (a read-only broadcast of
+# ``sum(axis=0, keepdims=True)``'s adjoint): "output array is read-only" in generated code.
+@case(np.array([[0.3, -0.2], [0.7, 0.1]]))
+def loop_adjoint_rebound_by_a_kernel(x):
+    v3 = x * 1.0
+    lst8 = [v3]
+    for i9 in range(2):
+        v3 = np.clip(x, -0.8, 0.8) - v3.sum(axis=0, keepdims=True)
+        lst8.append(np.hypot(v3, 1.0))
+    v15 = sum(lst8)
+    return np.sum(v15)
+
+
 @pytest.mark.parametrize("f,args,wrt,rtol,atol", [c[:5] for c in CASES],
                          ids=[c[5] for c in CASES])
 def test_regression(f, args, wrt, rtol, atol):

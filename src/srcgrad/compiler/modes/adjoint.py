@@ -421,13 +421,19 @@ class AdjointSweep:
             new_head = dict(head)
             for n, status in st.items():
                 if n not in new_head:
+                    # zeros made before the loop: ours (the next round checks that the
+                    # body leaves it ours for the trips after the first)
                     new_head[n] = "owned"
                 elif status != "owned":
                     new_head[n] = "shared" if head.get(n) != "owned" or status != "owned" else "owned"
             for n in head:
                 if n not in st:
                     new_head[n] = head[n]
-            if new_head.keys() == head.keys():
+            # (statuses only go from owned to shared and names are only added: this
+            # ends; stopping on equal keys alone kept an adjoint "owned" that the body
+            # rebinds to a kernel's value, e.g. a read-only broadcast, then added to in
+            # place on the next trip)
+            if new_head == head:
                 break
             # (adjoint names handed out stay taken: names.adjoints keeps them)
             self.names.gen.taken = saved_gen | set(self.names.adjoints.values())
@@ -435,8 +441,6 @@ class AdjointSweep:
         out = []
         pre = []
         self.materialize(set(head) - set(state), pre)
-        for n in set(head) - set(state):
-            head[n] = "owned"
         self.materialize(set(head) - set(st), body)
         # a loop-carried adjoint that is accumulated in place must be ours to mutate
         state.clear()
