@@ -16,24 +16,18 @@ import numpy as np
 
 from . import syntax as A
 from . import codegen, pipeline
-from .. import runtime
-from .lower import normalize
-from .source import get_function_ast, resolve, MISSING, unwrap
+from .analysis.kinds import infer_kinds
+from .frontend import front_end, recursion_error
+from .optimize.dce import dead_code
+from .source import unwrap
 from .cache import BuildCache, cached_build, code_key
 from .ir import Comment
 from .modes.adjoint import shape_only_reads
 from .modes.body import temporaries
 from .modes.reverse import Reverse
-from .modes.templates import Names
-from ..rules import ALL_AXES, facets_of, helper_names, namespace as ad_namespace
+from ..rules import ALL_AXES, namespace as ad_namespace
 
 _CACHE = BuildCache()
-
-
-def param_names(fdef):
-    a = fdef.args
-    return [x.id for x in list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)] + \
-        ([a.vararg.id] if a.vararg else []) + ([a.kwarg.id] if a.kwarg else [])
 
 
 def reverse_function(func, wrt, mode, kinds=None):
@@ -44,50 +38,15 @@ def reverse_function(func, wrt, mode, kinds=None):
                         lambda: recursion_error(func))
 
 
-def recursion_error(func):
-    fdef, info = get_function_ast(func)
-    return info.error(fdef, f"srcgrad cannot differentiate the recursive function "
-                            f"{func.__qualname__}: it calls itself. Rewrite the "
-                            f"recursion as a loop.")
-
-
-def _helper_name(preferred, fdef_names, func, obj, gen):
-    """``np`` for numpy if the user's code does not use ``np`` for something else."""
-    if preferred not in fdef_names:
-        gen.reserve(preferred)
-        return preferred
-    code = func.__code__
-    local = preferred in code.co_varnames or preferred in code.co_cellvars  # ``np = 2.0``
-    if not local and resolve(A.name(preferred), func) is obj:
-        return preferred
-    return gen.fresh("_" + preferred)
-
-
 def _build(func, wrt, mode, kinds):
-    fdef, info = get_function_ast(func)
-    pipeline.after("parse", func, fdef)
-    params = param_names(fdef)
-    for w in wrt:
-        if w not in params:
-            raise ValueError(f"wrt={w!r} is not a parameter of {func.__qualname__}{params}")
-    user_names = A.all_names(fdef)
-    gen = A.NameGen(user_names | set(params))
-    np_name = _helper_name("np", user_names, func, np, gen)
-    ad_name = _helper_name("ad", user_names, func, ad_namespace(), gen)
-    math_name = _helper_name("math", user_names, func, math, gen)
-    names = Names(gen, np_name, ad_name, math_name)
-    names.helper_names = helper_names()
-    info.ad_name = ad_name
-    info.np_name = np_name         # (normalize writes np.asarray for lists given to NumPy)
-    body = normalize(fdef, info, gen, ad_name,
-                     known_arrays=[n for n, k in kinds.items() if k == "num"],
-                     known_sequences=[n for n, k in kinds.items() if k == "container"])
-    pipeline.after("normalize", func, body, fdef)
+    front = front_end(func, wrt, kinds)
+    fdef, info, params, names, body = front.fdef, front.info, front.params, front.names, front.body
+    gen = names.gen
 
     gen_state = set(gen.taken)
     # (before the passes: they mark the body's statements and insert alias guards)
     temps = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())
-    local_kinds = _infer_kinds(body, kinds)
+    local_kinds = infer_kinds(body, kinds)
 
     def run(needed, shape_only=(), reads_before=None, reuse=None):
         gen.taken = set(gen_state)
@@ -143,74 +102,6 @@ class _Prefix:
 
 def _callee_factory(func, wrt, stmt, kinds=None):
     return reverse_function(func, wrt, "split", kinds)
-
-
-def _builds_container(v):
-    """``ad.as_list(x)``: a kernel whose rule says it returns a Python container (a call
-    that only looks like one costs an ``add_grads``, nothing more)."""
-    f = v.func if isinstance(v, gast.Call) else None
-    if not (isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name)):
-        return False
-    kernel = getattr(ad_namespace(), f.attr, None)
-    return kernel is not None and facets_of(kernel).container
-
-
-def _infer_kinds(body, arg_kinds):
-    """Kinds of local variables: "float" (a Python scalar on every path), "num"
-    (an array or scalar computed by an operator), "container" (a literal list,
-    tuple or dict, or what a rule declares a container).  Used to skip un-broadcasting between scalars and to add
-    container gradients with ``add_grads``."""
-    kinds = dict(arg_kinds)
-    assigns = [n for s in body for n in A.statements(s)
-               if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
-    for n in assigns:
-        v = n.value
-        if isinstance(v, (gast.List, gast.Tuple, gast.Dict)) or _builds_container(v):
-            kinds[n.targets[0].id] = "container"
-        elif isinstance(v, (gast.BinOp, gast.UnaryOp)) and \
-                kinds.get(n.targets[0].id) != "container":
-            kinds.setdefault(n.targets[0].id, "num")
-    # Python scalars: every assignment is scalar arithmetic on scalars
-    targets = {}
-    for n in assigns:
-        targets.setdefault(n.targets[0].id, []).append(n.value)
-    floats = {k for k, v in arg_kinds.items() if v == "float"}
-    for name_ in targets:
-        if name_ in arg_kinds and arg_kinds[name_] != "float":
-            continue
-        floats.add(name_)
-    changed = True
-    while changed:
-        changed = False
-        for name_ in list(floats):
-            if name_ in targets and not all(_scalar_expr(v, floats) for v in targets[name_]):
-                floats.discard(name_)
-                changed = True
-    for name_ in floats:
-        if name_ in targets or arg_kinds.get(name_) == "float":
-            kinds[name_] = "float"
-    for name_ in targets:
-        if kinds.get(name_) == "float" and name_ not in floats:
-            # a float parameter rebound to an array (``x = np.copy(a)``): not a scalar
-            # any more (it kept "float", and ``w * x`` lost w's un-broadcast)
-            if any(isinstance(v, (gast.BinOp, gast.UnaryOp)) for v in targets[name_]):
-                kinds[name_] = "num"
-            else:
-                del kinds[name_]
-    return kinds
-
-
-def _scalar_expr(v, floats):
-    if isinstance(v, gast.Constant):
-        return isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
-    if isinstance(v, gast.Name):
-        return v.id in floats
-    if isinstance(v, gast.BinOp):
-        return _scalar_expr(v.left, floats) and _scalar_expr(v.right, floats) and \
-            not isinstance(v.op, gast.MatMult)
-    if isinstance(v, gast.UnaryOp):
-        return _scalar_expr(v.operand, floats)
-    return False
 
 
 def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
@@ -296,11 +187,11 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         if mode == "value_and_grad":
             ret = A.tuple_([value, ret])
         body.append(gast.Return(value=ret))
-        body = _dead_code(body)
+        body = dead_code(body)
         kind = "Gradient" if mode == "grad" else "Value and gradient"
         doc = f"{kind} of {func.__qualname__} ({where}) with respect to {wrt_text}."
         name = f"{mode}_{fdef.name}"
-        newdef = _funcdef(fdef, name, [gast.Expr(value=A.const(doc))] + body)
+        newdef = A.funcdef(fdef, name, [gast.Expr(value=A.const(doc))] + body)
         src = codegen.to_source(newdef)
         fns = codegen.build({name: src}, closure, func, f"{mode} of {func.__qualname__}")
         fn = fns[name]
@@ -321,7 +212,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     saved_name = names.gen.fresh("saved")
     fwd_body = list(fwd) + [gast.Return(value=A.tuple_([copy.deepcopy(result),
                                                        A.tuple_([A.name(n) for n in saved])]))]
-    fwd_body = _dead_code(fwd_body)
+    fwd_body = dead_code(fwd_body)
     unpack = []
     if saved:
         unpack = [A.assign(A.tuple_([A.store(n) for n in saved], gast.Store()),
@@ -337,14 +228,14 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     fdoc = (f"Forward sweep of {func.__qualname__} ({where}): its value and what the "
             f"backward sweep needs.")
     bdoc = f"Backward sweep of {func.__qualname__} ({where}): gradients for {wrt_text}."
-    fdef_f = _funcdef(fdef, fname, [gast.Expr(value=A.const(fdoc))] + fwd_body)
+    fdef_f = A.funcdef(fdef, fname, [gast.Expr(value=A.const(fdoc))] + fwd_body)
     args = gast.arguments(args=[A.name(saved_name, gast.Param()), A.name(dres, gast.Param())],
                           posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                           kwarg=None, defaults=[])
     fdef_b = gast.FunctionDef(name=bname, args=args,
                               body=[gast.Expr(value=A.const(bdoc))] + bwd_body,
                               decorator_list=[], returns=None, type_comment=None,
-                              **_type_params())
+                              **A.type_params())
     srcs = {fname: codegen.to_source(fdef_f), bname: codegen.to_source(fdef_b)}
     fns = codegen.build(srcs, closure, func, f"vjp of {func.__qualname__}")
     for f in fns.values():
@@ -371,16 +262,6 @@ def _mutated_in_place(stmts):
     return out
 
 
-def _type_params():
-    return {"type_params": []} if "type_params" in gast.FunctionDef._fields else {}
-
-
-def _funcdef(fdef, name, body):
-    args = copy.deepcopy(fdef.args)
-    return gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
-                            type_comment=None, **_type_params())
-
-
 def _always_bound(fwd):
     """The names a top-level statement of the forward sweep assigns before any
     statement reads them (or a branch or loop may assign them): one pass over the
@@ -398,80 +279,6 @@ def _always_bound(fwd):
         if isinstance(s, (gast.If, gast.For, gast.While)):
             decided |= A.names_stored([s])
     return bound
-
-
-def _dead_code(body):
-    """Drop pure assignments whose target nobody reads (flow-insensitive, to a fixed point)."""
-    while True:
-        reads, augs = _loads_and_augassigns(body)
-        # ``dw += e`` reads dw too: unless it goes as well (dw read nowhere else, e pure),
-        # dw's first assignment must stay (else: UnboundLocalError in generated code)
-        reads |= {n.target.id for n in augs
-                  if isinstance(n.target, gast.Name) and
-                  (n.target.id in reads or not _pure(n))}
-        removed = False
-
-        def prune(stmts):
-            nonlocal removed
-            out = []
-            for s in stmts:
-                if isinstance(s, (gast.Assign, gast.AugAssign)) and \
-                        isinstance(_target(s), gast.Name) and \
-                        _target(s).id not in reads and _pure(s):
-                    removed = True
-                    continue
-                for field in ("body", "orelse"):
-                    if hasattr(s, field) and isinstance(getattr(s, field), list) and \
-                            not isinstance(s, gast.FunctionDef):
-                        new = prune(getattr(s, field))
-                        if all(isinstance(x, Comment) for x in new):   # no statement
-                            new = new + [gast.Pass()] if field == "body" else []
-                        setattr(s, field, new)
-                out.append(s)
-            return out
-        body = prune(body)
-        if not removed:
-            return body
-
-
-def _loads_and_augassigns(body):
-    """The names loaded anywhere in ``body`` and its ``+=`` statements: one walk."""
-    loads, augs = set(), []
-    stack = list(body)
-    Name, AugAssign, AST, Load = gast.Name, gast.AugAssign, gast.AST, gast.Load
-    while stack:
-        n = stack.pop()
-        t = type(n)
-        if t is Name:
-            if type(n.ctx) is Load:
-                loads.add(n.id)
-            continue
-        if t is AugAssign:
-            augs.append(n)
-        for f in n._fields:
-            v = getattr(n, f, None)
-            if type(v) is list:
-                stack.extend(x for x in v if isinstance(x, AST))
-            elif isinstance(v, AST):
-                stack.append(v)
-    return loads, augs
-
-
-def _target(s):
-    return s.targets[0] if isinstance(s, gast.Assign) else s.target
-
-
-def _pure(s):
-    op = getattr(s, "srcgrad_op", None)
-    if op is None:
-        # generated statements (adjoint code) are pure unless they call pop(), or
-        # seed() (which checks that the result is a float: kept even if unread)
-        for n in A.walk(s.value):
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
-                    n.func.attr in ("pop", "seed"):
-                return False
-        return True
-    return op.kind in ("rule", "copy", "literal", "const")
 
 
 def _scalar_by_construction(rev, result):

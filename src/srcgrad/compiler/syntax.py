@@ -310,3 +310,13 @@ def slice_to_expr(node):
     if isinstance(node, gast.Tuple):
         return tuple_([slice_to_expr(e) for e in node.elts])
     return node
+
+
+def type_params():
+    return {"type_params": []} if "type_params" in gast.FunctionDef._fields else {}
+
+
+def funcdef(fdef, name, body):
+    args = copy.deepcopy(fdef.args)
+    return gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
+                            type_comment=None, **type_params())

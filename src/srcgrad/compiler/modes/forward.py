@@ -40,14 +40,14 @@ from .. import codegen, pipeline
 from ... import runtime
 from ..analysis.activity import Analysis
 from ...errors import NonDifferentiableError
-from ..lower import normalize
-from ..source import get_function_ast, unwrap
+from ..source import unwrap
 from .body import callee_kinds, check_aliases, setitem_targets, temporaries
-from .templates import LineComments, Names, Qualify, as_node, template
-from ...rules import helper_names, namespace as ad_namespace
+from .templates import LineComments, Qualify, as_node, template
+from ...rules import namespace as ad_namespace
 from ..cache import BuildCache, cached_build, code_key
-from ..driver import recursion_error, _dead_code, _funcdef, _helper_name, _infer_kinds, \
-    param_names
+from ..analysis.kinds import infer_kinds
+from ..frontend import front_end, recursion_error
+from ..optimize.dce import dead_code
 
 _CACHE = BuildCache()
 
@@ -548,25 +548,10 @@ def _display(func, info):
 
 
 def _build(func, wrt, kinds, tangent_only=False):
-    fdef, info = get_function_ast(func)
-    params = param_names(fdef)
-    for w in wrt:
-        if w not in params:
-            raise ValueError(f"wrt={w!r} is not a parameter of {func.__qualname__}{params}")
-    user_names = A.all_names(fdef)
-    gen = A.NameGen(user_names | set(params))
-    names = Names(gen, _helper_name("np", user_names, func, np, gen),
-                  _helper_name("ad", user_names, func, ad_namespace(), gen),
-                  _helper_name("math", user_names, func, math, gen))
-    names.helper_names = helper_names()
-    info.ad_name = names.ad        # (as transform._build: helpers normalize inserts)
-    info.np_name = names.np
-    body = normalize(fdef, info, gen, names.ad,
-                     known_arrays=[n for n, k in kinds.items() if k == "num"],
-                     known_sequences=[n for n, k in kinds.items() if k == "container"])
-    pipeline.after("normalize", func, body, fdef)
+    front = front_end(func, wrt, kinds)
+    fdef, info, params, names, body = front.fdef, front.info, front.params, front.names, front.body
     tangent_params = [names.d(w) for w in wrt]     # dx for x, before any other name
-    fwd = Forward(body, params, wrt, info, names, _infer_kinds(body, kinds), _callee_factory)
+    fwd = Forward(body, params, wrt, info, names, infer_kinds(body, kinds), _callee_factory)
     stmts, result, tangent = fwd.run()
     pipeline.after("forward", func, stmts, fdef)
 
@@ -574,12 +559,12 @@ def _build(func, wrt, kinds, tangent_only=False):
     prologue = [A.assign(p, A.call(A.attr(ad, "copy"), [A.name(p)])) for p in fwd.copy_params]
     value = A.const(None) if tangent_only else copy.deepcopy(result)
     ret = gast.Return(value=A.tuple_([value, tangent]))
-    out = _dead_code(prologue + stmts + [ret])
+    out = dead_code(prologue + stmts + [ret])
     wrt_text = ", ".join(wrt) if wrt else "nothing"
     doc = (f"Forward mode (JVP) of {_display(func, info)}: its value and its tangent, "
            f"given the tangents {', '.join(tangent_params) or 'none'} of {wrt_text}.")
     name = f"jvp_{fdef.name}"
-    newdef = _funcdef(fdef, name, [gast.Expr(value=A.const(doc))] + out)
+    newdef = A.funcdef(fdef, name, [gast.Expr(value=A.const(doc))] + out)
     a = newdef.args
     a.kwonlyargs = list(a.kwonlyargs) + [A.name(t, gast.Param()) for t in tangent_params]
     a.kw_defaults = list(a.kw_defaults) + [None] * len(tangent_params)

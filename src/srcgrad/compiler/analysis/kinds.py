@@ -1,0 +1,81 @@
+"""Kinds of a lowered body's variables: what the modes may assume of each value.
+
+``"float"``: a Python scalar on every path; ``"num"``: an array or a scalar computed by
+an operator; ``"container"``: a list, tuple or dict (a display, or what a rule
+declares a container).  The modes use them to skip un-broadcasting between scalars and
+to add container gradients with ``ad.add_grads``.
+"""
+import gast
+
+from .. import syntax as A
+from ...rules import facets_of, namespace as ad_namespace
+
+
+def _builds_container(v):
+    """``ad.as_list(x)``: a kernel whose rule says it returns a Python container (a call
+    that only looks like one costs an ``add_grads``, nothing more)."""
+    f = v.func if isinstance(v, gast.Call) else None
+    if not (isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name)):
+        return False
+    kernel = getattr(ad_namespace(), f.attr, None)
+    return kernel is not None and facets_of(kernel).container
+
+
+def infer_kinds(body, arg_kinds):
+    """Kinds of local variables: "float" (a Python scalar on every path), "num"
+    (an array or scalar computed by an operator), "container" (a literal list,
+    tuple or dict, or what a rule declares a container).  Used to skip un-broadcasting between scalars and to add
+    container gradients with ``add_grads``."""
+    kinds = dict(arg_kinds)
+    assigns = [n for s in body for n in A.statements(s)
+               if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name)]
+    for n in assigns:
+        v = n.value
+        if isinstance(v, (gast.List, gast.Tuple, gast.Dict)) or _builds_container(v):
+            kinds[n.targets[0].id] = "container"
+        elif isinstance(v, (gast.BinOp, gast.UnaryOp)) and \
+                kinds.get(n.targets[0].id) != "container":
+            kinds.setdefault(n.targets[0].id, "num")
+    # Python scalars: every assignment is scalar arithmetic on scalars
+    targets = {}
+    for n in assigns:
+        targets.setdefault(n.targets[0].id, []).append(n.value)
+    floats = {k for k, v in arg_kinds.items() if v == "float"}
+    for name_ in targets:
+        if name_ in arg_kinds and arg_kinds[name_] != "float":
+            continue
+        floats.add(name_)
+    changed = True
+    while changed:
+        changed = False
+        for name_ in list(floats):
+            if name_ in targets and not all(_scalar_expr(v, floats) for v in targets[name_]):
+                floats.discard(name_)
+                changed = True
+    for name_ in floats:
+        if name_ in targets or arg_kinds.get(name_) == "float":
+            kinds[name_] = "float"
+    for name_ in targets:
+        if kinds.get(name_) == "float" and name_ not in floats:
+            # a float parameter rebound to an array (``x = np.copy(a)``): not a scalar
+            # any more (it kept "float", and ``w * x`` lost w's un-broadcast)
+            if any(isinstance(v, (gast.BinOp, gast.UnaryOp)) for v in targets[name_]):
+                kinds[name_] = "num"
+            else:
+                del kinds[name_]
+    return kinds
+
+
+def _scalar_expr(v, floats):
+    if isinstance(v, gast.Constant):
+        return isinstance(v.value, (int, float)) and not isinstance(v.value, bool)
+    if isinstance(v, gast.Name):
+        return v.id in floats
+    if isinstance(v, gast.BinOp):
+        return _scalar_expr(v.left, floats) and _scalar_expr(v.right, floats) and \
+            not isinstance(v.op, gast.MatMult)
+    if isinstance(v, gast.UnaryOp):
+        return _scalar_expr(v.operand, floats)
+    return False
+
+

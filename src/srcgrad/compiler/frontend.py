@@ -1,0 +1,78 @@
+"""The front end both modes share: read the function, name the helpers, lower.
+
+:func:`front_end` runs the ``parse`` and ``normalize`` passes for a function and the
+``wrt`` parameters asked for, and returns what the mode passes start from: the
+parsed definition, its source information, its parameters, the names generated code
+will use (``np``, ``ad``, ``math`` never shadow the user's), and the lowered body.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import pipeline
+from . import syntax as A
+from .lower import normalize
+from .modes.templates import Names
+from .source import get_function_ast, resolve
+from ..rules import helper_names, namespace as ad_namespace
+
+
+@dataclass
+class Front:
+    fdef: object          # the user's FunctionDef (gast)
+    info: object          # where it lives (file, lines) and how to raise located errors
+    params: list          # its parameter names, in order
+    names: Names          # generated names (``gen``, ``np``, ``ad``, ``math``, ``d<x>``)
+    body: list            # the lowered body (normalize's output)
+
+
+def front_end(func, wrt, kinds):
+    """Parse and lower ``func`` for a derivative with respect to ``wrt``; ``kinds``
+    maps parameters to what this call passes (``"num"``, ``"container"``...)."""
+    fdef, info = get_function_ast(func)
+    pipeline.after("parse", func, fdef)
+    params = param_names(fdef)
+    for w in wrt:
+        if w not in params:
+            raise ValueError(f"wrt={w!r} is not a parameter of {func.__qualname__}{params}")
+    user_names = A.all_names(fdef)
+    gen = A.NameGen(user_names | set(params))
+    names = Names(gen, helper_name("np", user_names, func, np, gen),
+                  helper_name("ad", user_names, func, ad_namespace(), gen),
+                  helper_name("math", user_names, func, math, gen))
+    names.helper_names = helper_names()
+    info.ad_name = names.ad        # the lowering writes helper calls with these names
+    info.np_name = names.np        # (np.asarray for lists given to NumPy)
+    body = normalize(fdef, info, gen, names.ad,
+                     known_arrays=[n for n, k in kinds.items() if k == "num"],
+                     known_sequences=[n for n, k in kinds.items() if k == "container"])
+    pipeline.after("normalize", func, body, fdef)
+    return Front(fdef, info, params, names, body)
+
+
+def param_names(fdef):
+    a = fdef.args
+    return [x.id for x in list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)] + \
+        ([a.vararg.id] if a.vararg else []) + ([a.kwarg.id] if a.kwarg else [])
+
+
+def recursion_error(func):
+    fdef, info = get_function_ast(func)
+    return info.error(fdef, f"srcgrad cannot differentiate the recursive function "
+                            f"{func.__qualname__}: it calls itself. Rewrite the "
+                            f"recursion as a loop.")
+
+
+def helper_name(preferred, fdef_names, func, obj, gen):
+    """``np`` for numpy if the user's code does not use ``np`` for something else."""
+    if preferred not in fdef_names:
+        gen.reserve(preferred)
+        return preferred
+    code = func.__code__
+    local = preferred in code.co_varnames or preferred in code.co_cellvars  # ``np = 2.0``
+    if not local and resolve(A.name(preferred), func) is obj:
+        return preferred
+    return gen.fresh("_" + preferred)
+
+
