@@ -13,7 +13,7 @@ import numpy as np
 from . import pipeline
 from . import syntax as A
 from .lower import normalize
-from .modes.templates import Names
+from .names import Names
 from .source import get_function_ast, resolve
 from ..rules import helper_names, namespace as ad_namespace
 

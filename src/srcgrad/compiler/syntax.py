@@ -320,3 +320,14 @@ def funcdef(fdef, name, body):
     args = copy.deepcopy(fdef.args)
     return gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
                             type_comment=None, **type_params())
+
+
+def is_literal(e):
+    """A constant, or a tuple / list / sign of constants (a value with no names)."""
+    if isinstance(e, gast.Constant):
+        return True
+    if isinstance(e, (gast.Tuple, gast.List)):
+        return all(is_literal(x) for x in e.elts)
+    if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.USub, gast.UAdd)):
+        return is_literal(e.operand)
+    return False

@@ -5,7 +5,7 @@ import builtins
 import gast
 
 from .. import syntax as A
-from .forms import OP_NAMES, _base_of, _dict_names, _is_literal, _is_numpy, _sequence_names
+from .forms import OP_NAMES, _base_of, _dict_names, _is_numpy, _sequence_names
 from ..source import MISSING, resolve
 
 
@@ -207,7 +207,7 @@ class Expressions:
             return A.copy_loc(A.call(A.attr(self.ad_name, "seq_concat"), [a, b]), e)
         if isinstance(e.op, gast.Mult) and (display(left) or display(right)):
             seq, n = (left, right) if display(left) else (right, left)
-            if _is_literal(seq):
+            if A.is_literal(seq):
                 return None          # [0.0] * n: a constant
             a, k = self.atom(seq, pre, "seq"), self.atom(n, pre, "n")
             return A.copy_loc(A.call(A.attr(self.ad_name, "seq_repeat"), [a, k]), e)
@@ -257,7 +257,7 @@ class Expressions:
         statement of the function binds to one (``lst = []``, ``lst = list(...)``),
         or a parameter that this call passes a list or tuple."""
         if isinstance(value, (gast.List, gast.Tuple)):
-            return not _is_literal(value)
+            return not A.is_literal(value)
         if isinstance(value, gast.Name):
             if self._sequences is None:
                 self._sequences = _sequence_names(self.fdef.body) | self.known_sequences
@@ -286,7 +286,7 @@ class Expressions:
     def arg(self, a, pre):
         if isinstance(a, gast.Constant) or isinstance(a, gast.Name):
             return a
-        if _is_literal(a):
+        if A.is_literal(a):
             return a
         return self.atom(a, pre, _base_of(a))
 

@@ -74,16 +74,6 @@ def _dict_names(fdef, normalizer):
         {p for p in normalizer.known_sequences & params if p not in stores}
 
 
-def _is_literal(e):
-    if isinstance(e, gast.Constant):
-        return True
-    if isinstance(e, (gast.Tuple, gast.List)):
-        return all(_is_literal(x) for x in e.elts)
-    if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.USub, gast.UAdd)):
-        return _is_literal(e.operand)
-    return False
-
-
 def _is_static_index(index):
     return all(isinstance(n, (gast.Constant, gast.Slice, gast.Tuple, gast.expr_context,
                               gast.UnaryOp, gast.unaryop))

@@ -1,6 +1,5 @@
-"""What both modes' generated code is made of: the names it uses (adjoints, the record
-stack, the helper modules), ``# line N:`` comments over each block, and the rules'
-derivative templates instantiated with the user's names.
+"""What both modes' generated code is made of: ``# line N:`` comments over each block,
+and the rules' derivative templates instantiated with the user's names.
 """
 import gast
 
@@ -15,22 +14,6 @@ def template(expr):
     if t is None:
         t = _TEMPLATE_CACHE[expr] = A.parse_expr(expr)
     return t
-
-
-class Names:
-    """Names used by generated code: adjoints, the stack, helper modules."""
-
-    def __init__(self, gen, np_name, ad_name, math_name):
-        self.gen = gen
-        self.np = np_name
-        self.ad = ad_name
-        self.math = math_name
-        self.adjoints = {}
-
-    def d(self, n):
-        if n not in self.adjoints:
-            self.adjoints[n] = self.gen.fresh("d" + n)
-        return self.adjoints[n]
 
 
 class LineComments:

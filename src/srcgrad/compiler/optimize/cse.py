@@ -3,7 +3,6 @@ again, with the same operands unchanged in between, reuses the first result."""
 import gast
 
 from .. import syntax as A
-from ..lower.forms import _is_literal
 from ..source import MISSING, resolve
 
 
@@ -21,8 +20,8 @@ def _pure_rhs(v, func):
         obj = resolve(v.func, func)
         if obj is MISSING or rules.lookup(obj) is None:
             return False
-        return all(A.is_simple(a) or _is_literal(a) for a in v.args) and \
-            all(A.is_simple(k.value) or _is_literal(k.value) for k in v.keywords)
+        return all(A.is_simple(a) or A.is_literal(a) for a in v.args) and \
+            all(A.is_simple(k.value) or A.is_literal(k.value) for k in v.keywords)
     return False
 
 
