@@ -44,6 +44,22 @@ class _Env:
         self.self_ = {}
         self.holds = {}
         self.bound = set()          # names bound on every path to here
+        # allocation site -> the links (of self_ and holds) given it, some perhaps
+        # since replaced or renamed; None until ``alloc`` first needs it
+        self.sites = None
+
+    def note(self, links, added=None):
+        """Index the allocation sites that ``links`` now holds (those in ``added``)."""
+        if self.sites is not None:
+            for o in links if added is None else added:
+                if o[0] == "site":
+                    self.sites.setdefault(o, []).append(links)
+
+    def index_sites(self):
+        self.sites = {}
+        for table in (self.self_, self.holds):
+            for links in table.values():
+                self.note(links)
 
     def copy(self):
         e = _Env()
@@ -92,10 +108,13 @@ def check(body, info, params, hard, soft, temps, ad_name):
         site = ("site", id(stmt))
         old = ("old", id(stmt))
         if id(stmt) in allocated:   # (else no table holds this site yet: nothing to scan)
-            for table in (env.self_, env.holds):  # earlier objects of this site are others
-                for links in table.values():
-                    if site in links:
-                        links[old] = links.pop(site)
+            # earlier objects of this site are others (renaming them in links no
+            # longer in a table is harmless: nothing reads those)
+            if env.sites is None:
+                env.index_sites()
+            for links in env.sites.pop(site, ()):
+                if site in links:
+                    links[old] = links.pop(site)
         allocated.add(id(stmt))
         return {site: (SURE, stmt)}
 
@@ -190,7 +209,9 @@ def check(body, info, params, hard, soft, temps, ad_name):
                 conflict(env, s, item, later, True, changed,
                          A.unparse(t).strip(), skip={y})
             if isinstance(v, gast.Name):          # d[k] = e / lst[i] = e: d holds e
-                env.holds.setdefault(y, {}).update(link(SURE, s, env.objs(v.id)))
+                held, added = env.holds.setdefault(y, {}), link(SURE, s, env.objs(v.id))
+                held.update(added)
+                env.note(held, added)
             return
         name = t.id
         if isinstance(v, gast.Call):
@@ -248,6 +269,8 @@ def check(body, info, params, hard, soft, temps, ad_name):
             new_self.update(own)               # maybe the item, maybe a new value
         env.self_[name] = new_self
         env.holds[name] = new_holds
+        env.note(new_self)
+        env.note(new_holds)
         env.bound.add(name)
 
     def visit(stmts, env, after):
@@ -282,7 +305,10 @@ def check(body, info, params, hard, soft, temps, ad_name):
                 lst = s.value.func.value.id
                 for e in s.value.args:
                     if isinstance(e, gast.Name):
-                        env.holds.setdefault(lst, {}).update(link(SURE, s, env.objs(e.id)))
+                        held = env.holds.setdefault(lst, {})
+                        added = link(SURE, s, env.objs(e.id))
+                        held.update(added)
+                        env.note(held, added)
         return env
 
     env = _Env()

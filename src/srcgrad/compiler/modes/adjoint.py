@@ -8,11 +8,11 @@ import gast
 
 from .. import syntax as A
 from ..ir import Comment
-from ...errors import NonDifferentiableError
+from .adjoint_states import AdjointStates
 from .templates import Qualify, as_node, template
 
 
-class AdjointSweep:
+class AdjointSweep(AdjointStates):
     """The adjoint-sweep half of :class:`~srcgrad.compiler.modes.reverse.Reverse`."""
 
     # -- adjoint sweep -------------------------------------------------------
@@ -40,10 +40,7 @@ class AdjointSweep:
             if op is not None and op.kind == "append":
                 return self.bwd_append(s, state)
             if op is not None and op.kind == "restore" and self.an.active(op.target):
-                raise self.info.error(s, f"srcgrad's reverse mode cannot differentiate "
-                                         f"generated code that restores an item of "
-                                         f"{op.target} (ad.restore_item); differentiate it in "
-                                         f"forward mode (sg.hvp, sg.hessian, sg.jvp of sg.grad)")
+                raise self.restore_error(s, op)
             return []
         if isinstance(s, gast.If):
             return self.bwd_if(s, state, depth)
@@ -55,9 +52,7 @@ class AdjointSweep:
 
     def accumulate(self, state, var, expr, out, container=False):
         d = self.names.d(var)
-        scatter = isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and \
-            expr.func.attr == "index_grad" and isinstance(expr.func.value, gast.Name) and \
-            expr.func.value.id == self.names.ad and len(expr.args) == 3
+        scatter = self.is_scatter(expr)
         if var not in state:
             if not (isinstance(expr, gast.Name) and expr.id == d):  # never "dx = dx"
                 out.append(A.assign(d, expr))
@@ -150,46 +145,8 @@ class AdjointSweep:
             ans = temp_post or y
             if op.kind == "rule":
                 contribs = []   # (name, expression), in parameter order
-                # a parameter bound to several items (``*operands`` of np.einsum, the
-                # ``*args`` of max/min/math.hypot): its template returns one cotangent
-                # per item; compute it once and give item k its entry ``tmp[k]``
-                seq_grads, seq_slots, seq_items = {}, {}, set()
-                for p, n in op.diff_names():
-                    if n not in self.an.varied:
-                        continue
-                    expr_src = op.rule.vjp.get(p)
-                    if expr_src is None:
-                        raise NonDifferentiableError(
-                            f"{op.rule.name} has no reverse-mode derivative for its argument "
-                            f"{p!r} ({self.info.where(s)}); register one with @sg.adjoint")
-                    seq = op.args.get(p)
-                    if isinstance(seq, (tuple, list, gast.Tuple, gast.List)):
-                        elts = seq.elts if isinstance(seq, gast.AST) else seq
-                        if p not in seq_grads:
-                            seq_grads[p] = self.names.gen.fresh(self.names.d(p))
-                            out.append(A.assign(seq_grads[p],
-                                                self.instantiate(expr_src, op, ans, dy)))
-                            seq_slots[p] = iter([k for k, e in enumerate(elts)
-                                                 if isinstance(e, gast.Name)])
-                        # diff_names lists the Name items in order, as seq_slots does
-                        while True:
-                            k = next(seq_slots[p])
-                            if elts[k].id == n:
-                                break
-                        contribs.append((n, gast.Subscript(value=A.name(seq_grads[p]),
-                                                           slice=A.const(k), ctx=gast.Load())))
-                        seq_items.add(n)
-                        continue
-                    contrib = self.instantiate(expr_src, op, ans, dy)
-                    contrib = self.drop_unbroadcast(contrib, op, p)
-                    # x * x: the same contribution twice is written once, times two
-                    for i, (m, e) in enumerate(contribs):
-                        if m == n and A.unparse(e) == A.unparse(contrib):
-                            contribs[i] = (m, gast.BinOp(left=A.const(2), op=gast.Mult(),
-                                                         right=e))
-                            break
-                    else:
-                        contribs.append((n, contrib))
+                seq_items = set()
+                self.rule_contribs(s, op, ans, dy, out, contribs, seq_items)
                 for n, contrib in contribs:
                     if n == y:
                         self_terms.append(contrib)
@@ -277,6 +234,48 @@ class AdjointSweep:
         if saved:
             out.append(A.assign(y, self.pop()))
         return out
+
+    def rule_contribs(self, s, op, ans, dy, out, contribs, seq_items):
+        """A rule's contributions, ``(name, expression)`` in parameter order, onto
+        ``contribs``; the items of sequence parameters onto ``seq_items``."""
+        # a parameter bound to several items (``*operands`` of np.einsum, the
+        # ``*args`` of max/min/math.hypot): its template returns one cotangent
+        # per item; compute it once and give item k its entry ``tmp[k]``
+        seq_grads, seq_slots = {}, {}
+        for p, n in op.diff_names():
+            if n not in self.an.varied:
+                continue
+            expr_src = op.rule.vjp.get(p)
+            if expr_src is None:
+                raise self.no_vjp(s, op, p)
+            seq = op.args.get(p)
+            if isinstance(seq, (tuple, list, gast.Tuple, gast.List)):
+                elts = seq.elts if isinstance(seq, gast.AST) else seq
+                if p not in seq_grads:
+                    seq_grads[p] = self.names.gen.fresh(self.names.d(p))
+                    out.append(A.assign(seq_grads[p],
+                                        self.instantiate(expr_src, op, ans, dy)))
+                    seq_slots[p] = iter([k for k, e in enumerate(elts)
+                                         if isinstance(e, gast.Name)])
+                # diff_names lists the Name items in order, as seq_slots does
+                while True:
+                    k = next(seq_slots[p])
+                    if elts[k].id == n:
+                        break
+                contribs.append((n, gast.Subscript(value=A.name(seq_grads[p]),
+                                                   slice=A.const(k), ctx=gast.Load())))
+                seq_items.add(n)
+                continue
+            contrib = self.instantiate(expr_src, op, ans, dy)
+            contrib = self.drop_unbroadcast(contrib, op, p)
+            # x * x: the same contribution twice is written once, times two
+            for i, (m, e) in enumerate(contribs):
+                if m == n and A.unparse(e) == A.unparse(contrib):
+                    contribs[i] = (m, gast.BinOp(left=A.const(2), op=gast.Mult(),
+                                                 right=e))
+                    break
+            else:
+                contribs.append((n, contrib))
 
     def bwd_setitem(self, s, state, depth):
         t = s.targets[0]
@@ -413,31 +412,20 @@ class AdjointSweep:
                 return []
         elif getattr(s, "srcgrad_count", None) is None:
             return []
-        head = dict(state)
-        for _ in range(20):
-            st = dict(head)
-            saved_gen = set(self.names.gen.taken)
-            body = self.bwd_block(s.body, st, depth + 1)
-            new_head = dict(head)
-            for n, status in st.items():
-                if n not in new_head:
-                    # zeros made before the loop: ours (the next round checks that the
-                    # body leaves it ours for the trips after the first)
-                    new_head[n] = "owned"
-                elif status != "owned":
-                    new_head[n] = "shared" if head.get(n) != "owned" or status != "owned" else "owned"
-            for n in head:
-                if n not in st:
-                    new_head[n] = head[n]
-            # (statuses only go from owned to shared and names are only added: this
-            # ends; stopping on equal keys alone kept an adjoint "owned" that the body
-            # rebinds to a kernel's value, e.g. a read-only broadcast, then added to in
-            # place on the next trip)
-            if new_head == head:
-                break
-            # (adjoint names handed out stay taken: names.adjoints keeps them)
-            self.names.gen.taken = saved_gen | set(self.names.adjoints.values())
-            head = new_head
+        # the statuses the body's sweep starts from, found by sweeps that follow the
+        # statuses alone; the body's code is generated once, from them, and makes the
+        # same names as the last of those sweeps did (names.adjoints keeps theirs)
+        gen = self.names.gen
+        saved_gen = set(gen.taken)
+        start, head, swept = self.loop_statuses(s, state, depth)
+        gen.taken = saved_gen | set(self.names.adjoints.values())
+        st = dict(start)
+        body = self.bwd_block(s.body, st, depth + 1)
+        if st != swept:
+            raise AssertionError(f"srcgrad: the adjoint statuses of the loop at "
+                                 f"{self.info.where(s)} disagree with its adjoint code")
+        if head is not start:   # (the sweeps did not agree within 20 rounds)
+            gen.taken = saved_gen | set(self.names.adjoints.values())
         out = []
         pre = []
         self.materialize(set(head) - set(state), pre)
