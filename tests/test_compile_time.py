@@ -63,6 +63,45 @@ def test_generated_functions_differentiate(tmp_path, loop):
     assert_close(t, np.sum(gx))
 
 
+def _nested_loops(x, w):
+    acc = x * 0.0
+    s = 0.0
+    for i in range(3):
+        for j in range(2):
+            acc = acc + x * x * w
+            s = s + x[i] * x[j]
+        if s > 0.5:
+            acc = np.sin(acc) + x[i]
+        else:
+            acc = acc * w
+        k = 0
+        while k < 2:
+            s = s * w + np.sum(acc[1:]) * x[k]
+            k = k + 1
+    return np.sum(acc) + s
+
+
+def test_a_loop_body_adjoint_is_generated_once_per_pass(monkeypatch):
+    # the adjoint statuses at a loop's head are a fixpoint: found by sweeps that
+    # build no code, then the body's code is built once (it was once per round)
+    from srcgrad.compiler.modes.adjoint import AdjointSweep
+    made, passes = {}, []
+    real = AdjointSweep.bwd_block
+
+    def counting(self, stmts, state, depth, fresh_comments=True):
+        if depth > 0:                   # a loop's body (or a branch inside one)
+            passes.append(self)         # (kept alive: ids stay unique)
+            made[id(self), id(stmts)] = made.get((id(self), id(stmts)), 0) + 1
+        return real(self, stmts, state, depth, fresh_comments)
+    monkeypatch.setattr(AdjointSweep, "bwd_block", counting)
+    x = np.linspace(0.1, 0.9, 4)
+    gx, gw = sg.grad(_nested_loops, wrt=(0, 1))(x, 0.7)
+    monkeypatch.undo()
+    assert len(made) >= 4 and set(made.values()) == {1}
+    assert_close(gx, numeric_grad(_nested_loops, (x, 0.7), 0))
+    assert_close(gw, numeric_grad(_nested_loops, (x, 0.7), 1))
+
+
 def test_fitted_exponent():
     ns = [10, 100, 1000]
     assert bench.fitted_exponent(ns, [2e-3 * n for n in ns]) == pytest.approx(1.0)
