@@ -94,13 +94,13 @@ class AdjointStates:
         dy = self.names.d(y)
         restore_first = False
         temp_post = None
-        arg_names = {n for _, n in op.diff_names()}
+        pairs = op.diff_names()
         callee = getattr(s, "srcgrad_callee", None) if op.kind == "call" else None
         if callee is not None and depth > 0:
             self.stack_name()
-        if saved and y in arg_names:
+        if saved and any(n == y for _, n in pairs):
             reads_ans = op.kind == "rule" and any(
-                "ans" in A.names_read(template(op.rule.vjp[p])) for p, n in op.diff_names()
+                "ans" in A.names_read(template(op.rule.vjp[p])) for p, n in pairs
                 if n in self.an.varied and p in op.rule.vjp)
             if reads_ans:
                 temp_post = self.names.gen.fresh(y + "_out")
@@ -108,7 +108,7 @@ class AdjointStates:
             restore_first = True
         ans = temp_post or y
         if op.kind == "rule":
-            for n, scatters in self.status_contribs(s, op, ans, dy):
+            for n, scatters in self.status_contribs(s, op, ans, dy, pairs):
                 if n == y:
                     self_terms = True
                 else:
@@ -159,9 +159,10 @@ class AdjointStates:
         if saved and not restore_first:
             self.stack_name()
 
-    def status_contribs(self, s, op, ans, dy):
-        """[(name, scatters)] as ``bwd_assign`` collects a rule's contributions."""
-        varied = [n for _, n in op.diff_names() if n in self.an.varied]
+    def status_contribs(self, s, op, ans, dy, pairs):
+        """[(name, scatters)] as ``bwd_assign`` collects a rule's contributions
+        (``pairs``: the op's ``diff_names()``)."""
+        varied = [n for _, n in pairs if n in self.an.varied]
         if len(set(varied)) < len(varied):
             # a name given twice (x * x): equal contributions are merged, which only
             # their code tells; build them as bwd_assign does
@@ -169,7 +170,7 @@ class AdjointStates:
             self.rule_contribs(s, op, ans, dy, out, contribs, set())
             return [(n, lambda e=e: self.is_scatter(e)) for n, e in contribs]
         found, seq_grads = [], set()
-        for p, n in op.diff_names():
+        for p, n in pairs:
             if n not in self.an.varied:
                 continue
             expr_src = op.rule.vjp.get(p)
@@ -201,6 +202,10 @@ class AdjointStates:
         scatter?  Read off the template's head where the substitution cannot change
         it; else the contribution is built."""
         # the substituted names; False: the value is no call (a name, a constant)
+        memo = self.__dict__.setdefault("scatter_memo", {})   # (the rounds ask again)
+        key = (id(op), p, ans if isinstance(ans, str) else id(ans))
+        if key in memo:
+            return memo[key]
         mapping = {"g": False, "ans": False if isinstance(ans, str) else None}
         for k, v in op.args.items():
             mapping[k] = None if isinstance(v, (gast.Call, gast.Slice, gast.Tuple)) or \
@@ -210,6 +215,7 @@ class AdjointStates:
         if answer is None:
             contrib = self.drop_unbroadcast(self.instantiate(expr_src, op, ans, dy), op, p)
             answer = self.is_scatter(contrib)
+        memo[key] = answer
         return answer
 
     def _head_scatters(self, node, mapping, top):
