@@ -273,11 +273,20 @@ def check(body, info, params, hard, soft, temps, ad_name):
         env.note(new_holds)
         env.bound.add(name)
 
+    reads = {}                  # id(stmt) -> the names it reads (a loop's body is
+                                # visited twice; guards are inserted after the visit)
+
+    def names_read(s):
+        r = reads.get(id(s))
+        if r is None:
+            r = reads[id(s)] = A.names_read(s)
+        return r
+
     def visit(stmts, env, after):
         # the names read after statement i: those whose last reader comes after it
         last = {}
         for i, s in enumerate(stmts):
-            for n in A.names_read(s):
+            for n in names_read(s):
                 last[n] = i
         for i, s in enumerate(stmts):
             later = _ReadLater(last, i, after)
@@ -287,7 +296,7 @@ def check(body, info, params, hard, soft, temps, ad_name):
                 env = a.join(b)
                 continue
             if isinstance(s, (gast.For, gast.While)):
-                inner = later | A.names_read(s)       # the next trip reads the loop again
+                inner = later | names_read(s)         # the next trip reads the loop again
                 first = visit(s.body, env.copy(), inner)
                 second = visit(s.body, env.join(first), inner)
                 bound = env.bound
