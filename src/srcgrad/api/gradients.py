@@ -432,7 +432,7 @@ def adjoint(func):
         existing = rules.lookup(func)
         jvp = existing.jvp if existing else {}
         rules.defrule(func, params_src, vjp=vjp, jvp=jvp,
-                      name=getattr(func, "__name__", None))
+                      name=getattr(func, "__name__", None), user=True)
         return adj
     return register
 

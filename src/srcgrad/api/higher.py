@@ -428,7 +428,8 @@ def tangent(func):
         params_src = existing.params if existing else ", ".join(str(p) for p in params)
         rules.defrule(func, params_src, vjp=existing.vjp if existing else {},
                       jvp=jvp_templates, torch_name=existing.torch_name if existing else None,
-                      name=existing.name if existing else getattr(func, "__name__", None))
+                      name=existing.name if existing else getattr(func, "__name__", None),
+                      user=True)
         _forward_cache.clear()     # code generated before inlined the old rule
         return tan
     return register

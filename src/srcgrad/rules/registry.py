@@ -43,6 +43,7 @@ class Rule:
     jvp: dict = field(default_factory=dict)
     torch_name: str | None = None     # grad_fn name in the Tensor runtime ("SinBackward0")
     facets: Facets = NONE             # what else it is (facets.py): a view, linear, ...
+    user: bool = False                # registered by the user (@sg.adjoint / @sg.tangent)
     # filled in by __post_init__
     signature: inspect.Signature = None
     _vjp_fn: object = None
@@ -173,11 +174,13 @@ _NOGRAD_METHODS = set()      # ``x.item()``, ``s.upper()``: results without a gr
 _NOGRAD_ATTRIBUTES = {}      # ``x.shape``, ``t.grad_fn`` -> whether only metadata is read
 
 
-def defrule(func, params, *, name=None, vjp=None, jvp=None, torch_name=None, **facets):
-    """Register the derivative of ``func`` and its facets.  See the module docstring."""
+def defrule(func, params, *, name=None, vjp=None, jvp=None, torch_name=None, user=False,
+            **facets):
+    """Register the derivative of ``func`` and its facets.  See the module docstring.
+    ``user``: a user's own derivative (``@sg.adjoint``), not a rule of the table."""
     rule = Rule(func=func, name=name or _display_name(func), params=params,
                 vjp=dict(vjp or {}), jvp=dict(jvp or {}), torch_name=torch_name,
-                facets=_facets(**facets))
+                facets=_facets(**facets), user=user)
     _RULES[id(func)] = rule
     _FACTS[id(func)] = (rule.name, rule.signature, rule.facets)
     _KEEP.append(func)
