@@ -1,1 +1,1 @@
-"""."""
+"""The differentiation modes: reverse (records, adjoint, reverse) and forward."""
