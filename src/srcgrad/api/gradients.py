@@ -194,13 +194,31 @@ class Transformed:
 def _with_input_dtypes(grads, inputs, single):
     """Each gradient in its input's floating dtype (a float32 input gets a float32
     gradient even where the function mixed it with float64 constants), as
-    PyTorch's leaves and JAX's grad do."""
+    PyTorch's leaves and JAX's grad do.  (On every call: the common cases return at
+    once.)"""
     if single:
         return _dtype_like(grads, inputs[0])
-    return tuple(_dtype_like(g, x) for g, x in zip(grads, inputs))
+    out = None
+    for i, x in enumerate(inputs):
+        if type(x) is float:
+            continue
+        g = grads[i]
+        h = _dtype_like(g, x)
+        if h is not g:
+            if out is None:
+                out = list(grads)
+            out[i] = h
+    return grads if out is None else tuple(out)
 
 
 def _dtype_like(g, x):
+    t = type(x)
+    if t is float:
+        return g
+    if t is np.ndarray:
+        dt = x.dtype
+        if type(g) is np.ndarray and g.dtype == dt or dt.kind not in "fc":
+            return g
     if isinstance(x, dict) and isinstance(g, dict):
         return {k: _dtype_like(g[k], x[k]) if k in x else g[k] for k in g}
     if isinstance(x, (list, tuple)) and isinstance(g, (list, tuple)) and len(g) == len(x):
@@ -284,6 +302,11 @@ class GradFunction(Transformed):
 
 def _is_integral(v):
     """An int, a bool, or an array of integers or booleans."""
+    t = type(v)
+    if t is float:
+        return False
+    if t is np.ndarray:
+        return v.dtype.kind in "biu"
     if isinstance(v, (bool, int)):
         return True
     dt = getattr(v, "dtype", None)
