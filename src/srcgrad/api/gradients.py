@@ -224,11 +224,7 @@ def _dtype_like(g, x):
     if isinstance(x, (list, tuple)) and isinstance(g, (list, tuple)) and len(g) == len(x):
         out = [_dtype_like(gi, xi) for gi, xi in zip(g, x)]
         return type(g)(out) if not hasattr(g, "_fields") else type(g)(*out)
-    dt = getattr(x, "dtype", None)
-    if dt is not None and getattr(dt, "kind", "") in "fc" and hasattr(g, "astype") and \
-            getattr(g, "dtype", dt) != dt and getattr(x, "shape", None) is not None:
-        return g.astype(dt)
-    return g
+    return runtime.cast_like(g, x)
 
 
 def _is_derivative(f):
