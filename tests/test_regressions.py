@@ -347,13 +347,25 @@ def alias_augassign_appended_array(x):
     return np.sum(np.stack(hist) ** 2)
 
 
+# Fuzz seed 11275: after ``v2, x = x, v2`` x IS w (the tuple's item as it was when the
+# tuple was made); the alias check read v2 after its rebinding and saw x's old array, so
+# ``x *= 0.5`` halved w unseen: value and gradient both wrong, no error.
+def alias_swap_unpacking(x, w):
+    v2 = w
+    v2, x = x, v2
+    x *= 0.5
+    return np.sum(np.tanh(w) * w)
+
+
 @pytest.mark.parametrize("f", [alias_tuple, alias_list, alias_append, alias_dict,
                                alias_augassign, alias_augassign_other, alias_augassign_param,
-                               alias_augassign_appended_array, alias_float_param_rebound])
+                               alias_augassign_appended_array, alias_float_param_rebound,
+                               alias_swap_unpacking])
 def test_alias_refused(f):
     x = np.array([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]]) if f is alias_augassign_appended_array \
         else np.array([0.1, 0.2, 0.3])
-    args = (x.copy(), 0.5) if f is alias_float_param_rebound else (x.copy(),)
+    args = (x.copy(), 0.5) if f is alias_float_param_rebound else \
+        (x.copy(), np.array([0.5, -0.2, 0.4])) if f is alias_swap_unpacking else (x.copy(),)
     with pytest.raises(sg.UnsupportedSyntaxError) as e:
         sg.grad(f)(*args)
     assert __file__.rstrip("c") in str(e.value)
@@ -426,3 +438,15 @@ def test_hvp_regression(f):
     eps = 1e-6
     fd = (g(x + eps * v, *args[1:]) - g(x - eps * v, *args[1:])) / (2 * eps)
     np.testing.assert_allclose(h, fd, rtol=1e-5, atol=1e-6)
+
+
+def swap_without_alias(x, w):
+    a, b = x * 1.0, w * 1.0
+    a, b = b, a
+    b *= 0.5            # b is x * 1.0's array: nobody else sees it
+    return np.sum(a * np.sin(b))
+
+
+def test_swap_without_alias_is_differentiated():
+    x, w = np.array([0.3, -0.4, 0.8]), np.array([0.5, -0.2, 0.4])
+    check_grads(swap_without_alias, (x, w), None)

@@ -233,11 +233,15 @@ def check(body, info, params, hard, soft, temps, ad_name):
             if lit is not None and isinstance(v.slice, gast.Constant) and \
                     isinstance(v.slice.value, int) and \
                     -len(lit.elts) <= v.slice.value < len(lit.elts):
-                # ``a, b = x * 2, y`` unpacks normalize's tuple: a IS the item
-                item = lit.elts[v.slice.value]
-                if isinstance(item, gast.Name):
-                    new_self = link(SURE, s, env.self_.get(item.id, {}))
-                    new_holds = link(SURE, s, env.holds.get(item.id, {}))
+                # ``a, b = x * 2, y`` unpacks normalize's tuple: a IS the item, as it
+                # was when the tuple was made (``v2, x = x, v2`` rebinds v2 first)
+                i = v.slice.value % len(lit.elts)
+                if isinstance(lit.elts[i], gast.Name) and (base, i) in env.self_:
+                    new_self = link(SURE, s, env.self_[(base, i)])
+                    new_holds = link(SURE, s, env.holds.get((base, i), {}))
+                else:
+                    new_self = link(MAYBE, s, env.holds.get(base, {}))
+                    new_holds = {}
             elif kind == SURE:
                 new_self = link(SURE, s, env.self_.get(base, {}))
                 new_holds = link(SURE, s, env.holds.get(base, {}))
@@ -246,9 +250,16 @@ def check(body, info, params, hard, soft, temps, ad_name):
                 new_holds = link(MAYBE, s, env.holds.get(base, {}))
         elif isinstance(v, (gast.Tuple, gast.List, gast.Dict)):
             elts = v.values if isinstance(v, gast.Dict) else v.elts
-            for e in elts:
+            for i, e in enumerate(elts):
                 if isinstance(e, gast.Name):
                     new_holds.update(link(SURE, s, env.objs(e.id)))
+                    if name in literal_temps:
+                        # what each item is now, for the unpacking that follows (the
+                        # key is no name: only the subscript above reads it)
+                        env.self_[(name, i)] = link(SURE, s, env.self_.get(e.id, {}))
+                        env.holds[(name, i)] = link(SURE, s, env.holds.get(e.id, {}))
+                        env.note(env.self_[(name, i)])
+                        env.note(env.holds[(name, i)])
         else:
             items, how = _container_items(s)
             for a in items:   # list(x) holds x's items; dict(a=x) holds x itself
