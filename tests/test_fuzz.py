@@ -208,6 +208,31 @@ def _perturb_dir(args, i, v, h):
 EXTRA = {"jvp": False, "hvp": False}     # also check forward mode / second order
 
 
+def checked_value_and_grad(f, args, orig, value, path, program):
+    """``(sg.value_and_grad(f)(*args), None)``, or ``(None, outcome)`` when the check ends
+    here: a located refusal ("rejected"), any other exception, changed inputs, or a
+    value that is not exactly ``f(*args)`` ("fail")."""
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            val, grads = sg.value_and_grad(f)(*args)
+    except (sg.UnsupportedSyntaxError, sg.NonDifferentiableError) as e:
+        if not located(e, path):
+            return None, Outcome("fail", f"refusal not located in {path}: {e}", program)
+        return None, Outcome("rejected", f"{type(e).__name__}: {str(e).splitlines()[0]}",
+                             program)
+    except Exception:
+        return None, Outcome("fail", "value_and_grad raised:\n" + traceback.format_exc(),
+                             program)
+    if not _same(args, orig):
+        return None, Outcome("fail", "value_and_grad changed its inputs", program)
+    if not _same(val, value) or type(val) is not type(value) and \
+            not (np.ndim(val) == 0 and np.ndim(value) == 0):
+        return None, Outcome("fail", f"value_and_grad value {val!r} != f(*args) {value!r}",
+                             program)
+    return (val, grads), None
+
+
 def check_program(program, draws=4):
     """Run every check on one program; returns an Outcome."""
     try:
@@ -242,23 +267,10 @@ def check_program(program, draws=4):
         # not, and its value and gradient are those of f on fresh copies, like the
         # finite differences)
         # -- srcgrad --------------------------------------------------------------
-        try:
-            vg = sg.value_and_grad(f)
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                val, grads = vg(*args)
-        except (sg.UnsupportedSyntaxError, sg.NonDifferentiableError) as e:
-            if not located(e, path):
-                return Outcome("fail", f"refusal not located in {path}: {e}", program)
-            return Outcome("rejected", f"{type(e).__name__}: {str(e).splitlines()[0]}", program)
-        except Exception:
-            return Outcome("fail", "value_and_grad raised:\n" + traceback.format_exc(), program)
-        if not _same(args, orig):
-            return Outcome("fail", "value_and_grad changed its inputs", program)
-        if not _same(val, value) or type(val) is not type(value) and \
-                not (np.ndim(val) == 0 and np.ndim(value) == 0):
-            return Outcome("fail", f"value_and_grad value {val!r} != f(*args) {value!r}",
-                           program)
+        result, outcome = checked_value_and_grad(f, args, orig, value, path, program)
+        if outcome is not None:
+            return outcome
+        val, grads = result
         if len(floats) == 1:
             grads = (grads,)
         if len(grads) != len(floats):

@@ -163,19 +163,10 @@ def check_program(program, draws=4):
         if not np.isfinite(value) or abs(float(value)) > 1e5:
             last = "untame value"
             continue
-        try:
-            val, grads = _quiet(lambda: sg.value_and_grad(f)(*args))
-        except (sg.UnsupportedSyntaxError, sg.NonDifferentiableError) as e:
-            if not located(e, path):
-                return Outcome("fail", f"refusal not located in {path}: {e}", program)
-            return Outcome("rejected", f"{type(e).__name__}: {str(e).splitlines()[0]}", program)
-        except Exception:
-            return Outcome("fail", "value_and_grad raised:\n" + traceback.format_exc(), program)
-        if not _same(args, orig):
-            return Outcome("fail", "value_and_grad changed its inputs", program)
-        if not _same(val, value) or type(val) is not type(value) and \
-                not (np.ndim(val) == 0 and np.ndim(value) == 0):
-            return Outcome("fail", f"value_and_grad value {val!r} != f(*args) {value!r}", program)
+        result, outcome = tf.checked_value_and_grad(f, args, orig, value, path, program)
+        if outcome is not None:
+            return outcome
+        val, grads = result
         if len(args) == 1:
             grads = (grads,)
         if len(grads) != len(args):
