@@ -14,4 +14,5 @@ from .facets import ALL_AXES, ALL_PARAMS, Facets  # noqa: F401
 from . import numpy, python  # noqa: F401,E402
 from . import runtime_rules  # noqa: F401,E402  (generated code is differentiable too)
 from . import containers  # noqa: F401,E402  (dict(...), {**d}, zip, list + list)
+from . import scipy  # noqa: F401,E402  (only when SciPy imports)
 from .namespace import namespace, add_kernel, helper_names, template_globals  # noqa: F401,E402

@@ -17,10 +17,12 @@ from . import registry, runtime_rules, containers
 from .numpy import (conventions, elementwise, reductions, statistics, linalg, decompositions,
                     shapes, joins, indexing, creation)
 from .python import builtins as python_builtins
+from . import scipy as scipy_rules
 
 # the modules whose ``__all__`` names kernels that templates call
 KERNEL_MODULES = (conventions, elementwise, reductions, statistics, linalg, decompositions,
-                  shapes, joins, indexing, creation, python_builtins, runtime_rules, containers)
+                  shapes, joins, indexing, creation, python_builtins, runtime_rules, containers,
+                  *scipy_rules.KERNEL_MODULES)
 
 _AD = None
 
