@@ -13,6 +13,8 @@ A rule without samples fails ``test_every_rule_has_samples``.  The elementwise f
 is also checked on random shapes (broadcasting pairs included) with hypothesis.
 """
 import builtins
+import importlib
+import pathlib
 import math
 import types
 import warnings
@@ -864,6 +866,11 @@ def check_rule(rule, sample, rng):
             f"{where}: <g, jvp(t)> = {lhs!r} but <vjp(g), t> = {rhs!r}"
     assert checked, f"{rule.name}({sample!r}): no differentiable float argument to check"
 
+
+# Families outside this file keep their samples beside it, one module per family
+# (tests/samples_<family>.py with ``add_samples(SAMPLES, S=..., A=..., P=..., M=..., B=...)``).
+for _path in sorted(pathlib.Path(__file__).parent.glob("samples_*.py")):
+    importlib.import_module(_path.stem).add_samples(SAMPLES, S=S, A=A, P=P, M=M, B=B)
 
 CASES = [(rule, sample) for rule in rules.all_rules() for sample in SAMPLES.get(rule.name, [])]
 
