@@ -120,8 +120,9 @@ _NO_SELF = object()
 class Transformed:
     """A transformed function: call it, or read its generated ``.source``."""
 
-    def __init__(self, func, wrt, mode):
+    def __init__(self, func, wrt, mode, has_aux=False):
         self.__srcgrad_wrapped__ = func
+        self.has_aux = has_aux
         # a derivative of a derivative transforms the inner one's generated code
         self.inner = func if _is_derivative(func) else None
         # a bound method (model.loss): self is passed along, never differentiated
@@ -135,6 +136,8 @@ class Transformed:
             wrt = tuple(map(shift, wrt)) if isinstance(wrt, (tuple, list)) else shift(wrt)
         self.wrt_names, self.single = _resolve_wrt(wrt, self.sig, self.func)
         self.mode = mode
+        # with has_aux, f returns (out, aux): the split form, seeded on out only
+        self.compile_mode = "split" if has_aux else mode
         self._last = None
         self._fast = {}
         functools.update_wrapper(self, self.func)
@@ -162,7 +165,7 @@ class Transformed:
                 return hit[:3]
         wrt, single = self._select(bound, leaves)
         target = self.func if self.inner is None else self.inner.generated(bound)
-        fn = reverse_function(target, wrt, self.mode, dict(zip(bound, kinds)))
+        fn = reverse_function(target, wrt, self.compile_mode, dict(zip(bound, kinds)))
         self._last = fn
         if self.wrt_names is not None:
             self._fast[kinds] = (fn, wrt, single, self.func.__code__, target)
@@ -180,7 +183,7 @@ class Transformed:
             if self.inner is not None:
                 self.inner.source  # noqa: B018  (compiles the inner derivative)
                 target = self.inner._last
-            fn = reverse_function(target, wrt, self.mode, {})
+            fn = reverse_function(target, wrt, self.compile_mode, {})
             self._last = fn
         fn = self._last
         if isinstance(fn, tuple):
@@ -228,6 +231,10 @@ def _dtype_like(g, x):
 
 
 def _is_derivative(f):
+    if isinstance(f, Transformed) and f.has_aux:
+        raise NotImplementedError(
+            f"{f!r} was taken with has_aux=True and cannot be transformed again; "
+            f"transform the function itself")
     return isinstance(f, Transformed) and f.mode in ("grad", "value_and_grad")
 
 
@@ -255,13 +262,17 @@ class GradFunction(Transformed):
             self._check_wrt(bound, leaves)
         fn, wrt, single = self.compiled(bound, leaves if tnames else None)
         try:
-            out = fn(**bound) if kwargs or not self.sig.simple else fn(*bound.values())
+            if self.has_aux:
+                value, aux, grads = self._call_with_aux(fn, bound, kwargs)
+                grads = grads[0] if len(wrt) == 1 else grads   # as grad mode returns them
+            else:
+                out = fn(**bound) if kwargs or not self.sig.simple else fn(*bound.values())
         except runtime.OutputTypeError as e:
             raise TypeError(f"{self.func.__qualname__}: {e}") from None
-        if self.mode == "grad":
-            grads = out
-        else:
-            value, grads = out
+        except runtime.NonScalarOutputError as e:
+            raise RuntimeError(_non_scalar_message(self.func.__qualname__, e.shape)) from None
+        if not self.has_aux:
+            value, grads = (None, out) if self.mode == "grad" else out
         if len(wrt) != 1 and not single:
             grads = tuple(grads) if len(wrt) > 1 else (grads,)
         elif len(wrt) == 1 and not single and self.wrt_names is not None:
@@ -269,12 +280,27 @@ class GradFunction(Transformed):
         grads = _with_input_dtypes(grads, [bound[w] for w in wrt], single)
         if tnames:
             grads = _to_tensors(grads)
+            if self.has_aux:
+                aux = _arrays_to_tensors(aux)
         if self.mode == "grad":
-            return grads
+            return (grads, aux) if self.has_aux else grads
         if tnames:
             value = _to_tensors(value)
-        return value, grads
+        return ((value, aux), grads) if self.has_aux else (value, grads)
 
+    def _call_with_aux(self, split, bound, kwargs):
+        """Run the split form of ``f -> (out, aux)`` seeded on ``out`` alone: the aux
+        carries no gradient (as in JAX)."""
+        fwd, bwd = split
+        pair, saved = fwd(**bound) if kwargs or not self.sig.simple else fwd(*bound.values())
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            got = (f"a {type(pair).__name__} of {len(pair)} items"
+                   if isinstance(pair, (tuple, list)) else _describe(pair))
+            raise TypeError(f"{self.func.__qualname__}: with has_aux=True the function must "
+                            f"return a pair (output, aux), but it returned {got}")
+        value, aux = pair
+        cotangent = (runtime.seed(value), _zero_cotangent(aux))
+        return value, aux, bwd(saved, cotangent)
 
     def _check_wrt(self, bound, leaves):
         """Differentiating with respect to integers (or nothing) gives no gradient: say so."""
@@ -294,6 +320,39 @@ class GradFunction(Transformed):
                     f"grad of {name} with respect to {n}: {n}={_describe(v)} is not "
                     f"floating-point, and an integer has no gradient. Pass a float (1.0, not 1; "
                     f"an array of a float dtype), or leave {n} out of wrt=.")
+
+
+def _non_scalar_message(name, shape):
+    shown = f"an output of shape {tuple(shape)}" if shape is not None else "a non-scalar output"
+    return (f"grad can be implicitly created only for scalar outputs: {name} returned "
+            f"{shown}. For the gradient of each entry use sg.jacobian(f); for a "
+            f"vector-Jacobian product use sg.vjp(f, *args) and call its vjp_fn with a "
+            f"cotangent of that shape; to return extra values beside a scalar loss, pass "
+            f"has_aux=True and return (loss, aux).")
+
+
+def _zero_cotangent(aux):
+    """A zero cotangent shaped like ``aux`` (the aux output carries no gradient)."""
+    if isinstance(aux, dict):
+        return {k: _zero_cotangent(v) for k, v in aux.items()}
+    if isinstance(aux, (list, tuple)):
+        items = [_zero_cotangent(v) for v in aux]
+        return type(aux)(*items) if hasattr(aux, "_fields") else type(aux)(items)
+    if isinstance(aux, float):
+        return 0.0
+    dt = getattr(aux, "dtype", None)
+    if dt is not None and getattr(aux, "shape", None) is not None and dt.kind in "fc":
+        return runtime.zeros_like(aux)
+    return None
+
+
+def _arrays_to_tensors(x):
+    """The aux output with its arrays as Tensors (other values as they are)."""
+    if isinstance(x, dict):
+        return {k: _arrays_to_tensors(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
+        return type(x)(_arrays_to_tensors(v) for v in x)
+    return _to_tensors(x) if isinstance(x, np.ndarray) else x
 
 
 def _is_integral(v):
@@ -330,29 +389,32 @@ def _to_tensors(x):
 
 
 def _decorator(mode):
-    def transform(f=None, wrt=None, *, argnum=None, argnums=None):
+    def transform(f=None, wrt=None, *, has_aux=False, argnum=None, argnums=None):
         # autograd spells wrt ``argnum``, JAX ``argnums``: accepted so their code ports as is
         if wrt is None:
             wrt = argnum if argnum is not None else argnums
         if f is None:
-            return lambda g: GradFunction(g, wrt, mode)
+            return lambda g: GradFunction(g, wrt, mode, has_aux)
         if isinstance(f, (int, str, tuple)) and not callable(f):
-            return lambda g: GradFunction(g, f, mode)
-        return GradFunction(f, wrt, mode)
+            return lambda g: GradFunction(g, f, mode, has_aux)
+        return GradFunction(f, wrt, mode, has_aux)
     return transform
 
 
 grad = _decorator("grad")
 grad.__doc__ = """Gradient of f's scalar output with respect to ``wrt``.
 
-    ``sg.grad(f)``, ``@sg.grad`` or ``@sg.grad(wrt=...)``.  ``wrt`` is a parameter's
+    ``sg.grad(f)``, ``@sg.grad`` or ``@sg.grad(wrt=...)``.  With ``has_aux=True``
+    f returns ``(loss, aux)`` and the gradient function returns ``(grads, aux)``;
+    the aux output carries no gradient.  ``wrt`` is a parameter's
     position or name, or a tuple of them (``argnum``/``argnums`` are accepted too);
     ``None`` means every floating-point argument (with Tensors: those that require
     grad).  One gradient for a single ``wrt``, else a tuple; containers get gradients
     of the same structure; each gradient has its input's dtype.  ``.source`` is the
     generated Python.  See the README and docs/ for the whole API."""
 value_and_grad = _decorator("value_and_grad")
-value_and_grad.__doc__ = """Like grad, returning ``(value, grads)``."""
+value_and_grad.__doc__ = """Like grad, returning ``(value, grads)``; with ``has_aux=True``
+    (f returns ``(loss, aux)``) it returns ``((loss, aux), grads)``."""
 
 
 def make_vjp(f, wrt, *example_args):

@@ -86,7 +86,17 @@ def _check_float_output(y):
     raise OutputTypeError(
         f"grad needs the function to return a floating-point scalar, but it returned "
         f"{what}. Return a float (e.g. 0.0, not 0, or float(...)); for a non-scalar or "
-        f"structured output use sg.vjp or sg.jacobian.")
+        f"structured output use sg.vjp or sg.jacobian; to return extra values beside a "
+        f"scalar loss, pass has_aux=True and return (loss, aux).")
+
+
+class NonScalarOutputError(RuntimeError):
+    """``grad`` of a function whose result has more than one entry (PyTorch's message;
+    ``shape`` is the result's, for the API to say what to use instead)."""
+
+    def __init__(self, message, shape):
+        super().__init__(message)
+        self.shape = shape
 
 
 def seed(y):
@@ -94,7 +104,9 @@ def seed(y):
     _check_float_output(y)
     size = getattr(y, "size", 1)
     if size != 1 or isinstance(y, (list, tuple, dict)):
-        raise RuntimeError("grad can be implicitly created only for scalar outputs")
+        shape = getattr(y, "shape", None)
+        raise NonScalarOutputError("grad can be implicitly created only for scalar outputs",
+                                   shape)
     if getattr(y, "ndim", 0):
         return np.ones_like(y)
     return 1.0
