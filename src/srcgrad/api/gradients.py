@@ -10,6 +10,8 @@ import inspect
 import numpy as np
 
 from .. import rules, runtime
+from ..errors import UnsupportedSyntaxError, NonDifferentiableError
+from ..compiler import sourcemap
 from ..compiler.source import check_function, unwrap
 from ..compiler.driver import reverse_function
 from ..compiler.cache import still_valid
@@ -260,7 +262,10 @@ class GradFunction(Transformed):
         bound, tnames = _unwrap_tensors(bound)
         if not tnames:
             self._check_wrt(bound, leaves)
-        fn, wrt, single = self.compiled(bound, leaves if tnames else None)
+        try:
+            fn, wrt, single = self.compiled(bound, leaves if tnames else None)
+        except _OWN_ERRORS as e:
+            raise e.with_traceback(None)    # located in the user's code: no srcgrad frames
         try:
             if self.has_aux:
                 value, aux, grads = self._call_with_aux(fn, bound, kwargs)
@@ -271,6 +276,11 @@ class GradFunction(Transformed):
             raise TypeError(f"{self.func.__qualname__}: {e}") from None
         except runtime.NonScalarOutputError as e:
             raise RuntimeError(_non_scalar_message(self.func.__qualname__, e.shape)) from None
+        except _OWN_ERRORS as e:
+            raise e.with_traceback(None)
+        except Exception as e:
+            sourcemap.point_home(e)     # a note naming the user's line it came from
+            raise
         if not self.has_aux:
             value, grads = (None, out) if self.mode == "grad" else out
         if len(wrt) != 1 and not single:
@@ -320,6 +330,25 @@ class GradFunction(Transformed):
                     f"grad of {name} with respect to {n}: {n}={_describe(v)} is not "
                     f"floating-point, and an integer has no gradient. Pass a float (1.0, not 1; "
                     f"an array of a float dtype), or leave {n} out of wrt=.")
+
+
+_OWN_ERRORS = (UnsupportedSyntaxError, NonDifferentiableError)
+
+
+def api_boundary(fn):
+    """``fn`` as a public entry point: srcgrad's own errors (located in the user's code)
+    are raised without srcgrad's frames, and any other exception from generated code
+    gets a note naming the user's file and line it came from."""
+    @functools.wraps(fn)
+    def entry(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except _OWN_ERRORS as e:
+            raise e.with_traceback(None)
+        except Exception as e:
+            sourcemap.point_home(e)
+            raise
+    return entry
 
 
 def _non_scalar_message(name, shape):
@@ -417,6 +446,7 @@ value_and_grad.__doc__ = """Like grad, returning ``(value, grads)``; with ``has_
     (f returns ``(loss, aux)``) it returns ``((loss, aux), grads)``."""
 
 
+@api_boundary
 def make_vjp(f, wrt, *example_args):
     """(fwd, bwd) for f and a tuple of parameter positions or names (split form).
 
@@ -433,6 +463,7 @@ def make_vjp(f, wrt, *example_args):
     return reverse_function(func, names, "split", kinds)
 
 
+@api_boundary
 def vjp(f, *args, wrt=None, **kwargs):
     """``(out, vjp_fn)``: ``vjp_fn(cotangent)`` returns the gradients for ``wrt``."""
     func = unwrap(f)
@@ -450,6 +481,7 @@ def vjp(f, *args, wrt=None, **kwargs):
     fwd, bwd = reverse_function(func, wrt_names, "split", kinds)
     out, saved = fwd(**bound)
 
+    @api_boundary
     def vjp_fn(cotangent):
         if hasattr(cotangent, "numpy") and _is_tensor(cotangent):
             cotangent = cotangent.detach().numpy()
@@ -461,6 +493,7 @@ def vjp(f, *args, wrt=None, **kwargs):
     return (_to_tensors(out) if tnames else out), vjp_fn
 
 
+@api_boundary
 def source(f, wrt=None, mode="reverse"):
     """The generated Python source of f's derivative, as a string."""
     if mode == "reverse":

@@ -19,8 +19,8 @@ import gast
 import numpy as np
 
 from .. import rules, runtime
-from .gradients import (_Signature, _kind, _leaves, _resolve_wrt, _to_tensors, _unwrap_tensors,
-                  grad, traced_function)
+from .gradients import (api_boundary, _Signature, _kind, _leaves, _resolve_wrt, _to_tensors,
+                        _unwrap_tensors, grad, traced_function)
 from ..compiler.modes.forward import _CACHE as _forward_cache, forward_function
 from ..compiler.source import unwrap
 from ..compiler.driver import reverse_function
@@ -93,6 +93,7 @@ def _tangent_like(t, x, name):
 
 # -- forward mode ----------------------------------------------------------------
 
+@api_boundary
 def jvp(f, primals, tangents):
     """``(f(*primals), J @ tangents)`` by forward-mode source transformation.
 
@@ -262,6 +263,7 @@ def jacobian(f, wrt=0, mode="reverse"):
     if mode not in ("reverse", "forward"):
         raise ValueError(f"mode must be 'reverse' or 'forward', not {mode!r}")
 
+    @api_boundary
     def jac(*args, **kwargs):
         call = _Call(f, args, kwargs, wrt=wrt)
         if mode == "forward":
@@ -293,6 +295,7 @@ def hvp(f, wrt=0):
     """
     g = grad(f, wrt=wrt)
 
+    @api_boundary
     def hvp_fn(*args, v, **kwargs):
         call = _Call(g, args, kwargs, wrt=wrt)
         vs = (v,) if call.single else tuple(v)

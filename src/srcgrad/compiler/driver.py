@@ -193,7 +193,8 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         name = f"{mode}_{fdef.name}"
         newdef = A.funcdef(fdef, name, [gast.Expr(value=A.const(doc))] + body)
         src = codegen.to_source(newdef)
-        fns = codegen.build({name: src}, closure, func, f"{mode} of {func.__qualname__}")
+        fns = codegen.build({name: src}, closure, func, f"{mode} of {func.__qualname__}",
+                            trees={name: newdef})
         fn = fns[name]
         fn.__srcgrad_transformable__ = True
         return fn
@@ -237,7 +238,8 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
                               decorator_list=[], returns=None, type_comment=None,
                               **A.type_params())
     srcs = {fname: codegen.to_source(fdef_f), bname: codegen.to_source(fdef_b)}
-    fns = codegen.build(srcs, closure, func, f"vjp of {func.__qualname__}")
+    fns = codegen.build(srcs, closure, func, f"vjp of {func.__qualname__}",
+                        trees={fname: fdef_f, bname: fdef_b})
     for f in fns.values():
         f.__srcgrad_transformable__ = True
     return fns[fname], fns[bname]

@@ -579,7 +579,8 @@ def _build(func, wrt, kinds, tangent_only=False):
             except ValueError:
                 pass
     src = codegen.to_source(newdef)
-    fn = codegen.build({name: src}, closure, func, f"jvp of {func.__qualname__}")[name]
+    fn = codegen.build({name: src}, closure, func, f"jvp of {func.__qualname__}",
+                       trees={name: newdef})[name]
     fn.__srcgrad_transformable__ = True
     fn.__srcgrad_temps__ = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())
     fn.tangent_params = dict(zip(wrt, tangent_params))
