@@ -69,6 +69,39 @@ def copy_loc(new, old):
     return new
 
 
+# Fields that never hold a node (names, flags, type comments, expression contexts):
+# the walkers below skip them.  ``name`` stays (an except handler's is a Name).
+_ATOM_FIELDS = frozenset({"ctx", "id", "attr", "type_comment", "kind", "level", "module",
+                          "is_async", "conversion", "simple", "lineno", "col_offset",
+                          "end_lineno", "end_col_offset"})
+_NODE_FIELDS = {}
+
+
+def node_fields(t):
+    """The fields of node class ``t`` that may hold nodes (cached per class)."""
+    fs = _NODE_FIELDS.get(t)
+    if fs is None:
+        fs = _NODE_FIELDS[t] = tuple(f for f in t._fields if f not in _ATOM_FIELDS)
+    return fs
+
+
+def push_children(n, out):
+    """Append the child nodes of ``n`` to ``out`` (list fields in order)."""
+    fields = _NODE_FIELDS.get(type(n)) or node_fields(type(n))
+    d = n.__dict__
+    for f in fields:
+        v = d.get(f)
+        if v is None:
+            continue
+        tv = type(v)
+        if tv is list:
+            for x in v:
+                if isinstance(x, _AST_BASE):
+                    out.append(x)
+        elif isinstance(v, _AST_BASE):
+            out.append(v)
+
+
 def walk(node):
     """Every node under ``node`` (a node or a list of nodes), as a list in the order
     of ``gast.walk`` (breadth first), several times faster: no generator per node.
@@ -76,15 +109,11 @@ def walk(node):
     and it makes no difference)."""
     out = list(node) if isinstance(node, list) else [node]
     i = 0
+    push = push_children
     while i < len(out):
         n = out[i]
         i += 1
-        for f in n._fields:
-            v = getattr(n, f, None)
-            if type(v) is list:
-                out.extend(x for x in v if isinstance(x, gast.AST))
-            elif isinstance(v, gast.AST):
-                out.append(v)
+        push(n, out)
     return out
 
 
@@ -112,18 +141,28 @@ def statements(node):
 def _names(node, ctx_types):
     out = set()
     stack = list(node) if isinstance(node, list) else [node]
+    Name, AST, atoms, fields_of = gast.Name, _AST_BASE, _ATOMS, _NODE_FIELDS
+    pop, push = stack.pop, stack.append
     while stack:
-        n = stack.pop()
-        if type(n) is gast.Name:
+        n = pop()
+        t = type(n)
+        if t is Name:
             if ctx_types is None or isinstance(n.ctx, ctx_types):
                 out.add(n.id)
             continue
-        for f in n._fields:
-            v = getattr(n, f, None)
-            if type(v) is list:
-                stack.extend(x for x in v if isinstance(x, gast.AST))
-            elif isinstance(v, gast.AST):
-                stack.append(v)
+        d = n.__dict__
+        for f in fields_of.get(t) or node_fields(t):
+            v = d.get(f)
+            if v is None:
+                continue
+            tv = type(v)
+            if tv is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        push(x)
+            elif tv not in atoms:
+                if isinstance(v, AST):
+                    push(v)
     return out
 
 
@@ -141,6 +180,7 @@ def all_names(node):
 
 
 _ATOMS = frozenset({str, int, float, bool, complex, bytes, type(None), type(Ellipsis)})
+_AST_BASE = gast.AST
 _CTXS = frozenset({gast.Load, gast.Store, gast.Del})
 _Name = gast.Name
 
@@ -283,6 +323,24 @@ class NameGen:
 
     def reserve(self, n):
         self._taken.add(n)
+
+
+def structure_key(node):
+    """A hashable key equal for two trees exactly when they print the same (up to
+    layout): node classes, names, attributes and constants, without printing."""
+    t = type(node)
+    if t is gast.Name:
+        return node.id
+    if t is list:
+        return tuple(structure_key(x) for x in node)
+    if t is gast.Constant:
+        v = node.value
+        return (t, type(v), repr(v))     # repr: 0.0 and -0.0 differ
+    if not isinstance(node, _AST_BASE):
+        return node
+    d = node.__dict__
+    return (t,) + tuple(structure_key(d.get(f)) for f in t._fields
+                        if f not in ("ctx", "type_comment", "kind"))
 
 
 def unparse(node):

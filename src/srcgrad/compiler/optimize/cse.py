@@ -33,8 +33,8 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
     """
     if locals_ is None:
         locals_ = A.names_stored(stmts)
-    seen = {}            # rhs source -> name holding it
-    reads = {}           # rhs source -> the names it reads
+    seen = {}            # rhs (its structure key) -> name holding it
+    reads = {}           # rhs -> the names it reads
     deps = {}            # name -> the sources in ``seen`` that read it or are held by it
     rename = {}
     out = []
@@ -67,7 +67,7 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
                 not getattr(s, "srcgrad_nograd", False) and \
                 _pure_rhs(s.value, func) and not (A.names_read(s.value) & {s.targets[0].id}):
-            key = A.unparse(s.value)
+            key = A.structure_key(s.value)
             reads.setdefault(key, A.names_read(s.value))
             tgt = s.targets[0].id
             if key in seen and seen[key] != tgt:

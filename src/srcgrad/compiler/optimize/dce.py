@@ -43,7 +43,8 @@ def _loads_and_augassigns(body):
     """The names loaded anywhere in ``body`` and its ``+=`` statements: one walk."""
     loads, augs = set(), []
     stack = list(body)
-    Name, AugAssign, AST, Load = gast.Name, gast.AugAssign, gast.AST, gast.Load
+    Name, AugAssign, Load = gast.Name, gast.AugAssign, gast.Load
+    push = A.push_children
     while stack:
         n = stack.pop()
         t = type(n)
@@ -53,12 +54,7 @@ def _loads_and_augassigns(body):
             continue
         if t is AugAssign:
             augs.append(n)
-        for f in n._fields:
-            v = getattr(n, f, None)
-            if type(v) is list:
-                stack.extend(x for x in v if isinstance(x, AST))
-            elif isinstance(v, AST):
-                stack.append(v)
+        push(n, stack)
     return loads, augs
 
 
