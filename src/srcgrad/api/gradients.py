@@ -505,11 +505,27 @@ def source(f, wrt=None, mode="reverse"):
     raise ValueError(f"mode must be 'reverse', 'split' or 'forward', not {mode!r}")
 
 
+def generated_functions(f, wrt=None, mode="reverse"):
+    """The generated functions whose text ``source(f, wrt, mode)`` shows (one, or the
+    split form's forward and backward), for tools that show them beside ``f``."""
+    if mode == "forward":
+        return (_forward_function(f, wrt),)
+    if mode not in ("reverse", "vjp", "split"):
+        raise ValueError(f"mode must be 'reverse', 'split' or 'forward', not {mode!r}")
+    t = GradFunction(f, wrt, "grad" if mode == "reverse" else "split")
+    t.source  # noqa: B018  (compiles it)
+    return t._last if isinstance(t._last, tuple) else (t._last,)
+
+
 def forward_source(f, wrt=None):
     """The generated forward-mode source of ``f`` (``sg.source(f, mode="forward")``).
 
     ``wrt=None`` gives every parameter a tangent (no arguments to look at).
     """
+    return _forward_function(f, wrt).source
+
+
+def _forward_function(f, wrt):
     if _is_derivative(f):
         f.source  # noqa: B018  (compiles f's generated code)
         target = f._last
@@ -520,7 +536,7 @@ def forward_source(f, wrt=None):
     if names is None:
         names = tuple(sig.names)
     from ..compiler.modes.forward import forward_function
-    return forward_function(target, names).source
+    return forward_function(target, names)
 
 
 def adjoint(func):

@@ -62,6 +62,21 @@ def register(filename, text, func, label, trees):
     return entry
 
 
+def origins(fn):
+    """``{line of fn.source (from 1): (user line, sweep)}`` for a generated function."""
+    code = fn.__code__
+    entry = _FILES.get(code.co_filename)
+    if entry is None:
+        return {}
+    first = code.co_firstlineno
+    out = {}
+    for i in range(1, fn.source.count("\n") + 1):
+        o = entry.origin(first + i - 1)
+        if o is not None:
+            out[i] = o
+    return out
+
+
 def debug_dir():
     """The folder generated code is written to (``SRCGRAD_DEBUG_DIR``), or None."""
     path = os.environ.get("SRCGRAD_DEBUG_DIR")
@@ -95,10 +110,12 @@ def _line_map(fdef, src, first, name):
             a = next(it)
             if type(a).__name__ != type(g).__name__:
                 raise ValueError("the trees differ")
-            line = getattr(g, "lineno", None) if state["sweep"] != "adjoint" else None
-            line = line or state["line"]
             blocks = [(f, getattr(g, f)) for f in ("body", "orelse", "finalbody")
                       if isinstance(getattr(g, f, None), list)]
+            # (the adjoint's statements follow their line's comment; its loops and
+            # branches keep the line of the loop or branch they reverse)
+            own = state["sweep"] != "adjoint" or blocks
+            line = (getattr(g, "lineno", None) if own else None) or state["line"]
             end = a.lineno if blocks or getattr(g, "handlers", None) else a.end_lineno
             if line is not None:
                 for n in range(a.lineno, end + 1):
