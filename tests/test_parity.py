@@ -22,6 +22,7 @@ SCRIPTS = regen_expected.scripts()
 
 SHIM = '''"""``import torch`` gives srcgrad (installed by tests/test_parity.py)."""
 import sys
+del sys.modules[__name__]   # no half-made "torch" while srcgrad imports (SciPy probes it)
 import srcgrad
 sys.modules[__name__] = srcgrad
 '''

@@ -719,3 +719,14 @@ def test_device_paths_with_a_stand_in_for_cupy(fake_gpu):
     z.backward()
     assert x.grad.is_cuda and x.grad.dtype is sg.float32
     assert x.grad.cpu().tolist() == [[2., 2.], [0., 0.]]
+
+
+def test_cuda_without_cupy_says_what_to_install():
+    """PyTorch's message (scripts catch it), and a note on what srcgrad needs for a GPU."""
+    import importlib.util
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("CuPy is installed here")
+    with pytest.raises(AssertionError) as info:
+        sg.ones(2).cuda()
+    assert str(info.value) == "Torch not compiled with CUDA enabled"
+    assert any("pip install cupy" in note for note in info.value.__notes__)

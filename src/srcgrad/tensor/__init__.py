@@ -32,7 +32,8 @@ from .factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, f
 from .functions import *  # noqa: F401,F403
 from .functions import __all__ as _functions_all
 from .generator import Generator, initial_seed, manual_seed, seed
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
+                        no_grad, set_grad_enabled)
 from .printing import get_printoptions, set_printoptions
 
 __all__ = [
@@ -45,5 +46,6 @@ __all__ = [
     "cfloat", "complex128", "cdouble", "uint8", "int8", "int16", "short", "int32", "int",
     "int64", "long", "bool", "get_default_dtype", "set_default_dtype", "promote_types",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+    "is_inference_mode_enabled",
     "device", "cuda", "autograd", "set_printoptions", "get_printoptions",
 ] + _functions_all

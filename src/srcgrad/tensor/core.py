@@ -14,7 +14,7 @@ import warnings
 
 import numpy as np
 
-from . import dtypes, printing
+from . import dtypes, grad_mode, printing
 from .device import device_of
 
 __all__ = ["Tensor", "Size", "is_tensor"]
@@ -29,6 +29,26 @@ class VersionCounter:
 
     def __init__(self):
         self.value = 0
+
+
+class InferenceCounter(VersionCounter):
+    """The counter of a tensor made in ``inference_mode``: it tracks nothing (PyTorch's
+    inference tensors have no version counter)."""
+
+    __slots__ = ()
+
+    @property
+    def value(self):
+        return 0
+
+    @value.setter
+    def value(self, v):
+        # as in PyTorch, the change is made, then refused when it is counted
+        if not grad_mode._state.inference:
+            raise RuntimeError(
+                "Inplace update to inference tensor outside InferenceMode is not allowed.You "
+                "can make a clone to get a normal tensor before doing inplace update.See "
+                "https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 class Size(tuple):
@@ -132,7 +152,7 @@ class Tensor:
         self._requires_grad = requires_grad
         self._grad_fn = grad_fn
         self._grad = None
-        self._vc = VersionCounter()
+        self._vc = VersionCounter() if not grad_mode._state.inference else InferenceCounter()
         self._base = None
         self._acc = None
         self._retains_grad = False
@@ -147,7 +167,7 @@ class Tensor:
         self._requires_grad = requires_grad
         self._grad_fn = grad_fn
         self._grad = None
-        self._vc = VersionCounter()
+        self._vc = VersionCounter() if not grad_mode._state.inference else InferenceCounter()
         self._base = None
         self._acc = None
         self._retains_grad = False
@@ -208,7 +228,12 @@ class Tensor:
 
     @property
     def _version(self):
+        if type(self._vc) is InferenceCounter:
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._vc.value
+
+    def is_inference(self):
+        return type(self._vc) is InferenceCounter
 
     def retain_grad(self):
         if self._grad_fn is None:
@@ -333,7 +358,7 @@ class Tensor:
         return a.tolist()
 
     def numpy(self, force=False):
-        if self._requires_grad and not force:
+        if self._requires_grad and not force and grad_mode._state.enabled:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use "
                                "tensor.detach().numpy() instead.")
         if self.device.type != "cpu":
@@ -372,9 +397,12 @@ class Tensor:
         return self._data.reshape(()).item()
 
     def __format__(self, spec):
-        if self.ndim == 0 and spec:
+        # as PyTorch: a 0-d tensor formats as its Python number (f"{loss}" -> -16.0)
+        if self._data.ndim == 0:
             return format(self.item(), spec)
-        return format(repr(self), spec)
+        if spec:
+            raise TypeError("unsupported format string passed to Tensor.__format__")
+        return str(self)
 
     def __repr__(self):
         return printing.tensor_repr(self)

@@ -92,8 +92,12 @@ class _Cuda:
         try:
             import cupy
         except ImportError:
-            # PyTorch's wording on a CPU-only build: scripts that catch it keep working.
-            raise AssertionError("Torch not compiled with CUDA enabled") from None
+            # PyTorch's wording on a CPU-only build (scripts that catch it keep working);
+            # the traceback's note says what srcgrad needs for a GPU
+            error = AssertionError("Torch not compiled with CUDA enabled")
+            error.add_note("srcgrad: GPU tensors need CuPy, which is not installed: "
+                           "pip install cupy-cuda12x (CUDA 12) or cupy-cuda11x (CUDA 11)")
+            raise error from None
         return cupy
 
     def _require(self):

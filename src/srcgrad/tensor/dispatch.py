@@ -19,7 +19,7 @@ from ..errors import NonDifferentiableError
 from ..rules import lookup
 from . import dtypes, grad_mode
 from .autograd import InputMeta, _node_class, rule_reads, vjp_function
-from .core import Tensor, _wrap_dim
+from .core import InferenceCounter, Tensor, _wrap_dim
 from .device import CPU
 
 __all__ = ["apply"]
@@ -186,6 +186,12 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
     return out
 
 
+_INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in "
+    "inference mode in computation tracked by autograd. To work around this, you can make a "
+    "clone to get a normal tensor and use it in autograd, or use `torch.no_grad()` instead of "
+    "`torch.inference_mode()`.")
+
 _NO_KWARGS = {}       # shared, never changed: the keyword arguments of most calls
 
 
@@ -232,19 +238,30 @@ def _record(func, name, args, kwargs, arrays, kwarrays, out):
             else:
                 simple = False
     needs = tuple(needs)
+    if True not in needs:       # only non-differentiable arguments need a gradient (a kernel
+        return                  # reading the shape of one, in a recorded backward)
 
     slots, reads_ans = plan.checks(needs) if plan.names is not None \
         else _version_checks(plan.rule, needs, names)
     saved = []
+    scalar_saved = False     # PyTorch saves a Python-number operand (w * 3) as a tensor too
     for i in slots:
         v = values[i]
+        if isinstance(v, numbers.Number) and names[i] in plan.rule.diff_params:
+            scalar_saved = True
         for t in ((v,) if isinstance(v, Tensor) else v if isinstance(v, (list, tuple)) else ()):
             if isinstance(t, Tensor):
+                if type(t._vc) is InferenceCounter:
+                    raise RuntimeError(_INFERENCE_SAVED)
                 saved.append((t, t._vc, t._vc.value))
     if reads_ans:
         saved.append((weakref.ref(out), out._vc, out._vc.value))
-    out._grad_fn = plan.node_cls(plan.vjp, arrays, kwarrays, out._data, needs, tuple(edges),
-                                 None if simple else tuple(layout), tuple(saved))
+    node = out._grad_fn = plan.node_cls(plan.vjp, arrays, kwarrays, out._data, needs,
+                                        tuple(edges), None if simple else tuple(layout),
+                                        tuple(saved))
+    node._diff = diff
+    if scalar_saved:
+        node._has_saved = True
     out._requires_grad = True
 
 

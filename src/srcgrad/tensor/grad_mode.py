@@ -9,11 +9,13 @@ import functools
 import inspect
 import threading
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
+           "is_inference_mode_enabled"]
 
 
 class _State(threading.local):
     enabled = True
+    inference = False          # inside inference_mode(): new tensors are inference tensors
 
 
 _state = _State()
@@ -21,6 +23,10 @@ _state = _State()
 
 def is_grad_enabled():
     return _state.enabled
+
+
+def is_inference_mode_enabled():
+    return _state.inference
 
 
 def _set(mode):
@@ -79,10 +85,21 @@ class enable_grad(_GradModeContext):
 
 
 class inference_mode(_GradModeContext):
-    """Like ``no_grad`` (srcgrad has no separate inference tensors)."""
+    """``no_grad`` whose new tensors are inference tensors: they track no version, cannot
+    be changed in place outside inference mode, nor saved for backward."""
 
     def __init__(self, mode=True):
         self.mode = not mode
+        self.inference = bool(mode)
+
+    def __enter__(self):
+        self._prev_inference = _state.inference
+        _state.inference = self.inference
+        return super().__enter__()
+
+    def __exit__(self, *exc):
+        _state.inference = self._prev_inference
+        return super().__exit__(*exc)
 
     def clone(self):
         return inference_mode(not self.mode)

@@ -28,7 +28,7 @@ GROUPS = (GraphMethods, ArithmeticMethods, ReductionMethods, ShapeMethods, Index
 # x.exp_() is x.exp() written into x: the in-place spellings that have no method of their own
 INPLACE_OF = list(_UNARY_FLOAT) + [
     "abs", "neg", "relu", "sigmoid", "square", "rsqrt", "sign", "floor", "ceil", "round",
-    "trunc", "clamp_min", "clamp_max", "t", "squeeze", "unsqueeze", "transpose", "remainder",
+    "trunc", "clamp_min", "clamp_max", "remainder",
     "floor_divide"]
 
 # what every class body has: not methods

@@ -6,6 +6,7 @@ import numbers
 import numpy as np
 
 from . import dtypes
+from .autograd import _node_class
 from .core import _size_args, _wrap_dim
 from .dispatch import apply
 
@@ -105,6 +106,34 @@ class ShapeMethods:
     def unsqueeze(self, dim):
         d = _wrap_dim(dim, self.ndim + 1)
         return apply(np.expand_dims, (self, d), name="UnsqueezeBackward0", view=True)
+
+    # -- in place: the tensor itself becomes the view (its shape changes) ------------------
+    def _reshaped_in_place(self, new, name):
+        self._check_inplace()
+        self._data = new._data
+        self._vc.value += 1
+        node = new._grad_fn
+        if node is not None:
+            node.__class__ = _node_class(name)      # PyTorch names the in-place overload
+            self._grad_fn = node
+            self._requires_grad = True
+        return self
+
+    def squeeze_(self, dim=None):
+        name = "SqueezeBackward3" if dim is None else \
+            "SqueezeBackward5" if isinstance(dim, (tuple, list)) else "SqueezeBackward4"
+        return self._reshaped_in_place(self.squeeze(dim), name)
+
+    def unsqueeze_(self, dim):
+        return self._reshaped_in_place(self.unsqueeze(dim), "UnsqueezeBackward1")
+
+    def t_(self):
+        return self._reshaped_in_place(self.t(), "TBackward1")
+
+    def transpose_(self, dim0, dim1):
+        return self._reshaped_in_place(self.transpose(dim0, dim1), "TransposeBackward1")
+
+    swapaxes_ = swapdims_ = transpose_
 
     def expand(self, *sizes):
         sizes = _size_args(sizes)

@@ -1,0 +1,306 @@
+"""The backward engine: ``backward``, ``autograd.grad`` and the walk they share.
+
+``backward`` visits the nodes reachable from the output in topological order,
+calls each node's rule on the sum of the gradients that reached it, and hands
+the results to its inputs.  With ``create_graph=True`` the gradients are tensors
+and each node runs its rule on them with grad mode on (``Node.apply_graph``), so
+the gradients themselves have a graph: ``autograd.grad`` of them gives second
+(and higher) derivatives.
+"""
+import sys
+
+import numpy as np
+
+from ... import runtime
+from .. import grad_mode
+from ..core import Tensor
+from .nodes import AccumulateGrad, _owned, _wrap
+
+__all__ = ["backward", "grad", "run_backward", "GraphMethods"]
+
+
+def _fit_grad(g, meta, node, index):
+    """``g`` as the gradient of an input described by ``meta``: cast, and summed down if
+    broadcast (as PyTorch's engine does); an incompatible shape is a rule's bug."""
+    if hasattr(g, "shape") and type(g) is not meta.kind and not isinstance(g, np.generic):
+        from ..device import CPU, move
+        g = move(g, meta.device or CPU)
+    xp = runtime.array_ns(g)
+    if not hasattr(g, "shape"):
+        g = xp.asarray(g)
+    if g.shape != meta.shape:
+        _check_fits(g.shape, meta, node, index)
+        g = runtime.unbroadcast(g, xp.empty(meta.shape, dtype=bool))
+    if g.dtype != meta.dtype:
+        g = g.astype(meta.dtype)
+    return g
+
+
+def _check_fits(shape, meta, node, index):
+    try:
+        ok = len(meta.shape) <= len(shape) and np.broadcast_shapes(shape, meta.shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise RuntimeError(
+            f"Function {node.name()} returned an invalid gradient at index {index} - got "
+            f"[{', '.join(map(str, shape))}] but expected shape compatible with "
+            f"[{', '.join(map(str, meta.shape))}]")
+
+
+def _fit_grad_tensor(g, meta, node, index):
+    """``_fit_grad`` for a gradient that is a tensor (``create_graph=True``): the sum and
+    the cast are recorded, so they are differentiated too."""
+    if not isinstance(g, Tensor):
+        g = Tensor._make(np.asarray(g, dtype=meta.dtype))
+    shape = tuple(g._data.shape)
+    if shape != tuple(meta.shape):
+        _check_fits(shape, meta, node, index)
+        lead = len(shape) - len(meta.shape)
+        if lead:
+            g = g.sum(tuple(range(lead)))
+        kept = tuple(i for i, n in enumerate(meta.shape) if n == 1 and g._data.shape[i] != 1)
+        if kept:
+            g = g.sum(kept, keepdim=True)
+    if g._data.dtype != meta.dtype:
+        from ..dtypes import from_numpy_dtype
+        g = g.to(from_numpy_dtype(meta.dtype))
+    return g
+
+
+def _graph_order(roots):
+    """Nodes reachable from ``roots`` and, for each, how many edges point at it."""
+    deps = {}
+    stack = list(dict.fromkeys(roots))
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node._edges:
+            if nxt is None:
+                continue
+            if nxt in deps:
+                deps[nxt] += 1
+            else:
+                deps[nxt] = 1
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append(nxt)
+    return deps
+
+
+def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate=True,
+                 create_graph=False):
+    """Propagate ``root_grads`` (arrays; tensors with ``create_graph``) from the nodes
+    ``roots`` to the leaves.
+
+    ``capture``: a dict ``{node: None}`` whose entries receive the total gradient that
+    reached each node (``autograd.grad``); with ``accumulate=False`` leaves' ``.grad``
+    is left alone.
+    """
+    deps = _graph_order(roots)
+    buffers = {}
+    for node, g in zip(roots, root_grads):
+        buffers[node] = g if node not in buffers else buffers[node] + g
+    ready = [r for r in dict.fromkeys(roots) if deps.get(r, 0) == 0]
+    # hooks and rules run with grad mode off (on to record the backward pass); the
+    # thread-local flag is set directly (what no_grad() does): this runs on every backward
+    state = grad_mode._state
+    prev, state.enabled = state.enabled, bool(create_graph)
+    try:
+        while ready:
+            node = ready.pop()
+            g = buffers.pop(node, None)
+            if g is not None:
+                if node._tensor_hooks or node._retained:
+                    g = _pre_hooks(node, g, create_graph)
+                if capture is not None and node in capture:
+                    capture[node] = g
+                if type(node) is AccumulateGrad:
+                    if not accumulate:
+                        pass
+                    elif create_graph:
+                        node.accumulate_graph(g)
+                    else:
+                        # As PyTorch does, a gradient that nothing else references (a fresh
+                        # array: not a view, not saved, not sent to another input) becomes
+                        # .grad without a copy.  References now: the name ``g`` and the
+                        # argument of getrefcount.
+                        owned = (type(g) is np.ndarray and g.base is None
+                                 and g.flags.writeable and sys.getrefcount(g) == 2)
+                        node.apply(g, owned)
+                    g = None
+                else:
+                    grads = node.apply_graph(g) if create_graph else node.apply(g)
+                    if not retain_graph:
+                        node.release()
+                    _send(node, grads, buffers, create_graph)
+                    grads = g = None  # only ``buffers`` may hold the gradients (see above)
+            for nxt, _ in node._edges:
+                if nxt is not None:
+                    deps[nxt] -= 1
+                    if deps[nxt] == 0:
+                        ready.append(nxt)
+    finally:
+        state.enabled = prev
+
+
+def _send(node, grads, buffers, create_graph):
+    """Add each input's gradient to the buffer of the node it flows into."""
+    for i, ((nxt, meta), gi) in enumerate(zip(node._edges, grads)):
+        if nxt is None or gi is None:
+            continue
+        if meta is None:                 # an output port of a several-output node
+            pass
+        elif create_graph:
+            gi = _fit_grad_tensor(gi, meta, node, i)
+        elif not (type(gi) is np.ndarray and gi.shape == meta.shape
+                  and gi.dtype == meta.dtype):
+            gi = _fit_grad(gi, meta, node, i)
+        old = buffers.get(nxt)
+        buffers[nxt] = gi if old is None else old + gi
+
+
+def _pre_hooks(node, g, create_graph=False):
+    """Tensor hooks and ``retain_grad`` of the (non-leaf) tensor this node produced."""
+    for hook in node._tensor_hooks:
+        out = hook(g if create_graph else _wrap(g))
+        if out is not None:
+            g = out if create_graph else out._data
+    for ref in node._retained:
+        t = ref()
+        if t is None or t._grad_node() is not node:
+            continue
+        if create_graph:
+            t._grad = g if t._grad is None else t._grad + g
+        elif t._grad is None:
+            t._grad = _wrap(_owned(g, t._data.dtype))
+        else:
+            t._grad._data += g
+    return g
+
+
+def _root_grads(tensors, grads, create_graph=False):
+    if isinstance(tensors, Tensor):
+        tensors = (tensors,)
+    tensors = tuple(tensors)
+    if grads is None or isinstance(grads, Tensor):
+        grads = (grads,) * (1 if grads is not None else len(tensors))
+    if len(grads) != len(tensors):
+        raise RuntimeError(f"grad can be implicitly created only for scalar outputs"
+                           if not grads else f"Mismatch in number of grad_outputs: "
+                           f"{len(grads)} vs {len(tensors)} outputs")
+    roots, arrays = [], []
+    for i, (t, g) in enumerate(zip(tensors, grads)):
+        if not t.requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not "
+                               "have a grad_fn")
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            data = t._data         # np.ones: a tenth of np.ones_like's cost on small arrays
+            garr = np.ones(data.shape, data.dtype) if type(data) is np.ndarray \
+                else np.ones_like(data)
+            g = _wrap(garr) if create_graph else None
+        else:
+            if not isinstance(g, Tensor):
+                g = _wrap(runtime.array_ns(t._data).asarray(g, dtype=t._data.dtype))
+            if tuple(g.shape) != tuple(t.shape):
+                raise RuntimeError(
+                    f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
+                    f"output[{i}] has a shape of {t.shape}.")
+            garr = g._data.astype(t._data.dtype, copy=False)
+        roots.append(t._grad_node())
+        arrays.append(g if create_graph else garr)
+    return tensors, roots, arrays
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
+             grad_variables=None):
+    """``torch.autograd.backward``: accumulate the gradients of ``tensors`` into leaves.
+
+    ``create_graph``: the gradients get a graph of their own (second derivatives);
+    ``inputs``: accumulate into these tensors only."""
+    if grad_tensors is None:
+        grad_tensors = grad_variables
+    if retain_graph is None:
+        retain_graph = create_graph
+    _, roots, arrays = _root_grads(tensors, grad_tensors, create_graph)
+    if inputs is None:
+        run_backward(roots, arrays, retain_graph=bool(retain_graph),
+                     create_graph=create_graph)
+        return
+    inputs = (inputs,) if isinstance(inputs, Tensor) else tuple(inputs)
+    if not inputs:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    capture = {t._grad_node(): None for t in inputs}
+    run_backward(roots, arrays, retain_graph=bool(retain_graph), capture=capture,
+                 accumulate=False, create_graph=create_graph)
+    for t in inputs:
+        g = capture[t._grad_node()]
+        if g is None:
+            continue
+        g = g if create_graph else _wrap(_owned(g, t._data.dtype))
+        t._grad = g if t._grad is None else t._grad + g
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, returned
+    as a tuple; no ``.grad`` is changed.  With ``create_graph=True`` the gradients have a
+    graph, so they can be differentiated again."""
+    if is_grads_batched:
+        raise NotImplementedError("srcgrad: autograd.grad(is_grads_batched=True) is not "
+                                  "supported; call it once per gradient")
+    single = isinstance(inputs, Tensor)
+    inputs = (inputs,) if single else tuple(inputs)
+    if not inputs:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if retain_graph is None:
+        retain_graph = create_graph
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    _, roots, arrays = _root_grads(outputs, grad_outputs, create_graph)
+    capture = {t._grad_node(): None for t in inputs}
+    run_backward(roots, arrays, retain_graph=bool(retain_graph), capture=capture,
+                 accumulate=False, create_graph=create_graph)
+    out = []
+    for i, t in enumerate(inputs):
+        g = capture[t._grad_node()]
+        if g is None:
+            if not (allow_unused or materialize_grads):
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in "
+                    "the graph. Set allow_unused=True if this is the desired behavior.")
+            out.append(_wrap(np.zeros_like(t._data)) if materialize_grads else None)
+        elif create_graph:
+            out.append(g)
+        else:
+            out.append(_wrap(_owned(g, t._data.dtype)))
+    return tuple(out)
+
+
+class GraphMethods:
+    """The Tensor methods that reach the graph: attached to :class:`~..core.Tensor` by
+    :mod:`..methods`."""
+
+    def _grad_node(self):
+        """The node gradients of this tensor flow into: its grad_fn (the port of its
+        output, for a node with several), or its AccumulateGrad."""
+        fn = self._grad_fn
+        if fn is not None:
+            return fn if fn._n_outputs == 1 else self.__dict__["_port"]
+        acc = self._acc() if self._acc is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc = _weakref(acc)
+        return acc
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        """Accumulate d(self)/d(leaf) into every leaf's ``.grad``."""
+        backward(self, gradient, retain_graph, create_graph, inputs)   # the module's function
+
+
+def _weakref(obj):
+    import weakref
+    return weakref.ref(obj)

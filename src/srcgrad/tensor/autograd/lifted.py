@@ -1,0 +1,213 @@
+"""Rule templates run on tensors: how ``create_graph=True`` records the backward pass.
+
+A node's rule function (``Rule.vjp_function``) is Python that calls ``np.*``,
+``math.*`` and the kernels of the ``ad`` namespace.  :func:`lifted` makes a copy
+of such a function whose globals are *lifted*: each callable, given tensors,
+becomes a recorded operation of the Tensor runtime:
+
+* a function with a rule (``np.cos``, the kernel ``unbroadcast``) is run by
+  :func:`..dispatch.apply`, which records a node for *its* rule, so the
+  derivative of a derivative comes from the rule table too, to any order;
+* a function declared to carry no gradient (``np.shape``, ``np.sign``) runs on
+  the arrays, and its array results are constants;
+* a Python helper without a rule (``balanced_eq``) is lifted in turn;
+* anything else, given a tensor that needs a gradient, is refused: the node then
+  computes its gradient on arrays and marks it as not differentiable again.
+
+Operators (``g * y``) are Tensor operators, recorded as usual.
+"""
+import types
+
+import numpy as np
+
+from ...rules import is_nograd, lookup
+from ..core import Tensor
+from .nodes import AccumulateGrad
+
+__all__ = ["lifted", "run_recorded"]
+
+
+class NotLiftable(Exception):
+    """A template called something that cannot record its derivative."""
+
+
+def _has_tensor(values):
+    for v in values:
+        if isinstance(v, Tensor):
+            return True
+        if isinstance(v, (list, tuple)) and any(isinstance(e, Tensor) for e in v):
+            return True
+    return False
+
+
+def _needs_grad(values):
+    for v in values:
+        if isinstance(v, Tensor) and v._requires_grad:
+            return True
+        if isinstance(v, (list, tuple)) and any(isinstance(e, Tensor) and e._requires_grad
+                                                for e in v):
+            return True
+    return False
+
+
+def _arrays(v):
+    if isinstance(v, Tensor):
+        return v._data
+    if isinstance(v, (list, tuple)) and any(isinstance(e, Tensor) for e in v):
+        return type(v)(_arrays(e) for e in v)
+    return v
+
+
+def _constant(result):
+    if isinstance(result, np.ndarray):
+        return Tensor._make(result)
+    if isinstance(result, tuple) and any(isinstance(r, np.ndarray) for r in result):
+        return tuple(_constant(r) for r in result)
+    return result
+
+
+def _on_arrays(func, args, kwargs):
+    return func(*[_arrays(a) for a in args], **{k: _arrays(v) for k, v in kwargs.items()})
+
+
+def _with_rule(func):
+    from ..dispatch import apply
+
+    def call(*args, **kwargs):
+        if not _has_tensor(args) and not _has_tensor(kwargs.values()):
+            return func(*args, **kwargs)
+        return apply(func, args, kwargs)
+    return call
+
+
+def _without_gradient(func):
+    def call(*args, **kwargs):
+        if not _has_tensor(args) and not _has_tensor(kwargs.values()):
+            return func(*args, **kwargs)
+        return _constant(_on_arrays(func, args, kwargs))
+    return call
+
+
+def _refused(func):
+    def call(*args, **kwargs):
+        if _needs_grad(args) or _needs_grad(kwargs.values()):
+            raise NotLiftable(getattr(func, "__name__", repr(func)))
+        if not _has_tensor(args) and not _has_tensor(kwargs.values()):
+            return func(*args, **kwargs)
+        return _constant(_on_arrays(func, args, kwargs))
+    return call
+
+
+class _LiftedModule:
+    """``np`` (or ``np.linalg``, ``math``) with each attribute lifted."""
+
+    def __init__(self, module):
+        self._module = module
+        self._cache = {}
+
+    def __getattr__(self, name):
+        try:
+            return self._cache[name]
+        except KeyError:
+            out = self._cache[name] = _lift(getattr(self._module, name))
+            return out
+
+
+_LIFTED = {}
+
+
+def _lift(obj):
+    key = id(obj)
+    hit = _LIFTED.get(key)
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    if isinstance(obj, types.ModuleType):
+        out = _LiftedModule(obj)
+    elif isinstance(obj, type) or not callable(obj):
+        return obj
+    elif lookup(obj) is not None:
+        out = _with_rule(obj)
+    elif is_nograd(obj):
+        out = _without_gradient(obj)
+    elif isinstance(obj, types.FunctionType):
+        out = _LazyFunction(obj)
+    else:
+        out = _refused(obj)
+    _LIFTED[key] = (obj, out)
+    return out
+
+
+class _LazyFunction:
+    """A Python helper, lifted when first called (helpers refer to each other)."""
+
+    def __init__(self, func):
+        self._func = func
+        self._lifted = None
+
+    def __call__(self, *args, **kwargs):
+        if self._lifted is None:
+            self._lifted = lifted(self._func)
+        return self._lifted(*args, **kwargs)
+
+
+def lifted(func):
+    """A copy of the Python function ``func`` whose globals are lifted (cached)."""
+    cached = getattr(func, "_srcgrad_lifted", None)
+    if cached is not None:
+        return cached
+    glb = {k: (v if k.startswith("__") else _lift(v)) for k, v in func.__globals__.items()}
+    out = types.FunctionType(func.__code__, glb, func.__name__, func.__defaults__,
+                             func.__closure__)
+    out.__kwdefaults__ = func.__kwdefaults__
+    try:
+        func._srcgrad_lifted = out
+    except AttributeError:
+        pass
+    return out
+
+
+def _input_tensor(edge, array):
+    """The tensor whose gradient flows along ``edge``: the leaf itself, or a tensor of
+    the saved array whose grad_fn is the input's node (as PyTorch unpacks a saved
+    variable)."""
+    node, _ = edge
+    if node is None:
+        return Tensor._make(array)
+    if type(node) is AccumulateGrad:
+        return node.variable
+    if node._n_outputs != 1 or getattr(node, "_main", None) is not None:
+        raise NotLiftable("an output of a custom Function with several outputs")
+    return Tensor._make(array, True, node)
+
+
+def run_recorded(node, g):
+    """Run ``node``'s rule with tensors for its gradient, output and inputs, grad mode
+    on: the gradients it returns have a graph.  None when the template cannot run on
+    tensors (the caller then computes on arrays)."""
+    fn = lifted(node._vjp)
+    args = list(node._args)
+    keys = list(node._kwargs)
+    values = args + [node._kwargs[k] for k in keys]
+    values = list(values)
+    diff, layout = node._diff, node._layout
+    try:
+        for k, edge in enumerate(node._edges):
+            i, j = layout[k] if layout is not None else (k, None)
+            pos = diff[i]
+            if pos is None:
+                continue
+            if j is None:
+                values[pos] = _input_tensor(edge, values[pos])
+            else:
+                items = list(values[pos])
+                items[j] = _input_tensor(edge, items[j])
+                values[pos] = type(values[pos])(items)
+        for pos in diff:           # operands without an edge: constant tensors
+            if pos is not None and isinstance(values[pos], np.ndarray):
+                values[pos] = Tensor._make(values[pos])
+        ans = Tensor._make(node._ans, True, node)
+        n = len(args)
+        grads = fn(g, ans, *values[:n], needs=node._needs, **dict(zip(keys, values[n:])))
+    except Exception:         # noqa: BLE001 - NotLiftable, or a template needing arrays:
+        return None           # the caller reruns it on arrays (a real error shows there)
+    return [_constant(gi) if not isinstance(gi, (Tensor, type(None))) else gi for gi in grads]
