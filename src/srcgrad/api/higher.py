@@ -179,7 +179,8 @@ def _forward(call, tangents, tangent_only=False):
 def _basis(x):
     """One-hot arrays (or floats) of ``x``'s shape, one per element, in C order."""
     shape = np.shape(x)
-    dtype = x.dtype if getattr(x, "dtype", np.dtype(float)).kind in "fc" else np.float64
+    dt = getattr(x, "dtype", None)          # (a Python float has none)
+    dtype = dt if dt is not None and getattr(dt, "kind", "") in "fc" else np.float64
     for idx in np.ndindex(*shape):
         e = np.zeros(shape, dtype=dtype)
         e[idx] = 1
