@@ -1364,9 +1364,6 @@ def u_out_argument(x):
     return np.sum(y)
 
 
-def u_list_comprehension(x): return np.sum(np.array([v * 2 for v in x]))
-
-
 def u_inplace_call_on_view(x):
     y = x * 1.0
     np.fill_diagonal(y[:4].reshape(2, 2), 0.0)     # changes y through a view
@@ -1392,7 +1389,7 @@ def u_setitem_through_view(x):
     return np.sum(y)
 
 
-_REJECTED = [u_inplace_sort, u_out_argument, u_list_comprehension, u_inplace_call_on_view,
+_REJECTED = [u_inplace_sort, u_out_argument, u_inplace_call_on_view,
              u_inplace_method_on_slice, u_copyto_slice, u_setitem_through_view]
 
 

@@ -129,6 +129,9 @@ defnograd(rt.keys_of, rt.detach, rt.data_of, names=["ad.keys_of", "ad.detach", "
 
 # -- constants: seeds, zeros, shapes, masks ----------------------------------------
 defnograd(rt.seed, rt.array_ns, names=["ad.seed", "ad.array_ns"])
+# positions that order a list (sorted / max / min with key=): integers, no gradient
+defnograd(rt.order_by, rt.index_of_max, rt.index_of_min,
+          names=["ad.order_by", "ad.index_of_max", "ad.index_of_min"])
 defnograd(rt.zeros_like, zeros_tangent, rt.ones_like_grad, rt.shape_of, shape_only=ALL_PARAMS,
           names=["ad.zeros_like", "ad.zeros_tangent", "ad.ones_like_grad", "ad.shape_of"])
 if hasattr(rt, "alias_guard"):   # a check, no value

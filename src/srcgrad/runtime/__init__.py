@@ -522,3 +522,31 @@ def detach(x):
 def data_of(x):
     """``x.data`` in transformed code: an array stays itself (not its memory buffer)."""
     return x if _plain_array(x) else x.data
+
+
+# -- orders for sorted / max / min with key= (desugared by the compiler) --------------
+
+def order_by(keys, reverse=False):
+    """The positions of ``keys`` in sorted order (stable, as ``sorted`` is)."""
+    return sorted(range(len(keys)), key=keys.__getitem__, reverse=bool(reverse))
+
+
+def index_of_max(keys):
+    """The first position of the largest key (``max(xs, key=f)`` returns that item)."""
+    best = 0
+    for i in range(1, len(keys)):
+        if keys[i] > keys[best]:
+            best = i
+    return best
+
+
+def index_of_min(keys):
+    """The first position of the smallest key."""
+    best = 0
+    for i in range(1, len(keys)):
+        if keys[i] < keys[best]:
+            best = i
+    return best
+
+
+__all__ += ["order_by", "index_of_max", "index_of_min"]

@@ -9,6 +9,7 @@ from .forms import _Jump, _copy, _is_list_pop, _is_static_index, _target_base, m
 from ..source import MISSING, resolve
 from .control import ControlFlow
 from .expressions import Expressions
+from .desugar import desugar
 from .fence import refuse_unsupported
 
 
@@ -22,6 +23,8 @@ class Normalizer(ControlFlow, Expressions):
         self.info = info
         self.func = info.func
         self.names = names           # NameGen
+        # comprehensions, lambdas, map/filter/reduce, := become statements first
+        fdef.body = desugar(fdef.body, info, names, [a.id for a in self._params(fdef)])
         self.locals = set(A.names_stored(fdef.body)) | {a.id for a in self._params(fdef)}
         self.loop_depth = 0
         self.ret_flag = None
