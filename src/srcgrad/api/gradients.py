@@ -65,6 +65,26 @@ class _Signature:
         b.apply_defaults()
         return dict(b.arguments)
 
+    def call(self, fn, bound):
+        """Call ``fn`` (generated with this signature) with the arguments ``bound``
+        binds: ``*args`` spread, keyword-only and ``**kwargs`` by name."""
+        if self.simple:
+            return fn(*bound.values())      # (bound is in signature order, complete)
+        args, kwargs = [], {}
+        for name, p in self.sig.parameters.items():
+            if name not in bound:
+                continue
+            v = bound[name]
+            if p.kind is p.VAR_POSITIONAL:
+                args.extend(v)
+            elif p.kind is p.VAR_KEYWORD:
+                kwargs.update(v)
+            elif p.kind is p.KEYWORD_ONLY:
+                kwargs[name] = v
+            else:
+                args.append(v)
+        return fn(*args, **kwargs)
+
 
 def _resolve_wrt(wrt, sig, func):
     """wrt as given by the user -> (tuple of parameter names, single?) or None for 'leaves'."""
@@ -268,10 +288,10 @@ class GradFunction(Transformed):
             raise e.with_traceback(None)    # located in the user's code: no srcgrad frames
         try:
             if self.has_aux:
-                value, aux, grads = self._call_with_aux(fn, bound, kwargs)
+                value, aux, grads = self._call_with_aux(fn, bound)
                 grads = grads[0] if len(wrt) == 1 else grads   # as grad mode returns them
             else:
-                out = fn(**bound) if kwargs or not self.sig.simple else fn(*bound.values())
+                out = self.sig.call(fn, bound)
         except runtime.OutputTypeError as e:
             raise TypeError(f"{self.func.__qualname__}: {e}") from None
         except runtime.NonScalarOutputError as e:
@@ -298,11 +318,11 @@ class GradFunction(Transformed):
             value = _to_tensors(value)
         return ((value, aux), grads) if self.has_aux else (value, grads)
 
-    def _call_with_aux(self, split, bound, kwargs):
+    def _call_with_aux(self, split, bound):
         """Run the split form of ``f -> (out, aux)`` seeded on ``out`` alone: the aux
         carries no gradient (as in JAX)."""
         fwd, bwd = split
-        pair, saved = fwd(**bound) if kwargs or not self.sig.simple else fwd(*bound.values())
+        pair, saved = self.sig.call(fwd, bound)
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             got = (f"a {type(pair).__name__} of {len(pair)} items"
                    if isinstance(pair, (tuple, list)) else _describe(pair))
@@ -479,7 +499,7 @@ def vjp(f, *args, wrt=None, **kwargs):
         single = len(wrt_names) == 1
     kinds = {n: _kind(v) for n, v in bound.items()}
     fwd, bwd = reverse_function(func, wrt_names, "split", kinds)
-    out, saved = fwd(**bound)
+    out, saved = sig.call(fwd, bound)
 
     @api_boundary
     def vjp_fn(cotangent):
