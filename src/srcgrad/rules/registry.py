@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import types
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -164,14 +165,22 @@ def _ident(name):
 
 # -- the registry --------------------------------------------------------------
 
-_RULES = {}          # id(func) -> Rule
-_NOGRAD = {}         # id(func) -> display name: calls whose result carries no gradient
-_FACTS = {}          # id(func) -> (display name, Signature or None, Facets): every entry
+_RULES = {}          # _key(func) -> Rule
+_NOGRAD = {}         # _key(func) -> display name: calls whose result carries no gradient
+_FACTS = {}          # _key(func) -> (display name, Signature or None, Facets): every entry
 _KEEP = []           # keep registered objects alive so ids stay unique
 METHODS = {}         # array method / attribute name -> (function with a rule, is attribute)
 _METHOD_FACTS = {}   # method / attribute name -> the function that declares its facets
 _NOGRAD_METHODS = set()      # ``x.item()``, ``s.upper()``: results without a gradient
 _NOGRAD_ATTRIBUTES = {}      # ``x.shape``, ``t.grad_fn`` -> whether only metadata is read
+
+
+def _key(func):
+    """How the table knows ``func``: its identity; a bound method (a new object at each
+    attribute read, as ``scipy.stats.norm.logpdf`` is) by its instance and function."""
+    if isinstance(func, types.MethodType):
+        return (id(func.__self__), id(func.__func__))
+    return id(func)
 
 
 def defrule(func, params, *, name=None, vjp=None, jvp=None, torch_name=None, user=False,
@@ -181,8 +190,8 @@ def defrule(func, params, *, name=None, vjp=None, jvp=None, torch_name=None, use
     rule = Rule(func=func, name=name or _display_name(func), params=params,
                 vjp=dict(vjp or {}), jvp=dict(jvp or {}), torch_name=torch_name,
                 facets=_facets(**facets), user=user)
-    _RULES[id(func)] = rule
-    _FACTS[id(func)] = (rule.name, rule.signature, rule.facets)
+    _RULES[_key(func)] = rule
+    _FACTS[_key(func)] = (rule.name, rule.signature, rule.facets)
     _KEEP.append(func)
     return rule
 
@@ -206,8 +215,8 @@ def defnograd(*funcs, names=None, **facets):
     f = _facets(nograd=True, **facets)
     for i, func in enumerate(funcs):
         shown = names[i] if names else _display_name(func)
-        _NOGRAD[id(func)] = shown
-        _FACTS[id(func)] = (shown, None, f)
+        _NOGRAD[_key(func)] = shown
+        _FACTS[_key(func)] = (shown, None, f)
         _KEEP.append(func)
 
 
@@ -218,7 +227,7 @@ def declare(func, params, *, name=None, method=None, attribute=False, **facets):
     sig = _parse_signature(params, shown)
     f = _facets(**facets)
     f.check(list(sig.parameters), shown)
-    _FACTS[id(func)] = (shown, sig, f)
+    _FACTS[_key(func)] = (shown, sig, f)
     _KEEP.append(func)
     if method:
         _METHOD_FACTS[method] = (func, attribute)
@@ -247,24 +256,24 @@ def defnograd_attributes(*attributes, metadata=True):
 def lookup(func):
     """The Rule for ``func`` or None."""
     try:
-        return _RULES.get(id(func))
+        return _RULES.get(_key(func))
     except TypeError:
         return None
 
 
 def is_nograd(func):
-    return id(func) in _NOGRAD
+    return _key(func) in _NOGRAD
 
 
 def facets_of(func):
     """The declared :class:`Facets` of ``func`` (a rule, a no-gradient or a declared
     function); the empty facets for anything else."""
-    entry = _FACTS.get(id(func))
+    entry = _FACTS.get(_key(func))
     return entry[2] if entry else NONE
 
 
 def signature_of(func):
-    entry = _FACTS.get(id(func))
+    entry = _FACTS.get(_key(func))
     return entry[1] if entry else None
 
 
@@ -350,7 +359,7 @@ def all_rules():
 
 def all_declared():
     """(func, display name, Signature or None, Facets) of every registered function."""
-    objs = {id(o): o for o in _KEEP}
+    objs = {_key(o): o for o in _KEEP}
     return [(objs[k], name, sig, f) for k, (name, sig, f) in _FACTS.items() if k in objs]
 
 

@@ -1,0 +1,240 @@
+"""``scipy.stats``: the densities, distribution functions and mass functions that
+likelihoods are written with, with respect to the value and every parameter.
+
+``scipy.stats.norm.logpdf`` is a bound method (a new object at each attribute read);
+the table knows it by its distribution instance and its method (``registry._key``),
+so ``st.norm.logpdf(x, loc, scale)``, ``from scipy.stats import norm`` and
+``scipy.stats.norm.logpdf`` all find the rule below.  SciPy computes the values; the
+derivative templates are formulas in functions with rules (NumPy's and
+``scipy.special``'s), so derivatives of every order follow.
+
+A continuous distribution here is a location-scale family: with ``z = (x - loc) /
+scale`` its density is ``f0(z; shapes) / scale``.  Each family below is given by the
+standard log-density ``f0``'s partials; :func:`_family` derives the rules of
+``logpdf``, ``pdf``, ``cdf``, ``logcdf``, ``sf`` and ``logsf`` from them.  A partial
+with no closed form (the ``cdf`` of ``gamma`` with respect to its shape) is named
+with ``no_derivative``, which raises where a gradient would flow through it.
+"""
+import ast
+import math
+
+import numpy as np
+import scipy.stats as st
+
+from ..numpy.conventions import _fdtype
+from ..registry import deflinear, defkernel, defrule
+
+__all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid']
+
+
+# -- kernels: the covariance and residual of multivariate_normal ------------------------
+
+def mvn_cov(t, d):
+    """The ``d x d`` covariance matrix SciPy reads from ``cov``: a scalar times the
+    identity, a diagonal, or a matrix's lower triangle mirrored (SciPy reads no more)."""
+    if np.ndim(t) == 0:
+        return t * np.eye(d, dtype=_fdtype(t))
+    if np.ndim(t) == 1:
+        return np.diag(t)
+    return np.tril(t) + np.swapaxes(np.tril(t, -1), -1, -2)
+
+
+def mvn_cov_grad(t, cov):
+    """The transpose of :func:`mvn_cov`: a ``d x d`` cotangent back to ``cov``'s form."""
+    if np.ndim(cov) == 0:
+        out = np.trace(t)
+        return np.reshape(out, np.shape(cov)) if hasattr(cov, "shape") else out
+    if np.ndim(cov) == 1:
+        return np.diagonal(t)
+    return np.tril(t) + np.tril(np.swapaxes(t, -1, -2), -1)
+
+
+def mvn_resid(x, mean):
+    """``x - mean`` (``x`` itself where the mean is None)."""
+    return x if mean is None else x - mean
+
+
+# -- building templates from formulas in z ----------------------------------------------
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, names):
+        self.names = {k: ast.parse(v, mode="eval").body for k, v in names.items()}
+
+    def visit_Name(self, node):
+        return self.names.get(node.id, node)
+
+
+def _sub(expr, **names):
+    """``expr`` (source) with each name in ``names`` replaced by its expression."""
+    return ast.unparse(_Substitute(names).visit(ast.parse(expr, mode="eval")))
+
+
+_Z = "(x - loc) / scale"
+
+
+def _register(func, name, params, partials):
+    """A rule from ``{param: partial derivative of ans}``: reverse ``g * partial``
+    un-broadcast to the parameter, forward ``d<param> * partial`` broadcast to ``ans``."""
+    vjp, jvp = {}, {}
+    for p, d in partials.items():
+        if d.startswith("no_derivative("):
+            vjp[p] = jvp[p] = d
+            continue
+        vjp[p] = f"unbroadcast(g * ({d}), {p})"
+        jvp[p] = f"expand(d{p} * ({d}), ans)"
+    return defrule(func, params, name=name, vjp=vjp, jvp=jvp, elementwise=True)
+
+
+def _family(name, shapes, logpdf, dz, dshape, cdf_dshape=None):
+    """The six rules of the location-scale family ``scipy.stats.<name>``.
+
+    ``logpdf``: the standard log-density in ``z`` and the shapes; ``dz`` and ``dshape``
+    (one per shape): its partials; ``cdf_dshape``: the partials of the standard cdf
+    with respect to the shapes where they have a closed form."""
+    dist = getattr(st, name)
+    cdf_dshape = cdf_dshape or {}
+    params = ", ".join(["x", *shapes, "loc=0", "scale=1"])
+
+    def z(expr):
+        return _sub(expr, z=f"({_Z})")
+
+    def none(method, p):
+        return f"no_derivative('scipy.stats.{name}.{method}', {p!r})"
+
+    lz, l0, zz = f"({z(dz)})", f"({z(logpdf)})", f"({_Z})"
+    log_density = dict(x=f"{lz} / scale", loc=f"-{lz} / scale",
+                       scale=f"-({lz} * {zz} + 1) / scale",
+                       **{s: f"({z(dshape[s])})" for s in shapes})
+    # d cdf / dz is the standard density; over cdf (logcdf) it is exp(logpdf0 - ans)
+    for method, density, over, sign in [("cdf", f"np.exp{l0}", "", ""),
+                                        ("logcdf", f"np.exp({l0} - ans)", " * np.exp(-ans)", ""),
+                                        ("sf", f"np.exp{l0}", "", "-"),
+                                        ("logsf", f"np.exp({l0} - ans)", " * np.exp(-ans)", "-")]:
+        minus = "" if sign else "-"
+        partials = dict(x=f"{sign}{density} / scale", loc=f"{minus}{density} / scale",
+                        scale=f"{minus}{density} * {zz} / scale")
+        for s in shapes:
+            partials[s] = (f"{sign}({z(cdf_dshape[s])}){over}" if s in cdf_dshape
+                           else none(method, s))
+        _register(getattr(dist, method), f"scipy.stats.{name}.{method}", params, partials)
+    _register(dist.logpdf, f"scipy.stats.{name}.logpdf", params, log_density)
+    _register(dist.pdf, f"scipy.stats.{name}.pdf", params,
+              {p: f"ans * {d}" for p, d in log_density.items()})
+
+
+_HALF_LOG_2PI = "math.log(2 * math.pi) / 2"
+
+_family("norm", (), f"-z ** 2 / 2 - {_HALF_LOG_2PI}", "-z", {})
+_family("cauchy", (), "-math.log(math.pi) - np.log1p(z ** 2)", "-2 * z / (1 + z ** 2)", {})
+_family("laplace", (), "-math.log(2) - np.abs(z)", "-np.sign(z)", {})
+_family("logistic", (), "-np.abs(z) - 2 * np.log1p(np.exp(-np.abs(z)))", "-np.tanh(z / 2)", {})
+_family("expon", (), "np.where(z >= 0, -z, -np.inf)", "(z >= 0) * -np.ones_like(z)", {})
+_family("uniform", (), "np.where((z >= 0) & (z <= 1), 0 * z, -np.inf)", "0 * z", {})
+_family("gamma", ("a",), "(a - 1) * np.log(z) - z - gammaln(a)", "(a - 1) / z - 1",
+        {"a": "np.log(z) - digamma(a)"})
+_family("beta", ("a", "b"), "(a - 1) * np.log(z) + (b - 1) * np.log1p(-z) - betaln(a, b)",
+        "(a - 1) / z - (b - 1) / (1 - z)",
+        {"a": "np.log(z) - digamma(a) + digamma(a + b)",
+         "b": "np.log1p(-z) - digamma(b) + digamma(a + b)"})
+_family("chi2", ("df",), "(df / 2 - 1) * np.log(z) - z / 2 - df / 2 * math.log(2) - gammaln(df / 2)",
+        "(df / 2 - 1) / z - 0.5", {"df": "(np.log(z) - math.log(2) - digamma(df / 2)) / 2"})
+_family("t", ("df",),
+        "gammaln((df + 1) / 2) - gammaln(df / 2) - np.log(df * math.pi) / 2"
+        " - (df + 1) / 2 * np.log1p(z ** 2 / df)",
+        "-(df + 1) * z / (df + z ** 2)",
+        {"df": "(digamma((df + 1) / 2) - digamma(df / 2) - 1 / df - np.log1p(z ** 2 / df)"
+               " + (df + 1) * z ** 2 / (df * (df + z ** 2))) / 2"})
+# log z is normal with standard deviation s: cdf0 = ndtr(log(z) / s)
+_family("lognorm", ("s",),
+        f"-np.log(s * z) - {_HALF_LOG_2PI} - np.log(z) ** 2 / (2 * s ** 2)",
+        "-(1 + np.log(z) / s ** 2) / z", {"s": "(np.log(z) ** 2 / s ** 2 - 1) / s"},
+        {"s": f"-np.exp(-(np.log(z) / s) ** 2 / 2 - {_HALF_LOG_2PI}) * np.log(z) / s ** 2"})
+
+
+# ---------------------------------------------------------------------------------------
+# Discrete distributions: with respect to the probability or rate (k, n, loc: none)
+# ---------------------------------------------------------------------------------------
+def _discrete(name, params, methods, fixed):
+    dist = getattr(st, name)
+    for method, partials in methods.items():
+        full = dict(partials)
+        for p in fixed:
+            full[p] = f"no_derivative('scipy.stats.{name}.{method}', {p!r})"
+        _register(getattr(dist, method), f"scipy.stats.{name}.{method}", params, full)
+
+
+_K = "(k - loc)"
+_POISSON_PMF_FLOOR = f"np.exp(np.floor({_K}) * np.log(mu) - mu - gammaln(np.floor({_K}) + 1))"
+_discrete("poisson", "k, mu, loc=0", {
+    "logpmf": {"mu": f"{_K} / mu - 1"}, "pmf": {"mu": f"ans * ({_K} / mu - 1)"},
+    "cdf": {"mu": f"-{_POISSON_PMF_FLOOR}"}, "sf": {"mu": _POISSON_PMF_FLOOR}}, ("k", "loc"))
+_BINOM = f"{_K} / p - (n - {_K}) / (1 - p)"
+_discrete("binom", "k, n, p, loc=0", {"logpmf": {"p": _BINOM}, "pmf": {"p": f"ans * ({_BINOM})"}},
+          ("k", "n", "loc"))
+_BERNOULLI = f"{_K} / p - (1 - {_K}) / (1 - p)"
+_discrete("bernoulli", "k, p, loc=0",
+          {"logpmf": {"p": _BERNOULLI}, "pmf": {"p": f"ans * ({_BERNOULLI})"}}, ("k", "loc"))
+_GEOM = f"1 / p - ({_K} - 1) / (1 - p)"
+_GEOM_CDF = f"np.floor({_K}) * (1 - p) ** (np.floor({_K}) - 1)"     # d/dp of 1 - (1 - p)^k
+_discrete("geom", "k, p, loc=0", {"logpmf": {"p": _GEOM}, "pmf": {"p": f"ans * ({_GEOM})"},
+                                  "cdf": {"p": _GEOM_CDF}, "sf": {"p": f"-{_GEOM_CDF}"}},
+          ("k", "loc"))
+
+
+# ---------------------------------------------------------------------------------------
+# multivariate_normal: x (..., d), mean (d,), cov (d, d), (d,) or a scalar
+# ---------------------------------------------------------------------------------------
+_D = "np.shape(x)[-1]"
+_P = f"np.linalg.inv(mvn_cov(cov, {_D}))"                   # the precision matrix
+_V = f"(mvn_resid(x, mean) @ {_P})"                         # precision @ (x - mean), per row
+_GB = "np.reshape({g}, np.shape(x)[:-1] + (1,))"            # one cotangent per row
+
+
+def _mvn(func, method, weight):
+    """``weight``: the factor of the log-density's cotangent (``ans`` for the pdf)."""
+    gw = f"g * {weight}" if weight else "g"
+    gb = _GB.format(g=f"({gw})")
+    dcov = f"mvn_cov(dcov, {_D})"
+    w = f"{weight} * " if weight else ""
+    defrule(func, "x, mean=None, cov=1, allow_singular=False",
+            name=f"scipy.stats.multivariate_normal.{method}",
+            vjp=dict(x=f"unbroadcast(-{gb} * {_V}, x)", mean=f"unbroadcast({gb} * {_V}, mean)",
+                     cov=f"mvn_cov_grad(0.5 * (np.swapaxes(np.reshape({gb} * {_V}, (-1, {_D})), "
+                         f"-1, -2) @ np.reshape({_V}, (-1, {_D})) - np.sum({gw}) * {_P}), cov)"),
+            jvp=dict(x=f"{w}np.reshape(-np.sum(dx * {_V}, axis=-1), np.shape(ans))",
+                     mean=f"{w}np.reshape(np.sum(dmean * {_V}, axis=-1), np.shape(ans))",
+                     cov=f"{w}np.reshape(0.5 * (np.sum(({_V} @ {dcov}) * {_V}, axis=-1) - "
+                         f"np.sum({_P} * {dcov})), np.shape(ans))"))
+
+
+_mvn(st.multivariate_normal.logpdf, "logpdf", "")
+_mvn(st.multivariate_normal.pdf, "pdf", "ans")
+
+
+# ---------------------------------------------------------------------------------------
+# dirichlet: x (K,) or (K, N) on the simplex (components along the first axis), alpha (K,)
+# ---------------------------------------------------------------------------------------
+_XT = "np.moveaxis(x, 0, -1)"
+_DALPHA = f"(np.log({_XT}) - digamma(alpha) + digamma(np.sum(alpha)))"
+
+
+def _dirichlet(func, method, weight):
+    gw = f"g * {weight}" if weight else "g"
+    gb = f"np.reshape({gw}, np.shape({_XT})[:-1] + (1,))"
+    w = f"{weight} * " if weight else ""
+    defrule(func, "x, alpha", name=f"scipy.stats.dirichlet.{method}",
+            vjp=dict(x=f"np.moveaxis({gb} * (alpha - 1) / {_XT}, -1, 0)",
+                     alpha=f"unbroadcast({gb} * {_DALPHA}, alpha)"),
+            jvp=dict(x=f"{w}np.reshape(np.sum(np.moveaxis(dx, 0, -1) * (alpha - 1) / {_XT}, "
+                       f"axis=-1), np.shape(ans))",
+                     alpha=f"{w}np.reshape(np.sum(dalpha * {_DALPHA}, axis=-1), np.shape(ans))"))
+
+
+_dirichlet(st.dirichlet.logpdf, "logpdf", "")
+_dirichlet(st.dirichlet.pdf, "pdf", "ans")
+
+# the kernels' own rules (grad of grad)
+deflinear(mvn_cov, "t, d", "mvn_cov_grad(g, t)", "mvn_cov(dt, d)")
+deflinear(mvn_cov_grad, "t, cov", "mvn_cov(g, np.shape(t)[-1])", "mvn_cov_grad(dt, cov)")
+defkernel(mvn_resid, "x, mean", vjp=dict(x="unbroadcast(g, x)", mean="unbroadcast(-g, mean)"),
+          jvp=dict(x="expand(dx, ans)", mean="expand(-dmean, ans)"))
