@@ -164,6 +164,25 @@ def test_srcgrads_own_errors_have_no_srcgrad_frames(call):
     assert len(frames) <= 4
 
 
+def test_uncaught_exception_shows_generated_and_user_lines(tmp_path):
+    script = tmp_path / "crash.py"
+    script.write_text(
+        "import numpy as np, srcgrad as sg\n"
+        "def model(w, x):\n"
+        "    h = x @ w\n"
+        "    return np.sum(np.log(h))\n"
+        "sg.grad(model, wrt='w')(np.ones(4), np.ones((2, 3)))\n")
+    env = dict(os.environ,
+               PYTHONPATH=os.path.join(ROOT, "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env)
+    assert r.returncode == 1
+    lines = r.stderr.splitlines()
+    at = next(i for i, s in enumerate(lines) if s.startswith('  File "<srcgrad grad of model'))
+    assert lines[at + 1].strip() == "h = x @ w", r.stderr      # the generated line
+    assert f'File "{script}", line 3, in model' in r.stderr        # and the user's
+    assert "srcgrad: raised in the forward sweep" in r.stderr
+
+
 def test_debug_dir_writes_real_files(tmp_path):
     script = tmp_path / "model.py"
     script.write_text(

@@ -6,6 +6,10 @@ it and every traceback frame in generated code shows its line (on Python 3.10-3.
 :func:`point_home` re-registers the files a traceback passes through (should
 something have cleared the cache) and adds a note naming the user's file, line and
 source for the innermost generated frame (``e.add_note``; on 3.10, the message).
+Python 3.10-3.12 print an uncaught exception with C code that reads source lines from
+files only, not from linecache; there, once such an exception has passed srcgrad and
+only if nobody has replaced ``sys.excepthook``, it is set to the ``traceback``
+module's printer (what 3.13 uses by default), so that those lines are shown too.
 With ``SRCGRAD_DEBUG_DIR`` set, generated code is written to real ``.py`` files in
 that folder, so that debuggers and editors open it.
 
@@ -19,6 +23,7 @@ import linecache
 import os
 import re
 import sys
+import traceback
 
 import gast
 
@@ -128,6 +133,12 @@ def _line_map(fdef, src, first, name):
     return out
 
 
+def _print_exception(etype, value, tb):
+    """``sys.excepthook`` on 3.10-3.12 once generated code raised: the traceback
+    module's printer, which reads generated lines from linecache."""
+    traceback.print_exception(etype, value, tb)
+
+
 def point_home(exc):
     """Re-register the generated files ``exc``'s traceback runs through, and note on
     ``exc`` (once) where the innermost generated frame comes from in the user's code."""
@@ -140,6 +151,8 @@ def point_home(exc):
         tb = tb.tb_next
     if inner is None or getattr(exc, _NOTED, False):
         return exc
+    if sys.version_info < (3, 13) and sys.excepthook is sys.__excepthook__:
+        sys.excepthook = _print_exception
     entry, lineno = inner
     origin = entry.origin(lineno)
     func = entry.func
