@@ -68,8 +68,9 @@ def _fit_grad_tensor(g, meta, node, index):
     return g
 
 
-def _graph_order(roots):
-    """Nodes reachable from ``roots`` and, for each, how many edges point at it."""
+def _graph_order(roots, parents=None):
+    """Nodes reachable from ``roots`` and, for each, how many edges point at it;
+    ``parents``: a dict that receives the nodes with an edge to each node."""
     deps = {}
     stack = list(dict.fromkeys(roots))
     seen = set(stack)
@@ -78,6 +79,8 @@ def _graph_order(roots):
         for nxt, _ in node._edges:
             if nxt is None:
                 continue
+            if parents is not None:
+                parents.setdefault(nxt, []).append(node)
             if nxt in deps:
                 deps[nxt] += 1
             else:
@@ -97,7 +100,9 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
     reached each node (``autograd.grad``); with ``accumulate=False`` leaves' ``.grad``
     is left alone.
     """
-    deps = _graph_order(roots)
+    parents = {} if capture is not None and not accumulate else None
+    deps = _graph_order(roots, parents)
+    needed = None if parents is None else _leading_to(capture, parents)
     buffers = {}
     for node, g in zip(roots, root_grads):
         buffers[node] = g if node not in buffers else buffers[node] + g
@@ -129,6 +134,8 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                                  and g.flags.writeable and sys.getrefcount(g) == 2)
                         node.apply(g, owned)
                     g = None
+                elif needed is not None and node not in needed:
+                    g = None              # no asked-for gradient lies beyond this node
                 else:
                     grads = node.apply_graph(g) if create_graph else node.apply(g)
                     if not retain_graph:
@@ -142,6 +149,19 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                         ready.append(nxt)
     finally:
         state.enabled = prev
+
+
+def _leading_to(targets, parents):
+    """The nodes with a path to one of ``targets``: the only ones ``autograd.grad`` runs
+    (as PyTorch, the rest of the graph is neither run nor freed)."""
+    needed = set()
+    stack = list(targets)
+    while stack:
+        for p in parents.get(stack.pop(), ()):
+            if p not in needed:
+                needed.add(p)
+                stack.append(p)
+    return needed
 
 
 def _send(node, grads, buffers, create_graph):
@@ -214,6 +234,14 @@ def _root_grads(tensors, grads, create_graph=False):
     return tensors, roots, arrays
 
 
+_CYCLE_WARNING = (
+    "Using backward() with create_graph=True will create a reference cycle between the "
+    "parameter and its gradient which can cause a memory leak. We recommend using "
+    "autograd.grad when creating the graph to avoid this. If you have to use this function, "
+    "make sure to reset the .grad fields of your parameters to None after use to break the "
+    "cycle and avoid the leak.")
+
+
 def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, inputs=None,
              grad_variables=None):
     """``torch.autograd.backward``: accumulate the gradients of ``tensors`` into leaves.
@@ -225,6 +253,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     if retain_graph is None:
         retain_graph = create_graph
     _, roots, arrays = _root_grads(tensors, grad_tensors, create_graph)
+    if create_graph:
+        import warnings
+        warnings.warn(_CYCLE_WARNING, UserWarning, stacklevel=3)
     if inputs is None:
         run_backward(roots, arrays, retain_graph=bool(retain_graph),
                      create_graph=create_graph)

@@ -72,11 +72,19 @@ def _on_arrays(func, args, kwargs):
 
 def _with_rule(func):
     from ..dispatch import apply
+    rule = lookup(func)
+    first = next(iter(rule.signature.parameters), None)
+    passes_first = rule.diff_params == [first]
 
     def call(*args, **kwargs):
         if not _has_tensor(args) and not _has_tensor(kwargs.values()):
             return func(*args, **kwargs)
-        return apply(func, args, kwargs)
+        out = apply(func, args, kwargs)
+        # a kernel that handed back its only differentiable argument's array (unbroadcast
+        # of a gradient that needs no summing): the result is that tensor, no new node
+        if passes_first and args and isinstance(args[0], Tensor) and out._data is args[0]._data:
+            return args[0]
+        return out
     return call
 
 
@@ -171,8 +179,8 @@ def _input_tensor(edge, array):
     the saved array whose grad_fn is the input's node (as PyTorch unpacks a saved
     variable)."""
     node, _ = edge
-    if node is None:
-        return Tensor._make(array)
+    if node is None:                 # a constant operand (a Python number stays one)
+        return Tensor._make(array) if isinstance(array, np.ndarray) else array
     if type(node) is AccumulateGrad:
         return node.variable
     if node._n_outputs != 1 or getattr(node, "_main", None) is not None:
