@@ -210,6 +210,15 @@ def deflinear(func, params, vjp, jvp, *, constant=(), **facets):
     return defkernel(func, params, v, j, linear_in=("t",), **facets)
 
 
+def deftransformable(*funcs):
+    """Kernels written in differentiable primitives (and kernels with rules): the
+    compiler differentiates their source, to any order, instead of asking for a rule
+    (``cholesky_grad`` called by a gradient that is differentiated again)."""
+    for func in funcs:
+        func.__srcgrad_transformable__ = True
+    return funcs[0] if len(funcs) == 1 else funcs
+
+
 def defnograd(*funcs, names=None, **facets):
     """Functions whose output never carries a gradient (sign, floor, argmax, shape...)."""
     f = _facets(nograd=True, **facets)

@@ -11,6 +11,8 @@ arguments.  Shared conventions:
 """
 import numpy as np
 
+from ..registry import defnograd, deftransformable
+
 __all__ = ['fill_tangents', 'no_second_derivative']
 
 
@@ -32,12 +34,17 @@ def _sum_to(grad, x):
     gs = np.shape(grad)
     if gs == xs:
         return _fit(grad, x)
-    lead = len(gs) - len(xs)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(xs)
-                                      if n == 1 and gs[lead + i] != 1)
+    axes = _broadcast_axes(gs, xs)
     if axes:
         grad = np.sum(grad, axis=axes, keepdims=True)
     return _fit(np.reshape(grad, xs), x)
+
+
+def _broadcast_axes(gs, xs):
+    """The axes of shape ``gs`` along which shape ``xs`` was broadcast to it."""
+    lead = len(gs) - len(xs)
+    return tuple(range(lead)) + tuple(lead + i for i, n in enumerate(xs)
+                                      if n == 1 and gs[lead + i] != 1)
 
 
 def _axes(axis, ndim):
@@ -101,9 +108,11 @@ def _along(a, axis):
 
 def fill_tangents(dxs, xs):
     """A list of the tangents of ``xs`` with None replaced by zeros."""
-    if dxs is None:
-        dxs = [None] * len(xs)
-    return [_zeros(x) if d is None else d for d, x in zip(dxs, xs)]
+    out = []
+    for i in range(len(xs)):
+        d = None if dxs is None else dxs[i]
+        out.append(_zeros(xs[i]) if d is None else d)
+    return out
 
 
 def _flat_axes(a, axis):
@@ -129,3 +138,8 @@ def no_second_derivative(what):
     """Raised by a rule of a helper where srcgrad has no second derivative."""
     from ...errors import NonDifferentiableError
     raise NonDifferentiableError(f"srcgrad has no second derivative of {what}")
+
+
+# kernels written in these helpers are differentiated again through their source
+deftransformable(_fit, _sum_to, _keep, fill_tangents, _along)
+defnograd(_fdtype, _zeros, _like, _eye, _ones, _axes, _broadcast_axes)

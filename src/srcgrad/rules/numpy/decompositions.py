@@ -5,7 +5,7 @@ by their gaps).
 """
 import numpy as np
 
-from ..registry import defkernel, defrule
+from ..registry import defkernel, defnograd, defrule, deftransformable
 from .conventions import _eye, _fdtype
 from .linalg import mT
 
@@ -304,6 +304,15 @@ def slogdet_grad_da(da, t, a):
     inv = np.linalg.inv(a)
     return -np.expand_dims(tlog, (-2, -1)) * mT(inv @ da @ inv)
 
+
+# the kernels are written in differentiable primitives: the compiler differentiates
+# their source again for second and higher derivatives
+deftransformable(_from_triangle, _to_symmetric, _phi, _gap_inverse, _parts, cholesky_grad,
+                 cholesky_jvp, eigh_grad, eigh_jvp, eigvalsh_grad, eigvalsh_jvp, _reduced_svd,
+                 svd_grad, svd_jvp, pinv_grad, pinv_jvp, _qr_parts, qr_grad, qr_jvp,
+                 slogdet_jvp, tensorinv_grad, tensorinv_jvp, slogdet_grad_t, slogdet_grad_a,
+                 slogdet_grad_da)
+defnograd(_eye_like, _tensorinv_shapes)
 
 # -- rules ------------------------------------------------------------------------------
 # linear algebra: factorizations (real input; distinct eigen- / singular values)

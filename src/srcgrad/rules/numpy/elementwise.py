@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ..registry import defkernel, defmethod, defnograd, defrule
+from ..registry import defkernel, defmethod, defnograd, defrule, deftransformable
 from .conventions import _fdtype
 
 __all__ = ['balanced_eq', 'log_pos', 'clip_mask', 'sinc_deriv']
@@ -66,6 +66,8 @@ def sinc_deriv(x):
     series = -np.pi ** 2 * x / 3 + np.pi ** 4 * x ** 3 / 30
     return np.where(small, series, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)
 
+
+deftransformable(sinc_deriv)      # differentiated again through its source
 
 # -- rules ------------------------------------------------------------------------------
 class _Rename(ast.NodeTransformer):

@@ -2,7 +2,7 @@
 its variants, unstack, meshgrid."""
 import numpy as np
 
-from ..registry import deflinear, defrule
+from ..registry import deflinear, defrule, deftransformable
 from .conventions import _fit, _zeros, fill_tangents
 
 __all__ = ['join_grad', 'join_jvp', 'split_grad', 'split_jvp', 'append_grad', 'meshgrid_grad', 'meshgrid_jvp']
@@ -94,6 +94,8 @@ def meshgrid_jvp(dxi, xi, sparse=False, indexing="xy"):
                         else t for t in ts], sparse=sparse, indexing=indexing)
     return tuple(out)
 
+
+deftransformable(append_grad)     # differentiated again through its source
 
 # -- rules ------------------------------------------------------------------------------
 defrule(np.concatenate, "arrays, axis=0, out=None, dtype=None, casting='same_kind'", linear_in="arrays",

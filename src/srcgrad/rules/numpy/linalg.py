@@ -9,7 +9,7 @@ differentiate: their own rules (grad of grad) come from :func:`_bilinear_kernel`
 import numpy as np
 
 from ..facets import ALL_AXES
-from ..registry import defkernel, defrule
+from ..registry import defkernel, defnograd, defrule, deftransformable
 from .conventions import _LETTERS, _eye, _fdtype, _fit, _ones, _sum_to, _zeros
 
 __all__ = ['mT', 'einsum_grad', 'einsum_jvp', 'tensordot_grad', 'dot_grad', 'inner_grad', 'outer_grad', 'kron_grad', 'cross_grad', 'solve_grad_b', 'solve_grad_a', 'solve_jvp_a', 'solve_jvp_b', 'convolve_grad', 'correlate_grad', 'vecdot_grad', 'matvec_grad', 'vecmat_grad', 'multi_dot_grad', 'multi_dot_jvp', 'matrix_power_grad', 'matrix_power_jvp', 'polyval_grad_p', 'polyval_deriv', 'einsum_grad_t', 'einsum_grad_operands', 'einsum_grad_doperands']
@@ -68,28 +68,43 @@ def _einsum_parse(operands):
     return terms, out, arrays, positions
 
 
-def _einsum_adjoint(g, terms, out, arrays, i):
-    """Gradient of ``einsum(terms -> out, *arrays)`` with respect to ``arrays[i]``."""
+def _einsum_adjoint_plan(terms, out, arrays, i):
+    """The subscripts of the einsum that gives the gradient for ``arrays[i]`` (its
+    operands: the cotangent, the other arrays, then one identity matrix per repeated
+    label and one vector of ones per label summed inside this operand alone, as the
+    list of ``("eye" | "ones", size)``)."""
     x = arrays[i]
     used = set("".join(terms) + out)
     fresh = (c for c in _LETTERS if c not in used)
     others = [t for j, t in enumerate(terms) if j != i]
-    ops = [g] + [a for j, a in enumerate(arrays) if j != i]
     subs = [out] + others
+    extras = []
     target, seen = "", set()
     for c, n in zip(terms[i], np.shape(x)):
         if c in seen:                           # a repeated label: the diagonal
             f = next(fresh)
             subs.append(c + f)
-            ops.append(_eye(n, n, 0, x))
+            extras.append(("eye", n))
             c = f
         elif c not in out and not any(c in t for t in others):
             subs.append(c)                      # a label summed inside this operand only
-            ops.append(_ones(n, x))
+            extras.append(("ones", n))
         seen.add(c)
         target += c
-    grad = np.einsum(",".join(subs) + "->" + target, *ops)
-    return _fit(grad, x)
+    return ",".join(subs) + "->" + target, extras
+
+
+def _einsum_adjoint(g, terms, out, arrays, i):
+    """Gradient of ``einsum(terms -> out, *arrays)`` with respect to ``arrays[i]``."""
+    x = arrays[i]
+    subs, extras = _einsum_adjoint_plan(terms, out, arrays, i)
+    ops = [g]
+    for j in range(len(arrays)):
+        if j != i:
+            ops.append(arrays[j])
+    for kind, n in extras:
+        ops.append(_eye(n, n, 0, x) if kind == "eye" else _ones(n, x))
+    return _fit(np.einsum(subs, *ops), x)
 
 
 def einsum_grad(g, operands):
@@ -301,9 +316,24 @@ def _chain_terms(arrays):
 
 
 def multi_dot_grad(g, arrays):
-    """Adjoint of ``np.linalg.multi_dot(arrays)``: one cotangent per matrix."""
-    terms, out = _chain_terms(arrays)
-    grads = [_einsum_adjoint(g, terms, out, list(arrays), i) for i in range(len(arrays))]
+    """Adjoint of ``np.linalg.multi_dot(arrays)``: for ``A_i``, the product of the
+    transposed matrices before it, ``g`` and the transposed matrices after it."""
+    k = len(arrays)
+    mats = []
+    for i in range(k):
+        x = arrays[i]
+        if np.ndim(x) == 1:                     # a first row / last column vector
+            x = np.reshape(x, (1, -1)) if i == 0 else np.reshape(x, (-1, 1))
+        mats.append(x)
+    t0 = np.reshape(g, (np.shape(mats[0])[0], np.shape(mats[k - 1])[1]))
+    grads = []
+    for i in range(k):
+        t = t0
+        for j in range(i):
+            t = mT(mats[j]) @ t
+        for j in range(k - 1, i, -1):
+            t = t @ mT(mats[j])
+        grads.append(np.reshape(t, np.shape(arrays[i])))
     return tuple(grads) if isinstance(arrays, tuple) else grads
 
 
@@ -319,49 +349,71 @@ def multi_dot_jvp(darrays, arrays):
     return out
 
 
+def _power_base(a, n):
+    """``(b, |n|)`` with ``a^n = b^|n|``: ``b`` is ``a`` or its inverse."""
+    return (a if n >= 0 else np.linalg.inv(a)), abs(n)
+
+
 def matrix_power_grad(g, a, n):
-    """Adjoint of ``np.linalg.matrix_power(a, n)``: ``sum_k (a^T)^k g (a^T)^(n-1-k)``."""
+    """Adjoint of ``np.linalg.matrix_power(a, n)``: ``sum_k (b^T)^k g (b^T)^(m-1-k)`` for
+    ``a^n = b^m``, then through ``b = inv(a)`` when ``n < 0``."""
     if n == 0:
         return np.zeros_like(a, dtype=np.result_type(a, np.float32))
+    b, m = _power_base(a, n)
+    bt = mT(b)
+    powers = [np.broadcast_to(_eye(a.shape[-1], a.shape[-1], 0, a), a.shape)]
+    for k in range(1, m):
+        powers.append(powers[k - 1] @ bt)
+    total = powers[0] @ g @ powers[m - 1]
+    for k in range(1, m):
+        total = total + powers[k] @ g @ powers[m - 1 - k]
     if n < 0:
-        b = np.linalg.inv(a)
-        gb = matrix_power_grad(g, b, -n)
-        return -mT(b) @ gb @ mT(b)
-    at = mT(a)
-    powers = [None] * n
-    powers[0] = np.broadcast_to(_eye(a.shape[-1], a.shape[-1], 0, a), a.shape)
-    for k in range(1, n):
-        powers[k] = powers[k - 1] @ at
-    return sum(powers[k] @ g @ powers[n - 1 - k] for k in range(n))
+        return -bt @ total @ bt
+    return total
 
 
 def matrix_power_jvp(da, a, n):
-    """Tangent of ``np.linalg.matrix_power(a, n)``: ``sum_k a^k da a^(n-1-k)``."""
+    """Tangent of ``np.linalg.matrix_power(a, n)``: ``sum_k b^k db b^(m-1-k)``."""
     if n == 0:
         return np.zeros_like(da)
-    if n < 0:
-        b = np.linalg.inv(a)
-        return matrix_power_jvp(-b @ da @ b, b, -n)
+    b, m = _power_base(a, n)
+    db = -b @ da @ b if n < 0 else da
     powers = [np.broadcast_to(_eye(a.shape[-1], a.shape[-1], 0, a), a.shape)]
-    for k in range(1, n):
-        powers.append(powers[-1] @ a)
-    return sum(powers[k] @ da @ powers[n - 1 - k] for k in range(n))
+    for k in range(1, m):
+        powers.append(powers[k - 1] @ b)
+    total = powers[0] @ db @ powers[m - 1]
+    for k in range(1, m):
+        total = total + powers[k] @ db @ powers[m - 1 - k]
+    return total
 
 
 def polyval_grad_p(g, p, x):
     """Adjoint of ``np.polyval(p, x)`` for the coefficients ``p`` (highest power first)."""
     n = len(p)
-    grad = [np.sum(g * x ** (n - 1 - i)) for i in range(n)]
-    if isinstance(p, (list, tuple)):
-        return type(p)(float(v) for v in grad)
+    grad = []
+    for i in range(n):
+        grad.append(np.sum(g * x ** (n - 1 - i)))
+    if isinstance(p, tuple):
+        return tuple(grad)
+    if isinstance(p, list):
+        return grad
     return np.reshape(np.stack(grad), np.shape(p)).astype(_fdtype(p), copy=False)
 
 
+def _poly_dtype(p, x):
+    return np.result_type(getattr(p, "dtype", np.float64) if not isinstance(p, (list, tuple))
+                          else np.float64, getattr(x, "dtype", np.float64), np.float32)
+
+
 def polyval_deriv(p, x):
-    """``d polyval(p, x) / dx``, in the floating dtype of ``p`` and ``x``."""
-    dtype = np.result_type(getattr(p, "dtype", np.float64) if not isinstance(p, (list, tuple))
-                           else np.float64, getattr(x, "dtype", np.float64), np.float32)
-    return np.polyval(np.polyder(p).astype(dtype, copy=False), x)
+    """``d polyval(p, x) / dx``, in the floating dtype of ``p`` and ``x``: the
+    polynomial with coefficients ``p[i] * (n - 1 - i)``."""
+    n = len(p)
+    dtype = _poly_dtype(p, x)
+    if n < 2:
+        return np.zeros(np.shape(x), dtype=dtype)
+    powers = np.arange(n - 1, 0, -1).astype(dtype)
+    return np.polyval(np.asarray(p, dtype=dtype)[:-1] * powers, x)
 
 
 def einsum_grad_t(g, t, operands):
@@ -405,6 +457,12 @@ def einsum_grad_doperands(doperands, t, operands):
                 total[p] = part[p] if total[p] is None else total[p] + part[p]
     return tuple(_zeros(x) if total[i] is None else total[i] for i, x in enumerate(operands))
 
+
+# kernels written in differentiable primitives: differentiated again through their source
+deftransformable(_solve, solve_grad_b, solve_grad_a, solve_jvp_a, solve_jvp_b, multi_dot_grad,
+                 multi_dot_jvp, matrix_power_grad, matrix_power_jvp, polyval_grad_p,
+                 polyval_deriv, _einsum_adjoint, _power_base)
+defnograd(_chain_terms, _poly_dtype, _einsum_parse, _tensordot_terms, _einsum_adjoint_plan)
 
 # -- rules ------------------------------------------------------------------------------
 defrule(np.matmul, "x, y", torch_name="MmBackward0", bilinear_in=("x", "y"),

@@ -8,7 +8,7 @@ import math
 
 import numpy as np
 
-from ..registry import defkernel, deflinear, defmethod, defnograd, defrule
+from ..registry import defkernel, deflinear, defmethod, defnograd, defrule, deftransformable
 from .conventions import _along, _axes, _eye, _fdtype, _fit, _flat_axes, _keep, _like
 
 __all__ = ['prod_partials', 'minmax_jvp', 'var_grad', 'var_jvp', 'norm_grad', 'norm_jvp', 'ptp_grad', 'ptp_jvp', 'nanmean_grad', 'cumsum_grad', 'cumprod_grad', 'cumprod_jvp', 'diff_grad', 'trace_grad', 'cumulative_trim', 'cumulative_pad', 'nanvar_grad', 'nanvar_jvp', 'var_grad_a', 'prod_partials_grad', 'norm_grad_x', 'norm_grad_n', 'norm_grad_dn', 'norm_jvp_x', 'norm_jvp_n']
@@ -322,6 +322,9 @@ def norm_jvp_n(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
     _, dwn = _norm_dweights(x, n, ord, axis, keepdims, vector)
     return _norm_sum(t * dwn, x, ord, axis, keepdims, vector) * dn
 
+
+# written in differentiable primitives: differentiated again through their source
+deftransformable(nanmean_grad, nanvar_grad, nanvar_jvp, cumprod_grad, cumprod_jvp)
 
 # -- rules ------------------------------------------------------------------------------
 # ---------------------------------------------------------------------------------------

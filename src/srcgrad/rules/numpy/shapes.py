@@ -6,10 +6,10 @@ writes into the argument, which the aliasing analysis must know.
 """
 import numpy as np
 
-from ..registry import deflinear, defrule
+from ..registry import deflinear, defrule, deftransformable
 from .conventions import _along, _eye, _fit, _like, fill_tangents
 
-__all__ = ['diagonal_grad', 'diag_grad', 'pad_value_grad', 'transpose_grad', 'ravel_grad', 'ravel_jvp', 'roll_grad', 'tile_grad', 'repeat_grad', 'pad_grad', 'atleast_grad', 'atleast_jvp', 'rollaxis_grad', 'diagflat_grad']
+__all__ = ['diagonal_grad', 'diag_grad', 'pad_value_grad', 'transpose_grad', 'transpose_apply', 'ravel_grad', 'ravel_jvp', 'roll_grad', 'tile_grad', 'repeat_grad', 'pad_grad', 'atleast_grad', 'atleast_jvp', 'rollaxis_grad', 'diagflat_grad']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -56,6 +56,12 @@ def _perm(axes, ndim):
     if axes is None or (isinstance(axes, tuple) and len(axes) == 0):
         return tuple(range(ndim))[::-1]
     return tuple(int(a) % ndim for a in axes)
+
+
+def transpose_apply(t, axes=None):
+    """``np.transpose(t, axes)`` for ``axes`` in any accepted form (``a.transpose()``'s
+    empty tuple, ``a.transpose((1, 0))``'s tuple in a tuple)."""
+    return np.transpose(t, _perm(axes, np.ndim(t)))
 
 
 def transpose_grad(g, axes=None):
@@ -145,7 +151,10 @@ def atleast_grad(g, arys):
     """Adjoint of ``np.atleast_1d/2d/3d(*arys)`` (one array out, or a list for several)."""
     if len(arys) == 1:
         return (_fit(g, arys[0]),)
-    return tuple(None if gi is None else _fit(gi, x) for gi, x in zip(g, arys))
+    out = []
+    for i in range(len(arys)):
+        out.append(None if g[i] is None else _fit(g[i], arys[i]))
+    return tuple(out)
 
 
 def atleast_jvp(darys, arys, fn):
@@ -170,6 +179,8 @@ def diagflat_grad(g, v, k=0):
     """Adjoint of ``np.diagflat(v, k)``: the ``k`` diagonal, in ``v``'s shape."""
     return _fit(np.diagonal(g, k).copy(), v)
 
+
+deftransformable(atleast_grad, atleast_jvp)     # differentiated again through their source
 
 # -- rules ------------------------------------------------------------------------------
 # Shape, joining and selection
@@ -257,7 +268,8 @@ defrule(np.diagflat, "v, k=0", linear_in="v", vjp=dict(v="diagflat_grad(g, v, k)
         jvp=dict(v="np.diagflat(dv, k)"))
 
 # -- rules of the kernels (grad of grad): each is linear in the cotangent t ------------
-deflinear(transpose_grad, "t, axes=None", "np.transpose(g, axes)", "transpose_grad(dt, axes)")
+deflinear(transpose_grad, "t, axes=None", "transpose_apply(g, axes)", "transpose_grad(dt, axes)")
+deflinear(transpose_apply, "t, axes=None", "transpose_grad(g, axes)", "transpose_apply(dt, axes)")
 deflinear(ravel_grad, "t, a, order='C'", "ravel_jvp(g, a, order)", "ravel_grad(dt, a, order)")
 deflinear(ravel_jvp, "t, a, order='C'", "ravel_grad(g, a, order)", "ravel_jvp(dt, a, order)")
 deflinear(roll_grad, "t, shift, axis=None", "np.roll(g, shift, axis)", "roll_grad(dt, shift, axis)")

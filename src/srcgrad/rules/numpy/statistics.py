@@ -3,8 +3,8 @@ average.  The gradient of an order statistic goes to the entries it is read from
 """
 import numpy as np
 
-from ..registry import defkernel, defrule
-from .conventions import _fdtype, _fit, _flat_axes, _keep, _like
+from ..registry import defkernel, defnograd, defrule, deftransformable
+from .conventions import _axes, _fdtype, _fit, _flat_axes, _keep, _like
 
 __all__ = ['permuted_grad', 'permuted_jvp', 'quantile_grad', 'quantile_jvp', 'quantile_q_grad', 'quantile_q_jvp', 'average_grad', 'average_jvp']
 
@@ -78,6 +78,21 @@ def _quantile_setup(a, q, axis, method):
     return flat, undo, n, order, lo, hi, frac
 
 
+def _flat_layout(a, axis):
+    """``(perm, shape)``: ``np.reshape(np.transpose(a, perm), shape)`` is ``a`` with the
+    ``axis`` axes moved last and merged (as :func:`_flat_axes`)."""
+    nd = np.ndim(a)
+    axes = _axes(axis, nd) if nd else ()
+    rest = [i for i in range(nd) if i not in axes]
+    return rest + list(axes), tuple(np.shape(a)[i] for i in rest) + (-1,)
+
+
+def _quantile_order(a, q, axis, method):
+    """``(n, order, lo, hi)`` of :func:`_quantile_setup`: piecewise constant in a and q."""
+    flat, undo, n, order, lo, hi, frac = _quantile_setup(a, q, axis, method)
+    return n, order, lo, hi
+
+
 def quantile_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
     """Adjoint of ``np.quantile(a, q * scale, axis, keepdims=keepdims, method=method)``
     (np.median: q = 0.5; np.percentile: scale = 1/100) with respect to ``a``."""
@@ -108,9 +123,11 @@ def quantile_jvp(da, ans, a, q, axis=None, keepdims=False, method="linear", scal
 def quantile_q_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
     """Adjoint of ``np.quantile`` with respect to ``q``: the slope between the two
     sorted values it interpolates (zero for the methods that pick one value)."""
-    flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
     if method != "linear":
         return _fit(np.zeros(np.shape(q), dtype=_fdtype(q)), q)
+    n, order, lo, hi = _quantile_order(a, np.asarray(q) * scale, axis, method)
+    perm, shape = _flat_layout(a, axis)
+    flat = np.reshape(np.transpose(a, perm), shape)
     s = np.take_along_axis(flat, order, axis=-1)
     slope = (np.take(s, _like(np.ravel(hi), s), axis=-1)
              - np.take(s, _like(np.ravel(lo), s), axis=-1)) * (n - 1)
@@ -144,6 +161,10 @@ def _average_parts(a, axis, weights):
     return w, np.sum(w, axis=axis, keepdims=True)
 
 
+def _other_axes(ndim, axis):
+    return tuple(i for i in range(ndim) if i != axis % ndim)
+
+
 def average_grad(g, a, axis=None, weights=None, keepdims=False, which=0):
     """Adjoint of ``np.average(a, axis, weights, keepdims=keepdims)`` for ``a`` (which=0)
     or ``weights`` (which=1)."""
@@ -154,8 +175,7 @@ def average_grad(g, a, axis=None, weights=None, keepdims=False, which=0):
     avg = np.sum(a * w, axis=axis, keepdims=True) / sw
     gw = gk * (a - avg) / sw                             # a's shape
     if np.shape(weights) != np.shape(a):                 # 1-D weights along axis
-        ax = axis % np.ndim(a)
-        gw = np.sum(gw, axis=tuple(i for i in range(np.ndim(a)) if i != ax))
+        gw = np.sum(gw, axis=_other_axes(np.ndim(a), axis))
     return _fit(np.reshape(gw, np.shape(weights)), weights)
 
 
@@ -166,6 +186,10 @@ def average_jvp(dweights, a, axis=None, weights=None, keepdims=False):
     return np.sum((a - avg) * dw, axis=axis, keepdims=keepdims) / \
         (sw if keepdims else np.sum(w, axis=axis))
 
+
+# written in differentiable primitives: differentiated again through their source
+deftransformable(average_grad, average_jvp, _average_parts, quantile_q_grad)
+defnograd(_other_axes, _flat_layout, _quantile_order)
 
 # -- rules ------------------------------------------------------------------------------
 # ``returned=`` is left out: np.average(..., returned=True) does not bind, and is reported

@@ -1,0 +1,547 @@
+"""``scipy.linalg``: factorizations, solves, matrix functions and structured matrices.
+
+Real input.  Where the mathematics is NumPy's (cholesky, eigh, svd, qr, inv, det) the
+rules call the kernels of :mod:`srcgrad.rules.numpy.decompositions`; the rest are
+written here.  Every kernel is written in differentiable primitives (its source is
+differentiated again for higher orders, :func:`deftransformable`).
+
+Conventions, as in autograd and JAX: a routine that reads one triangle of its input
+(``cholesky``, ``solve(assume_a="pos")``, ``eigh``) has a gradient in that triangle
+only; ``assume_a=None`` (SciPy's structure detection) differentiates as a general
+matrix, because a perturbation of any entry leaves the detected structure.
+Matrix functions (``expm``, ``sqrtm``, ``logm``) use the block identity
+``f([[A, E], [0, A]]) = [[f(A), L_f(A, E)], [0, f(A)]]`` for the Frechet derivative
+``L_f``, and ``L_f(A, .)^T = L_f(A^T, .)``.
+"""
+import numpy as np
+import scipy.linalg as sl
+
+from ...errors import NonDifferentiableError
+from ..registry import deflinear, defnograd, defrule, deftransformable
+from ..numpy.decompositions import (_eye_like, _from_triangle, _to_symmetric, cholesky_grad,
+                                    cholesky_jvp, eigh_grad, eigh_jvp, qr_grad, qr_jvp,
+                                    svd_grad, svd_jvp)
+from ..numpy.conventions import _fdtype
+from ..numpy.linalg import mT
+
+__all__ = ['sl_refuse', 'sl_cho_factor_grad', 'sl_cho_factor_jvp', 'sl_cho_solve_grad_c',
+           'sl_cho_solve_jvp_c', 'sl_solve_triangular_grad_a', 'sl_solve_triangular_grad_b',
+           'sl_solve_triangular_jvp_a', 'sl_solve_grad_a', 'sl_solve_grad_b', 'sl_solve_jvp_a',
+           'sl_inv_grad', 'sl_inv_jvp', 'sl_lu_factor_grad', 'sl_lu_factor_jvp',
+           'sl_lu_solve_grad_lu', 'sl_lu_solve_grad_b', 'sl_lu_solve_jvp_lu', 'sl_eigh_grad',
+           'sl_eigh_jvp', 'sl_qr_grad', 'sl_qr_jvp', 'sl_expm_grad', 'sl_expm_jvp',
+           'sl_sqrtm_grad', 'sl_sqrtm_jvp', 'sl_logm_grad', 'sl_logm_jvp',
+           'sl_block_diag_grad', 'sl_block_diag_jvp', 'sl_toeplitz_grad', 'sl_toeplitz_part',
+           'sl_circulant_grad', 'sl_circulant_part', 'sl_cho_solve_b', 'sl_solve_triangular_jvp_b',
+           'sl_solve_jvp_b', 'sl_lu_solve_jvp_b']
+
+
+# -- kernels ----------------------------------------------------------------------------
+
+def sl_refuse(message):
+    """A derivative srcgrad does not have: a located error, never a silent zero."""
+    raise NonDifferentiableError(message)
+
+
+def _outer(u, x):
+    """``u x^T`` for vectors, ``u @ x^T`` for matrices (the right-hand side's shape)."""
+    if np.ndim(x) == 1:
+        return u[..., :, None] * x[..., None, :]
+    return u @ mT(x)
+
+
+def _factor(c, lower):
+    return np.tril(c) if lower else np.triu(c)
+
+
+def sl_cho_factor_grad(g, ans, a, lower=False):
+    """Adjoint of ``cho_factor``: the factor's triangle as ``cholesky``; the other
+    triangle of ``c`` holds ``a``'s own entries (an identity)."""
+    c, _ = ans
+    gc = g[0]
+    gf = _factor(gc, lower)
+    return cholesky_grad(gf, _factor(c, lower), a, not lower) + (gc - gf)
+
+
+def sl_cho_factor_jvp(da, ans, a, lower=False):
+    c, _ = ans
+    df = cholesky_jvp(da, _factor(c, lower), a, not lower)
+    return (df + (da - _factor(da, lower)), None)
+
+
+def sl_cho_solve_grad_c(g, ans, c_and_lower, b):
+    """Adjoint of ``x = cho_solve((c, lower), b)`` for ``c`` (its factor's triangle)."""
+    c, lower = c_and_lower
+    gb = sl.cho_solve(c_and_lower, g)
+    ga = -_outer(gb, ans)
+    s = ga + mT(ga)
+    f = _factor(c, lower)
+    gf = s @ f if lower else f @ s                    # a = f f^T / a = f^T f
+    return (_factor(gf, lower), None)
+
+
+def sl_cho_solve_b(g, c_and_lower):
+    """``cho_solve``'s map of ``b``, its own transpose (the matrix is symmetric)."""
+    return sl.cho_solve(c_and_lower, g)
+
+
+def sl_cho_solve_jvp_c(dc_and_lower, ans, c_and_lower, b):
+    c, lower = c_and_lower
+    f = _factor(c, lower)
+    df = _factor(dc_and_lower[0], lower)
+    da = df @ mT(f) + f @ mT(df) if lower else mT(df) @ f + mT(f) @ df
+    return -sl.cho_solve(c_and_lower, da @ ans)
+
+
+def _transposes(trans):
+    return trans in (1, 2, "T", "C")
+
+
+def _flipped(trans):
+    return 0 if _transposes(trans) else 1
+
+
+def _triangle(a, lower, unit_diagonal):
+    """The matrix ``solve_triangular`` reads: one triangle (strict with a unit diagonal)."""
+    if unit_diagonal:
+        return np.tril(a, -1) if lower else np.triu(a, 1)
+    return np.tril(a) if lower else np.triu(a)
+
+
+def sl_solve_triangular_grad_b(g, a, b, trans=0, lower=False, unit_diagonal=False):
+    return sl.solve_triangular(a, g, trans=_flipped(trans), lower=lower,
+                               unit_diagonal=unit_diagonal)
+
+
+def sl_solve_triangular_jvp_b(db, a, b, trans=0, lower=False, unit_diagonal=False):
+    return sl.solve_triangular(a, db, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+
+
+def sl_solve_triangular_grad_a(g, ans, a, b, trans=0, lower=False, unit_diagonal=False):
+    gb = sl.solve_triangular(a, g, trans=_flipped(trans), lower=lower,
+                             unit_diagonal=unit_diagonal)
+    gop = -_outer(gb, ans)
+    return _triangle(mT(gop) if _transposes(trans) else gop, lower, unit_diagonal)
+
+
+def sl_solve_triangular_jvp_a(da, ans, a, b, trans=0, lower=False, unit_diagonal=False):
+    dt = _triangle(da, lower, unit_diagonal)
+    rhs = (mT(dt) if _transposes(trans) else dt) @ ans
+    return -sl.solve_triangular(a, rhs, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
+
+
+_SYMMETRIC = ("sym", "symmetric", "her", "hermitian", "pos", "positive definite")
+_GENERAL = (None, "gen", "general")
+
+
+def _structure(assume_a, name):
+    if assume_a in _GENERAL:
+        return "gen"
+    if assume_a in _SYMMETRIC:
+        return "sym"
+    if assume_a in ("diagonal", "upper triangular", "lower triangular"):
+        return assume_a
+    sl_refuse(f"scipy.linalg.{name}(assume_a={assume_a!r}): no derivative for this "
+              f"structure; use assume_a='gen'")
+
+
+def _structured(da, kind, lower):
+    """The tangent of the matrix a routine reads from ``a`` given ``assume_a``."""
+    if kind == "sym":
+        return _to_symmetric(da, lower)
+    if kind == "diagonal":
+        return da * _eye_like(da)
+    if kind == "upper triangular":
+        return np.triu(da)
+    if kind == "lower triangular":
+        return np.tril(da)
+    return da
+
+
+def _structured_adjoint(g, kind, lower):
+    """The adjoint of :func:`_structured`."""
+    if kind == "sym":
+        return _from_triangle(g, lower)
+    return _structured(g, kind, lower)
+
+
+def sl_solve_grad_b(g, a, b, lower=False, assume_a=None, transposed=False):
+    _structure(assume_a, "solve")
+    return sl.solve(a, g, lower=lower, assume_a=assume_a, transposed=not transposed)
+
+
+def sl_solve_jvp_b(db, a, b, lower=False, assume_a=None, transposed=False):
+    _structure(assume_a, "solve")
+    return sl.solve(a, db, lower=lower, assume_a=assume_a, transposed=transposed)
+
+
+def sl_solve_grad_a(g, ans, a, b, lower=False, assume_a=None, transposed=False):
+    kind = _structure(assume_a, "solve")
+    gb = sl.solve(a, g, lower=lower, assume_a=assume_a, transposed=not transposed)
+    gop = -_outer(gb, ans)
+    return _structured_adjoint(mT(gop) if transposed else gop, kind, lower)
+
+
+def sl_solve_jvp_a(da, ans, a, b, lower=False, assume_a=None, transposed=False):
+    kind = _structure(assume_a, "solve")
+    ds = _structured(da, kind, lower)
+    rhs = (mT(ds) if transposed else ds) @ ans
+    return -sl.solve(a, rhs, lower=lower, assume_a=assume_a, transposed=transposed)
+
+
+def sl_inv_grad(g, ans, a, assume_a=None, lower=False):
+    kind = _structure(assume_a, "inv")
+    return _structured_adjoint(-mT(ans) @ g @ mT(ans), kind, lower)
+
+
+def sl_inv_jvp(da, ans, a, assume_a=None, lower=False):
+    kind = _structure(assume_a, "inv")
+    return -ans @ _structured(da, kind, lower) @ ans
+
+
+def _lu_parts(lu, piv, name):
+    """``(l, u, perm, inverse perm)`` of ``lu_factor``'s result: ``a[perm] = l @ u``."""
+    if np.ndim(lu) != 2 or np.shape(lu)[0] != np.shape(lu)[1]:
+        sl_refuse(f"scipy.linalg.{name}: derivative for one square matrix only")
+    perm = _lu_permutation(piv)
+    l = np.tril(lu, -1) + _eye_like(lu)
+    u = np.triu(lu)
+    return l, u, perm, np.argsort(perm)
+
+
+def _lu_permutation(piv):
+    """Row order of LAPACK's pivots: row i was swapped with row piv[i], in turn."""
+    perm = list(range(len(piv)))
+    for i, p in enumerate(piv):
+        perm[i], perm[p] = perm[p], perm[i]
+    return np.array(perm)
+
+
+defnograd(_lu_permutation, _eye_like)
+
+
+def sl_lu_factor_grad(g, ans, a):
+    """Adjoint of ``lu_factor``: ``a[perm] = l u`` with ``l`` unit lower triangular."""
+    lu, piv = ans
+    l, u, perm, inv = _lu_parts(lu, piv, "lu_factor")
+    glu = g[0]
+    gf = np.tril(mT(l) @ np.tril(glu, -1), -1) + np.triu(np.triu(glu) @ mT(u))
+    y = sl.solve_triangular(l, gf, trans=1, lower=True, unit_diagonal=True)    # l^-T gf
+    z = mT(sl.solve_triangular(u, mT(y), lower=False))                        # ... u^-T
+    return z[inv]
+
+
+def sl_lu_factor_jvp(da, ans, a):
+    lu, piv = ans
+    l, u, perm, inv = _lu_parts(lu, piv, "lu_factor")
+    y = sl.solve_triangular(l, da[perm], lower=True, unit_diagonal=True)      # l^-1 da_p
+    f = mT(sl.solve_triangular(u, mT(y), trans=1, lower=False))               # ... u^-1
+    return (l @ np.tril(f, -1) + np.triu(f) @ u, None)
+
+
+def sl_lu_solve_grad_b(g, lu_and_piv, b, trans=0):
+    return sl.lu_solve(lu_and_piv, g, trans=_flipped(trans))
+
+
+def sl_lu_solve_jvp_b(db, lu_and_piv, b, trans=0):
+    return sl.lu_solve(lu_and_piv, db, trans=trans)
+
+
+def sl_lu_solve_grad_lu(g, ans, lu_and_piv, b, trans=0):
+    """Adjoint of ``x = lu_solve((lu, piv), b, trans)`` for ``lu``."""
+    lu, piv = lu_and_piv
+    l, u, perm, inv = _lu_parts(lu, piv, "lu_solve")
+    gb = sl.lu_solve(lu_and_piv, g, trans=_flipped(trans))
+    gop = -_outer(gb, ans)
+    ga = (mT(gop) if _transposes(trans) else gop)[perm]          # for l @ u = a[perm]
+    gpiv = np.zeros(np.shape(piv), dtype=_fdtype(lu))      # the pivots: no gradient
+    return (np.tril(ga @ mT(u), -1) + np.triu(mT(l) @ ga), gpiv)
+
+
+def sl_lu_solve_jvp_lu(dlu_and_piv, ans, lu_and_piv, b, trans=0):
+    lu, piv = lu_and_piv
+    l, u, perm, inv = _lu_parts(lu, piv, "lu_solve")
+    dlu = dlu_and_piv[0]
+    da = (np.tril(dlu, -1) @ u + l @ np.triu(dlu))[inv]
+    rhs = (mT(da) if _transposes(trans) else da) @ ans
+    return -sl.lu_solve(lu_and_piv, rhs, trans=trans)
+
+
+def _eigh_call(b, subset_by_index, subset_by_value):
+    if b is not None:
+        sl_refuse("scipy.linalg.eigh(a, b): no derivative for the generalized problem")
+    if subset_by_index is not None or subset_by_value is not None:
+        sl_refuse("scipy.linalg.eigh(subset_by_...): no derivative for a subset of "
+                  "eigenpairs; compute them all")
+
+
+def sl_eigh_grad(g, ans, a, b=None, lower=True, eigvals_only=False, subset_by_index=None,
+                 subset_by_value=None):
+    _eigh_call(b, subset_by_index, subset_by_value)
+    uplo = "L" if lower else "U"
+    if eigvals_only:
+        return eigh_grad((g, None), np.linalg.eigh(a, uplo), a, uplo)
+    return eigh_grad(g, ans, a, uplo)
+
+
+def sl_eigh_jvp(da, ans, a, b=None, lower=True, eigvals_only=False, subset_by_index=None,
+                subset_by_value=None):
+    _eigh_call(b, subset_by_index, subset_by_value)
+    uplo = "L" if lower else "U"
+    if eigvals_only:
+        return eigh_jvp(da, np.linalg.eigh(a, uplo), a, uplo)[0]
+    return eigh_jvp(da, ans, a, uplo)
+
+
+_QR_MODES = {"full": "complete", "economic": "reduced", "r": "r"}
+
+
+def _qr_mode(mode, pivoting):
+    if pivoting:
+        sl_refuse("scipy.linalg.qr(pivoting=True): no derivative (the pivots jump)")
+    if mode not in _QR_MODES:
+        sl_refuse(f"scipy.linalg.qr(mode={mode!r}): no derivative; use 'full', "
+                  f"'economic' or 'r'")
+    return _QR_MODES[mode]
+
+
+def sl_qr_grad(g, ans, a, mode="full", pivoting=False):
+    m = _qr_mode(mode, pivoting)
+    if m == "r":                           # SciPy returns the tuple (r,), m x n
+        n = np.shape(a)[-1]
+        return qr_grad(g[0][..., :n, :], None, a, "r")
+    return qr_grad(g, ans, a, m)
+
+
+def sl_qr_jvp(da, ans, a, mode="full", pivoting=False):
+    m = _qr_mode(mode, pivoting)
+    if m == "r":
+        dr = qr_jvp(da, None, a, "r")
+        rows = np.shape(a)[-2] - np.shape(a)[-1]
+        if rows > 0:                       # R's rows past n are zeros
+            zeros = np.zeros(np.shape(dr)[:-2] + (rows, np.shape(dr)[-1]), dtype=dr.dtype)
+            dr = np.concatenate([dr, zeros], axis=-2)
+        return (dr,)
+    return qr_jvp(da, ans, a, m)
+
+
+def _upper_block(a, e):
+    """``[[a, e], [0, a]]`` (stacks of them)."""
+    top = np.concatenate([a, e], axis=-1)
+    bottom = np.concatenate([np.zeros_like(a), a], axis=-1)
+    return np.concatenate([top, bottom], axis=-2)
+
+
+def sl_expm_jvp(da, a):
+    n = np.shape(a)[-1]
+    return sl.expm(_upper_block(a, da))[..., :n, n:]
+
+
+def sl_expm_grad(g, a):
+    return sl_expm_jvp(g, mT(a))
+
+
+def _real(x, name):
+    if np.iscomplexobj(x):
+        sl_refuse(f"scipy.linalg.{name}: a complex result has no derivative in srcgrad "
+                  f"(real matrices with a real {name} only)")
+    return x
+
+
+def sl_sqrtm_jvp(da, a):
+    n = np.shape(a)[-1]
+    return _real(sl.sqrtm(_upper_block(a, da)), "sqrtm")[..., :n, n:]
+
+
+def sl_sqrtm_grad(g, a):
+    return sl_sqrtm_jvp(g, mT(a))
+
+
+def sl_logm_jvp(da, a):
+    n = np.shape(a)[-1]
+    return _real(sl.logm(_upper_block(a, da)), "logm")[..., :n, n:]
+
+
+def sl_logm_grad(g, a):
+    return sl_logm_jvp(g, mT(a))
+
+
+def _block_shape(x):
+    """The block ``block_diag`` makes of ``x`` (a scalar or a vector is one row)."""
+    s = np.shape(x)
+    return (1, 1) if len(s) == 0 else (1, s[0]) if len(s) == 1 else s
+
+
+def sl_block_diag_grad(g, arrs):
+    """Adjoint of ``block_diag(*arrs)``: each block of ``g``, in its input's shape."""
+    out = []
+    r = 0
+    c = 0
+    for x in arrs:
+        m, n = _block_shape(x)
+        out.append(np.reshape(g[r:r + m, c:c + n], np.shape(x)))
+        r = r + m
+        c = c + n
+    return tuple(out)
+
+
+def sl_block_diag_jvp(darrs, arrs):
+    blocks = [np.zeros(_block_shape(x)) if d is None else d for d, x in zip(darrs, arrs)]
+    return sl.block_diag(*blocks)
+
+
+def _vector(x, name):
+    if np.ndim(x) > 1:
+        sl_refuse(f"scipy.linalg.{name}: derivative for 1-D input only (SciPy reads "
+                  f"N-D input as a batch)")
+    return np.ravel(x)
+
+
+def _diagonal_sums(t):
+    """``s[k + m - 1]``: the sum of ``t[i, j]`` over ``j - i = k`` (``t`` is m x n)."""
+    m, n = np.shape(t)
+    i, j = np.indices((m, n))
+    sums = np.bincount((j - i + m - 1).ravel(), weights=np.ravel(t), minlength=m + n - 1)
+    return sums.astype(_fdtype(t), copy=False)
+
+
+def sl_toeplitz_grad(t, c, r=None, which=0):
+    """Adjoint of ``toeplitz(c, r)`` for ``c`` (which=0) or ``r`` (which=1); with
+    ``r=None`` the first row is ``c`` too.  Linear in ``t``."""
+    _vector(c, "toeplitz")
+    m = np.shape(t)[0]
+    s = _diagonal_sums(t)
+    below = s[:m][::-1]                  # diagonals 0, -1, ..., -(m-1): c
+    above = s[m - 1:]                    # diagonals 0, 1, ..., n-1: r
+    if r is None:
+        gc = below.copy()
+        gc[1:] += above[1:]
+        return np.reshape(gc, np.shape(c))
+    if which == 0:
+        return np.reshape(below, np.shape(c))
+    gr = above.copy()
+    gr[0] = 0.0                          # r[0] is not read
+    return np.reshape(gr, np.shape(r))
+
+
+def sl_toeplitz_part(t, c, r=None, which=0):
+    """The part of ``toeplitz(c, r)`` linear in ``c`` (which=0, ``t`` in its place) or
+    in ``r`` (which=1): the transpose of :func:`sl_toeplitz_grad`."""
+    cv, tv = _vector(c, "toeplitz"), np.ravel(t)
+    if r is None:
+        return sl.toeplitz(tv)
+    if which == 0:
+        return sl.toeplitz(tv, np.zeros(np.size(r), dtype=tv.dtype))
+    return sl.toeplitz(np.zeros(np.size(cv), dtype=tv.dtype), tv)
+
+
+def sl_circulant_part(t):
+    return sl.circulant(np.ravel(t))
+
+
+def sl_circulant_grad(t, c):
+    """Adjoint of ``circulant(c)``: ``C[i, j] = c[(i - j) % n]``.  Linear in ``t``."""
+    n = np.size(c)
+    i, j = np.indices((n, n))
+    idx = ((i - j) % n).ravel()
+    sums = np.bincount(idx, weights=np.ravel(t), minlength=n).astype(_fdtype(t), copy=False)
+    return np.reshape(sums, np.shape(c))
+
+
+deftransformable(sl_cho_factor_grad, sl_cho_factor_jvp, sl_cho_solve_grad_c,
+                 sl_cho_solve_jvp_c, sl_solve_triangular_grad_a, sl_solve_triangular_grad_b,
+                 sl_solve_triangular_jvp_a, sl_solve_grad_a, sl_solve_grad_b, sl_solve_jvp_a,
+                 sl_inv_grad, sl_inv_jvp, sl_lu_factor_grad, sl_lu_factor_jvp,
+                 sl_lu_solve_grad_lu, sl_lu_solve_grad_b, sl_lu_solve_jvp_lu, sl_eigh_grad,
+                 sl_eigh_jvp, sl_qr_grad, sl_qr_jvp, sl_expm_grad, sl_expm_jvp,
+                 sl_sqrtm_grad, sl_sqrtm_jvp, sl_logm_grad, sl_logm_jvp, sl_block_diag_grad,
+                 sl_block_diag_jvp, sl_cho_solve_b, sl_solve_triangular_jvp_b, sl_solve_jvp_b,
+                 sl_lu_solve_jvp_b, _outer, _factor, _triangle, _structured,
+                 _structured_adjoint, _lu_parts, _upper_block, _real)
+defnograd(_transposes, _flipped, _structure, _eigh_call, _qr_mode, _block_shape)
+
+
+# -- rules ------------------------------------------------------------------------------
+_CHECK = "overwrite_a=False, check_finite=True"
+
+
+def _rule(func, params, **kw):
+    return defrule(func, params, name=f"scipy.linalg.{func.__name__}", **kw)
+
+
+_rule(sl.cholesky, f"a, lower=False, {_CHECK}",
+        vjp=dict(a="cholesky_grad(g, ans, a, not lower)"),
+        jvp=dict(a="cholesky_jvp(da, ans, a, not lower)"))
+_rule(sl.cho_factor, f"a, lower=False, {_CHECK}",
+        vjp=dict(a="sl_cho_factor_grad(g, ans, a, lower)"),
+        jvp=dict(a="sl_cho_factor_jvp(da, ans, a, lower)"))
+_rule(sl.cho_solve, "c_and_lower, b, overwrite_b=False, check_finite=True",
+        sequence="c_and_lower",
+        vjp=dict(c_and_lower="sl_cho_solve_grad_c(g, ans, c_and_lower, b)",
+                 b="sl_cho_solve_b(g, c_and_lower)"),
+        jvp=dict(c_and_lower="sl_cho_solve_jvp_c(dc_and_lower, ans, c_and_lower, b)",
+                 b="sl_cho_solve_b(db, c_and_lower)"))
+_rule(sl.solve_triangular, "a, b, trans=0, lower=False, unit_diagonal=False, "
+                             "overwrite_b=False, check_finite=True",
+        vjp=dict(a="sl_solve_triangular_grad_a(g, ans, a, b, trans, lower, unit_diagonal)",
+                 b="sl_solve_triangular_grad_b(g, a, b, trans, lower, unit_diagonal)"),
+        jvp=dict(a="sl_solve_triangular_jvp_a(da, ans, a, b, trans, lower, unit_diagonal)",
+                 b="sl_solve_triangular_jvp_b(db, a, b, trans, lower, unit_diagonal)"))
+_rule(sl.solve, "a, b, lower=False, overwrite_a=False, overwrite_b=False, "
+                  "check_finite=True, assume_a=None, transposed=False",
+        vjp=dict(a="sl_solve_grad_a(g, ans, a, b, lower, assume_a, transposed)",
+                 b="sl_solve_grad_b(g, a, b, lower, assume_a, transposed)"),
+        jvp=dict(a="sl_solve_jvp_a(da, ans, a, b, lower, assume_a, transposed)",
+                 b="sl_solve_jvp_b(db, a, b, lower, assume_a, transposed)"))
+_rule(sl.inv, f"a, {_CHECK}, *, assume_a=None, lower=False",
+        vjp=dict(a="sl_inv_grad(g, ans, a, assume_a, lower)"),
+        jvp=dict(a="sl_inv_jvp(da, ans, a, assume_a, lower)"))
+_rule(sl.det, f"a, {_CHECK}",
+        vjp=dict(a="np.expand_dims(g * ans, (-2, -1)) * mT(np.linalg.inv(a))"),
+        jvp=dict(a="ans * np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)"))
+_rule(sl.lu_factor, f"a, {_CHECK}",
+        vjp=dict(a="sl_lu_factor_grad(g, ans, a)"), jvp=dict(a="sl_lu_factor_jvp(da, ans, a)"))
+_rule(sl.lu_solve, "lu_and_piv, b, trans=0, overwrite_b=False, check_finite=True",
+        sequence="lu_and_piv",
+        vjp=dict(lu_and_piv="sl_lu_solve_grad_lu(g, ans, lu_and_piv, b, trans)",
+                 b="sl_lu_solve_grad_b(g, lu_and_piv, b, trans)"),
+        jvp=dict(lu_and_piv="sl_lu_solve_jvp_lu(dlu_and_piv, ans, lu_and_piv, b, trans)",
+                 b="sl_lu_solve_jvp_b(db, lu_and_piv, b, trans)"))
+_EIGH = ("a, b, lower, eigvals_only, subset_by_index, subset_by_value")
+_rule(sl.eigh, "a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False, "
+                 "overwrite_b=False, type=1, check_finite=True, subset_by_index=None, "
+                 "subset_by_value=None, driver=None",
+        vjp=dict(a=f"sl_eigh_grad(g, ans, {_EIGH})",
+                 b="sl_refuse('scipy.linalg.eigh(a, b): no derivative for b')"),
+        jvp=dict(a=f"sl_eigh_jvp(da, ans, {_EIGH})",
+                 b="sl_refuse('scipy.linalg.eigh(a, b): no derivative for b')"))
+_rule(sl.svd, f"a, full_matrices=True, compute_uv=True, {_CHECK}, lapack_driver='gesdd'",
+        vjp=dict(a="svd_grad(g, ans, a, full_matrices, compute_uv)"),
+        jvp=dict(a="svd_jvp(da, ans, a, full_matrices, compute_uv)"))
+_rule(sl.qr, "a, overwrite_a=False, lwork=None, mode='full', pivoting=False, "
+               "check_finite=True",
+        vjp=dict(a="sl_qr_grad(g, ans, a, mode, pivoting)"),
+        jvp=dict(a="sl_qr_jvp(da, ans, a, mode, pivoting)"))
+_rule(sl.expm, "A", vjp=dict(A="sl_expm_grad(g, A)"), jvp=dict(A="sl_expm_jvp(dA, A)"))
+_rule(sl.sqrtm, "A, disp=None, blocksize=None",
+        vjp=dict(A="sl_sqrtm_grad(g, A)"), jvp=dict(A="sl_sqrtm_jvp(dA, A)"))
+_rule(sl.logm, "A, disp=None",
+        vjp=dict(A="sl_logm_grad(g, A)"), jvp=dict(A="sl_logm_jvp(dA, A)"))
+_rule(sl.block_diag, "*arrs", linear_in="arrs",
+        vjp=dict(arrs="sl_block_diag_grad(g, arrs)"),
+        jvp=dict(arrs="sl_block_diag_jvp(darrs, arrs)"))
+_rule(sl.toeplitz, "c, r=None", linear_in=("c", "r"),
+        vjp=dict(c="sl_toeplitz_grad(g, c, r, 0)", r="sl_toeplitz_grad(g, c, r, 1)"),
+        jvp=dict(c="sl_toeplitz_part(dc, c, r, 0)", r="sl_toeplitz_part(dr, c, r, 1)"))
+_rule(sl.circulant, "c", linear_in="c",
+        vjp=dict(c="sl_circulant_grad(g, c)"), jvp=dict(c="sl_circulant_part(dc)"))
+
+# the linear kernels' own rules (their transposes): any order
+deflinear(sl_toeplitz_grad, "t, c, r=None, which=0",
+          vjp="sl_toeplitz_part(g, c, r, which)", jvp="sl_toeplitz_grad(dt, c, r, which)",
+          constant=("c", "r"))
+deflinear(sl_toeplitz_part, "t, c, r=None, which=0",
+          vjp="sl_toeplitz_grad(g, c, r, which)", jvp="sl_toeplitz_part(dt, c, r, which)",
+          constant=("c", "r"))
+deflinear(sl_circulant_grad, "t, c", vjp="sl_circulant_part(g)",
+          jvp="sl_circulant_grad(dt, c)", constant=("c",))
