@@ -51,6 +51,10 @@ def add_samples(SAMPLES, S, A, P, M, B):
             S(A(2, 1, 3, lo=lx, hi=hx), A(4, 1, lo=ly, hi=hy)),
             S(float(A(lo=lx, hi=hx)), A(3, lo=ly, hi=hy))] + list(extra)
 
+    SAMPLES[sp("softplus")] = [S(A(3, 4) * 4), S(1.5), S(np.array([-40.0, 0.0, 40.0]))]
+    SAMPLES[sp("betainc")] = [S(P(3, 4), P(4), A(3, 4, lo=0.1, hi=0.9), _wrt=("x",)),
+                              S(2.0, 3.0, A(4, lo=0.1, hi=0.9), _wrt=("x",)),
+                              S(np.array([0.5, 2.0]), 1.5, 0.3, _wrt=("x",))]
     binary("beta", (0.5, 3), (0.5, 3))
     binary("betaln", (0.5, 3), (0.5, 3), S(np.array([1e-3, 0.02]), np.array([2.0, 50.0])))
     binary("poch", (0.5, 3), (-0.4, 2))

@@ -27,6 +27,13 @@ def add_samples(SAMPLES, S, A, P, M, B):
                 S(x_of(4) * 1.5 + 0.25, *shapes, loc=0.25, scale=1.5, _wrt=wrt),
                 S(float(x_of()) * 2.0 - 1.0, *shapes, -1.0, 2.0, _wrt=wrt),
                 *(S(np.array(t), *shapes, _wrt=wrt) for t in tails)]
+        for method in ("ppf", "isf"):
+            wrt = ("q", "loc", "scale", *cdf_shapes)
+            SAMPLES[f"scipy.stats.{name}.{method}"] = [
+                S(A(3, 4, lo=0.05, hi=0.95), *shapes, _wrt=wrt),
+                S(A(3, 4, lo=0.05, hi=0.95), *shapes, loc, scale, _wrt=wrt),
+                S(A(4, lo=0.1, hi=0.9), *shapes, loc=0.25, scale=1.5, _wrt=wrt),
+                S(float(A(lo=0.1, hi=0.9)), *shapes, -1.0, 2.0, _wrt=wrt)]
 
     def positive(*shape):
         return A(*shape, lo=0.2, hi=3.0)
@@ -45,10 +52,11 @@ def add_samples(SAMPLES, S, A, P, M, B):
     family("chi2", positive, (P(4) * 3,))
     family("t", lambda *s: 3 * A(*s), (P(4) * 3,))
     family("lognorm", positive, (P(4) * 0.7,), cdf_shapes=("s",))
-    for name in ("gamma", "beta", "chi2", "t"):          # scalar shapes, given by keyword
-        SAMPLES[f"scipy.stats.{name}.logpdf"].append(
+    for name, method in [(n, m) for n in ("gamma", "beta", "chi2", "t") for m in METHODS]:
+        SAMPLES[f"scipy.stats.{name}.{method}"].append(   # scalar shapes, given by keyword
             S(unit(5), **{"gamma": {"a": 2.5}, "beta": {"a": 2.0, "b": 3.0},
-                          "chi2": {"df": 4.0}, "t": {"df": 3.0}}[name]))
+                          "chi2": {"df": 4.0}, "t": {"df": 3.0}}[name],
+              _wrt=None if method in ("logpdf", "pdf") else ("x",)))
 
     # discrete: k (an integer), the probability or rate by position and by keyword
     k = np.array([0, 1, 3, 5])
@@ -74,6 +82,8 @@ def add_samples(SAMPLES, S, A, P, M, B):
             S(A(3), A(3), spd(3)), S(A(5, 3), A(3), spd(3)), S(A(2, 4, 3), mean=A(3), cov=spd(3)),
             S(A(4, 2), A(2), P(2)), S(A(3), A(3), 1.5), S(A(3), cov=spd(3)),
             S(A(1, 3), A(3), spd(3))]
+    SAMPLES["scipy.stats.multivariate_normal.entropy"] = [
+        S(A(3), spd(3)), S(cov=spd(2)), S(A(3), P(3)), S(A(3), 1.5), S(cov=2.5)]
     # dirichlet: x on the simplex, in eighths so that it sums to 1 exactly in float32 too
     # (only alpha is perturbed: SciPy refuses an x off the simplex)
     eighths = np.array([[1, 2, 3, 1, 4], [2, 1, 1, 5, 1], [4, 1, 2, 1, 2], [1, 4, 2, 1, 1]]) / 8

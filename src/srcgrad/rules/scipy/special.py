@@ -117,7 +117,14 @@ _binary(sp.poch, "z, m", z="g * ans * (digamma(z + m) - digamma(z))",
         m="g * ans * digamma(z + m)")
 _binary(sp.binom, "n, k", n="g * ans * (digamma(n + 1) - digamma(n - k + 1))",
         k="g * ans * (digamma(n - k + 1) - digamma(k + 1))")
-_REG_GAMMA = "np.exp((a - 1) * np.log(x) - x - gammaln(a))"      # d gammainc(a, x) / dx
+# (cast_like: betaln and gammaln of Python floats are float64 scalars; a float32 x stays float32)
+_REG_BETA = "cast_like(np.exp((a - 1) * np.log(x) + (b - 1) * np.log1p(-x) - betaln(a, b)), x)"
+defrule(sp.betainc, "a, b, x, out=None", name="scipy.special.betainc", elementwise=True,
+        vjp=dict(a=_none(sp.betainc, "a"), b=_none(sp.betainc, "b"),
+                 x=f"unbroadcast(g * {_REG_BETA}, x)"),
+        jvp=dict(a=_none(sp.betainc, "a"), b=_none(sp.betainc, "b"),
+                 x=f"expand(dx * {_REG_BETA}, ans)"))
+_REG_GAMMA = "cast_like(np.exp((a - 1) * np.log(x) - x - gammaln(a)), x)"   # d gammainc / dx
 _binary(sp.gammainc, "a, x", a=_none(sp.gammainc, "a"), x=f"g * {_REG_GAMMA}")
 _binary(sp.gammaincc, "a, x", a=_none(sp.gammaincc, "a"), x=f"-g * {_REG_GAMMA}")
 # d/dq zeta(x, q) = -x zeta(x + 1, q); the exponent x has no closed-form derivative
@@ -142,6 +149,9 @@ _unary(sp.ndtri_exp, f"g * {_SQRT_2PI} * np.exp(ans ** 2 / 2 + x)")
 _unary(sp.expit,   "g * ans * (1 - ans)")
 _unary(sp.logit,   "g / (x * (1 - x))")
 _unary(sp.log_expit, "g * expit(-x)")
+if hasattr(sp, "softplus"):             # SciPy 1.15+
+    defrule(sp.softplus, "x", name="scipy.special.softplus", elementwise=True,
+            vjp=dict(x="g * expit(x)"), jvp=dict(x="dx * expit(x)"))
 
 # ---------------------------------------------------------------------------------------
 # Bessel functions: the order (v, n) has no derivative
@@ -240,3 +250,5 @@ defkernel(lse_weights, "a, b, like, axis=None, keepdims=False, return_sign=False
                    b=f"expand(db * lse_weights({_LW.format(b='None')}), ans)",
                    like="-ans * keep_axis(lse_value(dlike, like, return_sign), a, axis, keepdims)"))
 defnograd(no_derivative, half_steps, names=["ad.no_derivative", "ad.half_steps"])
+# piecewise constant
+defnograd(sp.gammasgn, names=["scipy.special.gammasgn"])

@@ -22,9 +22,9 @@ import numpy as np
 import scipy.stats as st
 
 from ..numpy.conventions import _fdtype
-from ..registry import deflinear, defkernel, defrule
+from ..registry import deflinear, defkernel, defnograd, defrule
 
-__all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid']
+__all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid', 'mvn_dim']
 
 
 # -- kernels: the covariance and residual of multivariate_normal ------------------------
@@ -47,6 +47,13 @@ def mvn_cov_grad(t, cov):
     if np.ndim(cov) == 1:
         return np.diagonal(t)
     return np.tril(t) + np.tril(np.swapaxes(t, -1, -2), -1)
+
+
+def mvn_dim(mean, cov):
+    """The dimension of a multivariate normal given by ``mean`` and / or ``cov``."""
+    if mean is not None and np.ndim(mean):
+        return np.shape(mean)[-1]
+    return np.shape(cov)[-1] if np.ndim(cov) else 1
 
 
 def mvn_resid(x, mean):
@@ -74,14 +81,16 @@ _Z = "(x - loc) / scale"
 
 def _register(func, name, params, partials):
     """A rule from ``{param: partial derivative of ans}``: reverse ``g * partial``
-    un-broadcast to the parameter, forward ``d<param> * partial`` broadcast to ``ans``."""
+    un-broadcast to the parameter, forward ``d<param> * partial`` broadcast to ``ans``.
+    (``cast_like``: ``gammaln(2.5)`` of a Python float shape is a float64 scalar, which
+    would promote a float32 gradient.)"""
     vjp, jvp = {}, {}
     for p, d in partials.items():
         if d.startswith("no_derivative("):
             vjp[p] = jvp[p] = d
             continue
-        vjp[p] = f"unbroadcast(g * ({d}), {p})"
-        jvp[p] = f"expand(d{p} * ({d}), ans)"
+        vjp[p] = f"unbroadcast(cast_like(g * ({d}), {p}), {p})"
+        jvp[p] = f"expand(cast_like(d{p} * ({d}), ans), ans)"
     return defrule(func, params, name=name, vjp=vjp, jvp=jvp, elementwise=True)
 
 
@@ -117,6 +126,16 @@ def _family(name, shapes, logpdf, dz, dshape, cdf_dshape=None):
             partials[s] = (f"{sign}({z(cdf_dshape[s])}){over}" if s in cdf_dshape
                            else none(method, s))
         _register(getattr(dist, method), f"scipy.stats.{name}.{method}", params, partials)
+    # the quantile functions: q = cdf0(z) (or sf0), z = (ans - loc) / scale
+    zq = "((ans - loc) / scale)"
+    inv = f"np.exp(-({_sub(logpdf, z=zq)}))"               # 1 / the standard density
+    q_params = ", ".join(["q", *shapes, "loc=0", "scale=1"])
+    for method, sign in (("ppf", ""), ("isf", "-")):
+        partials = dict(q=f"{sign}scale * {inv}", loc="1 + 0 * ans", scale=zq)
+        for s in shapes:        # (the same for isf: d sf0 / ds = -d cdf0 / ds)
+            partials[s] = (f"-scale * ({_sub(cdf_dshape[s], z=zq)}) * {inv}"
+                           if s in cdf_dshape else none(method, s))
+        _register(getattr(dist, method), f"scipy.stats.{name}.{method}", q_params, partials)
     _register(dist.logpdf, f"scipy.stats.{name}.logpdf", params, log_density)
     _register(dist.pdf, f"scipy.stats.{name}.pdf", params,
               {p: f"ans * {d}" for p, d in log_density.items()})
@@ -209,6 +228,12 @@ def _mvn(func, method, weight):
 
 _mvn(st.multivariate_normal.logpdf, "logpdf", "")
 _mvn(st.multivariate_normal.pdf, "pdf", "ans")
+# entropy = (d log(2 pi e) + log det cov) / 2: the mean carries no gradient
+_PE = "np.linalg.inv(mvn_cov(cov, mvn_dim(mean, cov)))"
+defrule(st.multivariate_normal.entropy, "mean=None, cov=1",
+        name="scipy.stats.multivariate_normal.entropy",
+        vjp=dict(cov=f"mvn_cov_grad(0.5 * g * {_PE}, cov)"),
+        jvp=dict(cov=f"0.5 * np.sum({_PE} * mvn_cov(dcov, mvn_dim(mean, cov)))"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -236,5 +261,6 @@ _dirichlet(st.dirichlet.pdf, "pdf", "ans")
 # the kernels' own rules (grad of grad)
 deflinear(mvn_cov, "t, d", "mvn_cov_grad(g, t)", "mvn_cov(dt, d)")
 deflinear(mvn_cov_grad, "t, cov", "mvn_cov(g, np.shape(t)[-1])", "mvn_cov_grad(dt, cov)")
+defnograd(mvn_dim, names=["ad.mvn_dim"])
 defkernel(mvn_resid, "x, mean", vjp=dict(x="unbroadcast(g, x)", mean="unbroadcast(-g, mean)"),
           jvp=dict(x="expand(dx, ans)", mean="expand(-dmean, ans)"))
