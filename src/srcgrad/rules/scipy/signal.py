@@ -1,0 +1,111 @@
+"""``scipy.signal``: convolve, correlate and fftconvolve, N-D, modes full / same / valid.
+
+Real input.  A convolution is bilinear: the adjoint for one input is the full-size
+cotangent (``g`` placed in the full result at the window ``mode`` keeps, zeros around)
+convolved, ``"valid"``, with the other input reversed.  ``correlate(a, b, mode)`` is
+``convolve(a, flip(b), mode)`` (SciPy's own identity for real input).  The kernels call
+the function that was called (``fftconvolve`` stays FFT-based) and are written in
+differentiable primitives, so every order works.
+"""
+import numpy as np
+import scipy.signal as ss
+
+from ..registry import defnograd, defrule, deftransformable
+from .linalg import sl_refuse
+
+__all__ = ['sig_convolve_grad', 'sig_correlate_grad', 'sig_fftconvolve_grad',
+           'sig_convolve_jvp', 'sig_correlate_jvp', 'sig_fftconvolve_jvp']
+
+
+def _window_pad(mode, s1, s2, gs):
+    """``np.pad`` widths placing a result of shape ``gs`` in the full convolution of
+    shapes ``s1`` and ``s2`` (SciPy centres ``same`` and ``valid`` in it)."""
+    if len(s1) != len(s2):
+        sl_refuse("scipy.signal: inputs with different numbers of dimensions")
+    if mode not in ("full", "same", "valid"):
+        sl_refuse(f"scipy.signal: no derivative for mode={mode!r}")
+    full = [a + b - 1 for a, b in zip(s1, s2)]
+    return [((f - n) // 2, f - n - (f - n) // 2) for f, n in zip(full, gs)]
+
+
+def _axes_check(axes):
+    if axes is not None:
+        sl_refuse("scipy.signal.fftconvolve(axes=...): derivative for axes=None only")
+
+
+defnograd(_window_pad, _axes_check)
+
+
+def sig_convolve_grad(g, in1, in2, mode="full", method="auto", which=0):
+    """Adjoint of ``scipy.signal.convolve(in1, in2, mode, method)``."""
+    gfull = np.pad(g, _window_pad(mode, np.shape(in1), np.shape(in2), np.shape(g)))
+    other = in2 if which == 0 else in1
+    return ss.convolve(gfull, np.flip(other), "valid", method)
+
+
+def sig_fftconvolve_grad(g, in1, in2, mode="full", axes=None, which=0):
+    """Adjoint of ``scipy.signal.fftconvolve(in1, in2, mode)``."""
+    _axes_check(axes)
+    gfull = np.pad(g, _window_pad(mode, np.shape(in1), np.shape(in2), np.shape(g)))
+    other = in2 if which == 0 else in1
+    return ss.fftconvolve(gfull, np.flip(other), "valid")
+
+
+def sig_correlate_grad(g, in1, in2, mode="full", method="auto", which=0):
+    """Adjoint of ``scipy.signal.correlate(in1, in2, mode, method)``: that of
+    ``convolve(in1, flip(in2), mode)``, reversed back for ``in2``."""
+    if which == 0:
+        return sig_convolve_grad(g, in1, np.flip(in2), mode, method, 0)
+    return np.flip(sig_convolve_grad(g, in1, np.flip(in2), mode, method, 1))
+
+
+def sig_convolve_jvp(d1, d2, in1, in2, mode="full", method="auto"):
+    """Tangent of a bilinear convolution: ``conv(d1, in2) + conv(in1, d2)``."""
+    out = 0.0
+    if d1 is not None:
+        out = out + ss.convolve(d1, in2, mode, method)
+    if d2 is not None:
+        out = out + ss.convolve(in1, d2, mode, method)
+    return out
+
+
+def sig_correlate_jvp(d1, d2, in1, in2, mode="full", method="auto"):
+    out = 0.0
+    if d1 is not None:
+        out = out + ss.correlate(d1, in2, mode, method)
+    if d2 is not None:
+        out = out + ss.correlate(in1, d2, mode, method)
+    return out
+
+
+def sig_fftconvolve_jvp(d1, d2, in1, in2, mode="full", axes=None):
+    _axes_check(axes)
+    out = 0.0
+    if d1 is not None:
+        out = out + ss.fftconvolve(d1, in2, mode)
+    if d2 is not None:
+        out = out + ss.fftconvolve(in1, d2, mode)
+    return out
+
+
+deftransformable(sig_convolve_grad, sig_fftconvolve_grad, sig_correlate_grad,
+                 sig_convolve_jvp, sig_correlate_jvp, sig_fftconvolve_jvp)
+
+
+# -- rules ------------------------------------------------------------------------------
+def _rule(func, params, **kw):
+    return defrule(func, params, name=f"scipy.signal.{func.__name__}", **kw)
+
+
+for _f, _grad, _jvp in ((ss.convolve, "sig_convolve_grad", "sig_convolve_jvp"),
+                        (ss.correlate, "sig_correlate_grad", "sig_correlate_jvp")):
+    _rule(_f, "in1, in2, mode='full', method='auto'", bilinear_in=("in1", "in2"),
+          vjp=dict(in1=f"{_grad}(g, in1, in2, mode, method, 0)",
+                   in2=f"{_grad}(g, in1, in2, mode, method, 1)"),
+          jvp=dict(in1=f"{_jvp}(din1, None, in1, in2, mode, method)",
+                   in2=f"{_jvp}(None, din2, in1, in2, mode, method)"))
+_rule(ss.fftconvolve, "in1, in2, mode='full', axes=None", bilinear_in=("in1", "in2"),
+      vjp=dict(in1="sig_fftconvolve_grad(g, in1, in2, mode, axes, 0)",
+               in2="sig_fftconvolve_grad(g, in1, in2, mode, axes, 1)"),
+      jvp=dict(in1="sig_fftconvolve_jvp(din1, None, in1, in2, mode, axes)",
+               in2="sig_fftconvolve_jvp(None, din2, in1, in2, mode, axes)"))

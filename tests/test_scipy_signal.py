@@ -1,0 +1,85 @@
+"""scipy.signal convolutions in differentiated code: a 2-D filter loss through convolve,
+correlate and fftconvolve (modes full / same / valid), gradient and Hessian-vector
+product vs central differences, autograd's convolve, float32 kept, refusals.
+
+The rules one by one: tests/test_rules.py (tests/samples_scipy_signal.py) and
+tests/test_second_order_rules.py.
+"""
+import numpy as np
+import pytest
+
+ss = pytest.importorskip("scipy.signal")
+from scipy.signal import fftconvolve  # noqa: E402
+
+import srcgrad as sg  # noqa: E402
+
+try:
+    import autograd
+    import autograd.numpy as anp
+    import autograd.scipy.signal as asig
+except ImportError:          # the comparison with autograd is optional
+    autograd = None
+
+_rng = np.random.default_rng(9)
+IMAGE = _rng.uniform(-1, 1, (6, 5))
+TARGET = _rng.uniform(-1, 1, (6, 5))
+
+
+def filter_loss(k):
+    y = ss.convolve(IMAGE, k, mode="same")
+    z = ss.correlate(np.tanh(y), k, mode="valid")
+    w = fftconvolve(z, k * k, mode="full")
+    return np.sum((y - TARGET) ** 2) + np.sum(np.sin(z)) + np.sum(w ** 2)
+
+
+def signal_loss(x):
+    return np.sum(ss.convolve(x, np.array([0.5, -1.0, 2.0]), "full") ** 3) + \
+        np.sum(ss.correlate(x, x, "same") ** 2)
+
+
+K = _rng.uniform(-1, 1, (3, 2))
+X = _rng.uniform(-1, 1, 7)
+
+
+def _central(f, x, eps=1e-6):
+    out = np.zeros_like(x)
+    for idx in np.ndindex(*x.shape):
+        e = np.zeros_like(x)
+        e[idx] = eps
+        out[idx] = (f(x + e) - f(x - e)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("f,x", [(filter_loss, K), (signal_loss, X)], ids=["2d", "1d"])
+def test_gradient_and_hessian_vector(f, x):
+    g = sg.grad(f)
+    np.testing.assert_allclose(g(x), _central(f, x), rtol=1e-6, atol=1e-8)
+    v = np.cos(np.arange(x.size)).reshape(x.shape)
+    fd = (g(x + 1e-5 * v) - g(x - 1e-5 * v)) / 2e-5
+    np.testing.assert_allclose(sg.hvp(f)(x, v=v), fd, rtol=1e-5, atol=1e-7)
+    _, vjp = sg.vjp(g, x)
+    np.testing.assert_allclose(vjp(v), fd, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.skipif(autograd is None, reason="autograd is not installed")
+def test_convolve_matches_autograd():
+    def ours(k):
+        return np.sum(np.sin(ss.convolve(IMAGE, k, mode="valid")))
+
+    def theirs(k):
+        return anp.sum(anp.sin(asig.convolve(IMAGE, k, mode="valid")))
+    np.testing.assert_allclose(sg.grad(ours)(K), autograd.grad(theirs)(K), rtol=1e-10,
+                               atol=1e-12)
+
+
+def test_float32_stays_float32():
+    assert sg.grad(filter_loss)(K.astype(np.float32)).dtype == np.float32
+
+
+def fft_axes(x):
+    return np.sum(fftconvolve(x, x, axes=0))
+
+
+def test_fftconvolve_axes_is_refused():
+    with pytest.raises(sg.NonDifferentiableError, match="axes"):
+        sg.grad(fft_axes)(K)
