@@ -291,7 +291,8 @@ class GradFunction(Transformed):
                 value, aux, grads = self._call_with_aux(fn, bound)
                 grads = grads[0] if len(wrt) == 1 else grads   # as grad mode returns them
             else:
-                out = self.sig.call(fn, bound)
+                # (the common case inline: one srcgrad frame above the generated one)
+                out = fn(*bound.values()) if self.sig.simple else self.sig.call(fn, bound)
         except runtime.OutputTypeError as e:
             raise TypeError(f"{self.func.__qualname__}: {e}") from None
         except runtime.NonScalarOutputError as e:
