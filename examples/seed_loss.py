@@ -1,4 +1,4 @@
-"""The seed's first example, as a NumPy function: loss = mean(x * w1 + w2)."""
+"""A first example, as a NumPy function: loss = mean(x * w1 + w2)."""
 import numpy as np
 
 import srcgrad as sg
@@ -15,4 +15,4 @@ if __name__ == "__main__":
     x = np.array([[1., 2.], [3., 4.]])
     dw1, dw2 = loss(x, 2.0, 3.0)
     print(loss.source)
-    print("dw1 =", dw1, " dw2 =", dw2)   # 2.5 1.0, as in the seed
+    print("dw1 =", dw1, " dw2 =", dw2)   # 2.5 1.0

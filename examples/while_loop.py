@@ -1,4 +1,4 @@
-"""The seed's while loop: double y until its norm reaches 1000."""
+"""A data-dependent while loop: double y until its norm reaches 1000."""
 import numpy as np
 
 import srcgrad as sg
@@ -15,4 +15,4 @@ if __name__ == "__main__":
     x = np.array([-0.8, 1.1, 0.75])
     v = np.array([0.1, 1.0, 0.0001])
     print(sg.source(doubling, wrt="x"))
-    print("dx =", sg.grad(doubling, wrt="x")(x, v))   # v * 2**k, as y.backward(v) in the seed
+    print("dx =", sg.grad(doubling, wrt="x")(x, v))   # v * 2**k, as y.backward(v) gives in PyTorch
