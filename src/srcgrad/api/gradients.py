@@ -166,6 +166,22 @@ class Transformed:
         self.__wrapped__ = None  # keep inspect from unwrapping to the primal
         del self.__wrapped__
 
+    def __srcgrad_trace__(self, args, kwargs):
+        """For a call of this derivative from differentiated code resolved at run time
+        (compiler/dynamic.py): (the generated function it runs for these arguments,
+        its positional arguments, its keywords, how many positional arguments were
+        put in front)."""
+        if self.mode not in ("grad", "value_and_grad") or self.has_aux:
+            raise NonDifferentiableError(
+                f"{self!r} (mode {self.mode!r}{', has_aux' if self.has_aux else ''}) cannot "
+                f"be differentiated again; transform the function itself")
+        front = 0
+        if self.bound_self is not _NO_SELF:
+            args = (self.bound_self,) + tuple(args)
+            front = 1
+        return self.generated(self.sig.bind(tuple(args), dict(kwargs))), tuple(args), \
+            kwargs, front
+
     def _select(self, bound, leaves=None):
         if self.wrt_names is None:
             wrt = _leaves(bound) if leaves is None else leaves

@@ -7,15 +7,40 @@ registered with linecache (tracebacks and pdb show it; ``SRCGRAD_DEBUG_DIR``
 writes it to real files instead, see :mod:`.sourcemap`), and ``fn.source`` is
 the text a user sees.
 """
+import builtins
 import itertools
 import os
 import re
 import textwrap
 
+import gast
+
 from . import pipeline, sourcemap
 from .ir import to_source  # noqa: F401  (the passes render with it)
 
 _counter = itertools.count()
+
+
+def default_values(fdef, func):
+    """Closure entries for the defaults of ``fdef`` that name a value of the scope the
+    user's function was defined in (``def h(t, k=c)`` inside another function): the
+    generated functions repeat the user's signature, and its defaults must be the
+    values the user's function holds, not names looked up again (a NameError)."""
+    out = {}
+    glb = getattr(func, "__globals__", {})
+    a = fdef.args
+    positional = list(a.posonlyargs) + list(a.args)
+    values = getattr(func, "__defaults__", None) or ()
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults))
+    for (p, d), v in zip(pairs[len(pairs) - len(values):] if values else [], values):
+        if isinstance(d, gast.Name) and d.id not in glb and not hasattr(builtins, d.id):
+            out[d.id] = v
+    kw = getattr(func, "__kwdefaults__", None) or {}
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        if isinstance(d, gast.Name) and p.id in kw and d.id not in glb and \
+                not hasattr(builtins, d.id):
+            out[d.id] = kw[p.id]
+    return out
 
 
 def build(sources, closure, func, label, trees=None):

@@ -15,7 +15,7 @@ import gast
 import numpy as np
 
 from . import syntax as A
-from . import codegen, pipeline
+from . import codegen, dynamic, pipeline
 from .analysis.kinds import infer_kinds
 from .frontend import front_end, recursion_error
 from .optimize.dce import dead_code
@@ -36,6 +36,9 @@ def reverse_function(func, wrt, mode, kinds=None):
     key = (code_key(func), tuple(wrt), mode, tuple(sorted(kinds.items())))
     return cached_build(_CACHE, key, func, lambda: _build(func, tuple(wrt), mode, kinds),
                         lambda: recursion_error(func))
+
+
+dynamic.use("reverse", reverse_function)    # callees resolved at run time
 
 
 def _build(func, wrt, mode, kinds):
@@ -146,6 +149,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     fwd = arg_keep + fwd
 
     closure = {ad: ad_namespace(), names.np: np, names.math: math}
+    closure.update(codegen.default_values(fdef, func))
     closure.update(rev.callees)
     code = func.__code__
     if func.__closure__:

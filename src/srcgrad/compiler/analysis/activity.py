@@ -69,6 +69,7 @@ class Analysis:
         self.locals = A.names_stored(body) | set(params)
         self.local_defs = set(local_defs)
         self.assigns = []          # every (stmt) that stores a name, in program order
+        self.defs = []             # nested defs (function values: what they capture flows in)
         self.varied = set()
         self.useful = set()
         self.classify(body)
@@ -93,6 +94,8 @@ class Analysis:
                 self.classify(s.orelse)
             elif isinstance(s, (gast.For, gast.While)):
                 self.classify(s.body)
+            elif isinstance(s, gast.FunctionDef):
+                self.defs.append(s)
 
     def expr_op(self, s):
         v = s.value
@@ -221,14 +224,11 @@ class Analysis:
             if m and not m[1]:
                 rule = rules.lookup(m[0])
                 return Op("rule", rule, self.bind(rule, [f.value] + args, kws, s))
-            return self.unknown(v, f".{f.attr}()", s)
+            return self.dynamic(f, args, kws, s, f".{f.attr}()")
         if obj is MISSING:
-            if isinstance(f, gast.Name) and f.id in self.local_defs:
-                op = Op("unknown", func=f.id)
-                op.names = [a.id for a in args + list(kws.values()) if isinstance(a, gast.Name)]
-                op.label = f"{f.id}() (a function defined inside the differentiated function)"
-                return op
-            return self.unknown(v, A.unparse_short(f) + "()", s)
+            # a function value: a parameter, a local def passed around, an item of a
+            # list of functions, a factory's result: resolved when the call runs
+            return self.dynamic(f, args, kws, s, A.unparse_short(f) + "()")
         if _is_srcgrad_stop(obj):
             return Op("nograd")
         if "out" in kws and not (isinstance(kws["out"], gast.Constant) and kws["out"].value is None):
@@ -270,6 +270,14 @@ class Analysis:
                 self.unknown(v, getattr(obj, "__name__", "?") + "()", s, obj)
         return self.unknown(v, _display(obj) + "()", s, obj)
 
+    def dynamic(self, f, args, kws, s, label):
+        """A call of a callee known only at run time (compiler/dynamic.py)."""
+        op = Op("call", func=None, callee_args=(args, list(kws.items())))
+        op.dynamic = f
+        op.label = label
+        op.callee_names = sorted(A.names_read(f))
+        return op
+
     def bind(self, rule, args, kws, s):
         try:
             return rule.bind(args, kws)
@@ -300,6 +308,11 @@ class Analysis:
         fixpoint over the statements)."""
         flows = [(s, *_flow(s)) for s in self.assigns]
         succ, pred = {}, {}
+        for d in self.defs:
+            # a function value depends on what it reads from here: captured names and
+            # its defaults (a call of it resolved at run time is refused if they vary)
+            for n in _captured(d):
+                succ.setdefault(n, []).append(d.name)
         for s, tgt, srcs in flows:
             if tgt is None or s.srcgrad_op.kind in ("nograd", "const"):
                 continue
@@ -318,6 +331,9 @@ class Analysis:
         # a call we cannot differentiate is an error only where it matters
         for s, tgt, srcs in flows:
             op = s.srcgrad_op
+            if op.kind == "call" and getattr(op, "dynamic", None) is not None and \
+                    tgt in useful and any(n in varied for n in op.callee_names):
+                raise self.captured_error(s, op)
             if op.kind == "unknown":
                 if tgt in useful and any(n in varied for n in srcs):
                     raise self.nondiff(s, op)
@@ -357,8 +373,37 @@ class Analysis:
                    f"(at {self.info.filename}, line {s.lineno}). Move it to module level.")
         return NonDifferentiableError(msg)
 
+    def captured_error(self, s, op):
+        f = op.dynamic
+        where = f"at {self.info.filename}, line {s.lineno}: {self.info.line(s.lineno).strip()!s}"
+        if isinstance(f, gast.Attribute):
+            recv = A.unparse_short(f.value)
+            return NonDifferentiableError(
+                f"{op.label} has no derivative rule for its object {recv}, which depends on "
+                f"the differentiated inputs ({where}). srcgrad follows gradients through "
+                f"a method's arguments and through the methods of the rule table (x.sum(), "
+                f"x.reshape(...)); register a derivative with @sg.adjoint(...), or pass the "
+                f"values as arguments.")
+        return NonDifferentiableError(
+            f"{op.label}: the function called is built from values that depend on the "
+            f"differentiated inputs (a closure, default or partial argument holding them; "
+            f"{where}). srcgrad cannot follow a gradient into what a function value holds: "
+            f"pass those values to it as arguments.")
+
     def active(self, n):
         return n in self.varied and n in self.useful
+
+
+def _captured(fdef):
+    """The names a nested def reads from the enclosing function: free names of its
+    body and the (hoisted) names of its defaults."""
+    a = fdef.args
+    own = A.names_stored(fdef.body) | {p.id for p in list(a.posonlyargs) + list(a.args) +
+                                       list(a.kwonlyargs) + [x for x in (a.vararg, a.kwarg)
+                                                             if x is not None]}
+    reads = A.names_read(fdef.body) - own
+    reads |= A.names_read(list(a.defaults) + [d for d in a.kw_defaults if d is not None])
+    return reads
 
 
 def _flow(s):

@@ -445,6 +445,8 @@ def _user_callee(s, call, func):
     function (a Python function with source), else None."""
     op = getattr(s, "srcgrad_op", None)
     if op is not None and op.kind == "call" and op.callee_args is not None:
+        if op.func is None:
+            return None           # resolved at run time (compiler/dynamic.py checks it)
         pos, kws = op.callee_args
         return op.func, list(pos), list(kws)
     if not isinstance(s, gast.Expr) or not isinstance(call.func, (gast.Name, gast.Attribute)):

@@ -36,7 +36,7 @@ import gast
 import numpy as np
 
 from .. import syntax as A
-from .. import codegen, pipeline
+from .. import codegen, dynamic, pipeline
 from ... import runtime
 from ..analysis.activity import Analysis
 from ...errors import NonDifferentiableError
@@ -314,6 +314,8 @@ class Forward(LineComments):
         y = s.targets[0].id
         op = s.srcgrad_op
         pos, kws = op.callee_args
+        if getattr(op, "dynamic", None) is not None:
+            return self.dynamic_call(s, st, y, op, pos, kws)
         try:
             sig = inspect.signature(op.func)
             bound = sig.bind(*pos, **dict(kws))
@@ -347,6 +349,35 @@ class Forward(LineComments):
         keywords = [gast.keyword(arg=k, value=v) for k, v in kws]
         keywords += [gast.keyword(arg=fn.tangent_params[p], value=tangents[p]) for p in wrt]
         value = gast.Call(func=A.name(fname), args=list(pos), keywords=keywords)
+        target = A.tuple_([A.store(y), A.store(dy)], gast.Store())
+        return out + [A.assign(target, value, like=s)]
+
+    def dynamic_call(self, s, st, y, op, pos, kws):
+        """``y = f(a, b)`` with f known only at run time (compiler/dynamic.py):
+        ``y, dy = call_jvp(f, wrt, site, (da,), a, b)``."""
+        wrt, tangents = [], []
+        for key, a in list(enumerate(pos)) + list(kws):
+            if isinstance(a, gast.Name) and self.has_tangent(a.id, st):
+                wrt.append(key)
+                tangents.append(A.name(self.d(a.id)))
+        out = self.comment(s)
+        dy = self.d(y)
+        st.defined.add(y)
+        st.owned.discard(y)
+        if not wrt:
+            return out + [s, A.assign(dy, self.zero(A.name(y)))]
+        fname = None
+        for name, obj in self.callees.items():
+            if obj is dynamic.call_jvp:
+                fname = name
+        if fname is None:
+            fname = self.names.gen.fresh("call_jvp")
+            self.callees[fname] = dynamic.call_jvp
+        site = f"{self.info.filename.rsplit('/', 1)[-1]}:{s.lineno}"
+        value = gast.Call(func=A.name(fname),
+                          args=[copy.deepcopy(op.dynamic), A.tuple_([A.const(w) for w in wrt]),
+                                A.const(site), A.tuple_(tangents)] + list(pos),
+                          keywords=[gast.keyword(arg=k, value=v) for k, v in kws])
         target = A.tuple_([A.store(y), A.store(dy)], gast.Store())
         return out + [A.assign(target, value, like=s)]
 
@@ -539,6 +570,9 @@ def _callee_factory(func, wrt, stmt, kinds=None):
     return forward_function(func, wrt, kinds)
 
 
+dynamic.use("forward", forward_function)    # callees resolved at run time
+
+
 def _display(func, info):
     """How generated docstrings name a function (generated code by its own name)."""
     name = func.__qualname__
@@ -570,6 +604,7 @@ def _build(func, wrt, kinds, tangent_only=False):
     a.kw_defaults = list(a.kw_defaults) + [None] * len(tangent_params)
 
     closure = {ad: ad_namespace(), names.np: np, names.math: math}
+    closure.update(codegen.default_values(fdef, func))
     closure.update(fwd.callees)
     code = func.__code__
     if func.__closure__:

@@ -10,6 +10,7 @@ import gast
 
 from .. import syntax as A
 from .body import callee_kinds
+from .. import dynamic
 
 
 class ForwardSweep:
@@ -163,6 +164,8 @@ class ForwardSweep:
         op = s.srcgrad_op
         target = s.targets[0].id
         pos, kws = op.callee_args
+        if getattr(op, "dynamic", None) is not None:
+            return self.fwd_dynamic_call(s, op, target, pos, kws, depth)
         import inspect
         try:
             bound = inspect.signature(op.func).bind(*pos, **dict(kws))
@@ -188,6 +191,39 @@ class ForwardSweep:
         if depth > 0:
             out.append(self.push(A.name(saved), like=s))
         return out
+
+    def fwd_dynamic_call(self, s, op, target, pos, kws, depth):
+        """``y = f(a, b)`` with f known only at run time (compiler/dynamic.py):
+        ``y, f_record = call_forward(f, wrt, site, a, b)``; the adjoint sweep calls
+        ``call_backward(f_record, dy)`` for the gradients of the arguments in ``wrt``."""
+        varied = self.an.varied
+        wrt = tuple(i for i, a in enumerate(pos) if isinstance(a, gast.Name) and a.id in varied)
+        wrt += tuple(k for k, a in kws if isinstance(a, gast.Name) and a.id in varied)
+        fname = self.dynamic_name("call_forward", dynamic.call_forward)
+        bname = self.dynamic_name("call_backward", dynamic.call_backward)
+        label = op.dynamic.attr if isinstance(op.dynamic, gast.Attribute) else \
+            op.dynamic.id if isinstance(op.dynamic, gast.Name) else "f"
+        saved = self.names.gen.fresh(label + "_record")
+        args = [pos[i] if isinstance(i, int) else dict(kws)[i] for i in wrt]
+        s.srcgrad_callee = (bname, saved, args)
+        site = f"{self.info.filename.rsplit('/', 1)[-1]}:{s.lineno}"
+        value = gast.Call(func=A.name(fname),
+                          args=[copy.deepcopy(op.dynamic), A.tuple_([A.const(w) for w in wrt]),
+                                A.const(site)] + list(pos),
+                          keywords=[gast.keyword(arg=k, value=v) for k, v in kws])
+        out = [A.assign(A.tuple_([A.store(target), A.store(saved)], gast.Store()), value, like=s)]
+        if depth > 0:
+            out.append(self.push(A.name(saved), like=s))
+        return out
+
+    def dynamic_name(self, base, fn):
+        """The closure name generated code calls ``fn`` by (one per function)."""
+        for name, obj in self.callees.items():
+            if obj is fn:
+                return name
+        name = self.names.gen.fresh(base)
+        self.callees[name] = fn
+        return name
 
     def has_reverse(self, stmts):
         """Does this code need anything in the adjoint sweep (adjoints or restores)?"""

@@ -1,0 +1,236 @@
+"""Calls whose callee is known only when they run: ``f(a)`` with ``f`` a parameter, a
+default (``nonlinearity=np.tanh``), an item of a list or dict of functions, the result
+of a factory (``make_loss(data)(w)``), a method of an object held in a list
+(``layer.forward(x)``), a ``functools.partial``.
+
+Generated code calls :func:`call_forward` where the user's code called the callee,
+and :func:`call_backward` where its adjoint goes::
+
+    y, f_record = call_forward(f, (0,), "model.py:12", a, b)    # forward sweep
+    grads = call_backward(f_record, dy)                          # reverse sweep
+
+``wrt`` lists the positions (ints) and keywords (strs) of the arguments that carry a
+gradient.  The callee is resolved at that moment: a primitive of the rule table runs
+its rule; a Python function is compiled by srcgrad (split form, cached by its code
+and the arguments' kinds, as any callee) and run.  Anything else raises a
+NonDifferentiableError naming the call site.  Values a callee holds besides its
+arguments (a closure's cells, a partial's bound arguments, a method's object) are
+constants here: the compiler refuses a call of a callee built from values that carry
+a gradient (analysis/activity.py), so that none is silently dropped.
+"""
+import functools
+import inspect
+import types
+
+from ..errors import NonDifferentiableError
+from .. import rules
+
+_SIGNATURES = {}        # code object -> Signature
+
+# the compilers of a Python callee, installed by compiler/driver.py (reverse: split
+# form) and compiler/modes/forward.py (forward), which import this module
+BUILD = {}
+
+
+def use(kind, build):
+    BUILD[kind] = build
+
+
+def _signature(func):
+    code = getattr(func, "__code__", None)
+    sig = _SIGNATURES.get(code) if code is not None else None
+    if sig is None:
+        sig = inspect.signature(func)
+        if code is not None:
+            _SIGNATURES[code] = sig
+    return sig
+
+
+def _kind(x):
+    if isinstance(x, (dict, list, tuple)):
+        return "container"
+    if isinstance(x, (float, int)) and not isinstance(x, bool):
+        return "float"
+    if hasattr(x, "shape"):
+        return "num"
+    return "other"
+
+
+def _target(f, args, kwargs, site):
+    """(plain callable, positional args, keyword args, positions added in front)."""
+    front = 0
+    while True:
+        if isinstance(f, functools.partial):
+            args = f.args + tuple(args)
+            kwargs = {**f.keywords, **kwargs}
+            front += len(f.args)
+            f = f.func
+        elif isinstance(f, types.MethodType):
+            args = (f.__self__,) + tuple(args)
+            front += 1
+            f = f.__func__
+        elif hasattr(f, "__srcgrad_trace__"):
+            # sg.grad(g) called here: its generated code (transformed again)
+            f, args, kwargs, more = f.__srcgrad_trace__(args, kwargs)
+            front += more
+        elif not isinstance(f, (types.FunctionType, types.BuiltinFunctionType, type)) and \
+                rules.lookup(f) is None and not rules.is_nograd(f) and \
+                isinstance(getattr(type(f), "__call__", None), types.FunctionType):
+            args = (f,) + tuple(args)      # a callable object: its class's __call__
+            front += 1
+            f = type(f).__call__
+        else:
+            return f, tuple(args), kwargs, front
+
+
+def call_forward(f, wrt, site, *args, **kwargs):
+    """Run ``f(*args, **kwargs)``; return its value and what :func:`call_backward`
+    needs for the gradients of the arguments named by ``wrt``."""
+    target, full, kw, front = _target(f, args, kwargs, site)
+    where = [i + front if isinstance(i, int) else i for i in wrt]
+    rule = rules.lookup(target)
+    if rule is not None:
+        return _rule_forward(rule, target, full, kw, where, wrt, site)
+    if isinstance(target, types.FunctionType) and not _internal(target):
+        return _function_forward(target, full, kw, where, wrt, site)
+    if rules.is_nograd(target):
+        raise NonDifferentiableError(
+            f"{site}: {_name(f)} returns no gradient (its result does not depend "
+            f"differentiably on its arguments); wrap the call in sg.detach(...) if that "
+            f"is intended")
+    raise NonDifferentiableError(
+        f"{site}: {_name(f)} has no derivative rule and no Python source to transform. "
+        f"Register its derivative with @sg.adjoint(...), or wrap the call in "
+        f"sg.detach(...) if no gradient should flow through it.")
+
+
+def call_backward(record, g):
+    """The gradients of the arguments ``wrt`` named, in that order."""
+    return record(g)
+
+
+def _internal(func):
+    return getattr(func, "__module__", "").startswith("srcgrad.") and not getattr(
+        func, "__srcgrad_transformable__", False)
+
+
+def _name(f):
+    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or \
+        type(f).__name__
+
+
+def _slots(sig, args, kwargs, where, site, f):
+    """For each entry of ``where`` (a position or a keyword of the call), the
+    parameter it binds to and, for ``*args`` / ``**kwargs``, its index or key there."""
+    try:
+        marks = sig.bind(*range(len(args)), **{k: k for k in kwargs})
+    except TypeError as e:
+        raise TypeError(f"{site}: {_name(f)}(): {e}") from None
+    out = {}
+    for p, v in marks.arguments.items():
+        kind = sig.parameters[p].kind
+        if kind == inspect.Parameter.VAR_POSITIONAL:
+            for j, pos in enumerate(v):
+                out[pos] = (p, j)
+        elif kind == inspect.Parameter.VAR_KEYWORD:
+            for key in v:
+                out[key] = (p, key)
+        else:
+            out[v] = (p, None)
+    return [out[w] for w in where]
+
+
+def _function_forward(func, args, kwargs, where, wrt, site):
+    sig = _signature(func)
+    slots = _slots(sig, args, kwargs, where, site, func)
+    params = []
+    for p, _ in slots:
+        if p not in params:
+            params.append(p)
+    order = list(sig.parameters)
+    params.sort(key=order.index)
+    bound = sig.bind(*args, **kwargs)
+    bound.apply_defaults()
+    kinds = {n: _kind(v) for n, v in bound.arguments.items()}
+    fwd, bwd = BUILD["reverse"](func, tuple(params), "split", kinds)
+    value, saved = fwd(*args, **kwargs)
+    index = {p: i for i, p in enumerate(params)}
+
+    def record(g):
+        grads = bwd(saved, g)
+        out = []
+        for p, sub in slots:
+            d = grads[index[p]]
+            out.append(d if sub is None else d[sub])
+        return tuple(out)
+    return value, record
+
+
+def _rule_forward(rule, func, args, kwargs, where, wrt, site):
+    slots = _slots(rule.signature, args, kwargs, where, site, func)
+    value = func(*args, **kwargs)
+    diff = rule.diff_params
+    for p, sub in slots:
+        if p not in diff:
+            raise NonDifferentiableError(f"{site}: {rule.name} has no derivative for its "
+                                         f"argument {p!r}")
+
+    def record(g):
+        needs = [any(p == q for q, _ in slots) for p in diff]
+        vjp = rule.vjp_function()
+        grads = vjp(g, value, *args, needs=needs, **kwargs)
+        by_param = dict(zip(diff, grads))
+        return tuple(by_param[p] if sub is None else by_param[p][sub] for p, sub in slots)
+    return value, record
+
+
+def call_jvp(f, wrt, site, tangents, *args, **kwargs):
+    """Forward mode: ``(f(*args, **kwargs), its tangent)`` given the tangents of the
+    arguments named by ``wrt`` (the others have none)."""
+    target, full, kw, front = _target(f, args, kwargs, site)
+    where = [i + front if isinstance(i, int) else i for i in wrt]
+    rule = rules.lookup(target)
+    if rule is not None:
+        sig = rule.signature
+    elif isinstance(target, types.FunctionType) and not _internal(target):
+        sig = _signature(target)
+    else:
+        call_forward(f, (), site, *args, **kwargs)     # raises the error that says why
+        raise NonDifferentiableError(f"{site}: {_name(f)} cannot be differentiated")
+    slots = _slots(sig, full, kw, where, site, target)
+    # one tangent per parameter: ``*args`` / ``**kwargs`` get a tuple / dict with zeros
+    # for the items that have none
+    marks = sig.bind(*range(len(full)), **{k: k for k in kw})
+    by_param = {}
+    for (p, sub), t in zip(slots, tangents):
+        if sub is None:
+            by_param[p] = t
+        else:
+            packed = marks.arguments[p]
+            if p not in by_param:
+                if isinstance(packed, dict):
+                    by_param[p] = {k: _zero(kw[k]) for k in packed}
+                else:
+                    by_param[p] = [_zero(full[j]) for j in packed]
+            by_param[p][sub] = t
+    by_param = {p: tuple(v) if isinstance(v, list) else v for p, v in by_param.items()}
+    if rule is not None:
+        for p in by_param:
+            if p not in rule.diff_params:
+                raise NonDifferentiableError(f"{site}: {rule.name} has no derivative for its "
+                                             f"argument {p!r}")
+        value = target(*full, **kw)
+        jvp = rule.jvp_function()
+        return value, jvp(value, *full, **kw, **{"d" + p: t for p, t in by_param.items()})
+    params = [p for p in sig.parameters if p in by_param]
+    bound = sig.bind(*full, **kw)
+    bound.apply_defaults()
+    kinds = {n: _kind(v) for n, v in bound.arguments.items()}
+    fn = BUILD["forward"](target, tuple(params), kinds)
+    return fn(*full, **kw, **{fn.tangent_params[p]: by_param[p] for p in params})
+
+
+def _zero(x):
+    import numpy as np
+    return np.zeros_like(x) if hasattr(x, "shape") else 0.0 * x if isinstance(
+        x, (int, float)) else x
