@@ -52,6 +52,13 @@ def add_samples(SAMPLES, S, A, P, M, B):
     family("chi2", positive, (P(4) * 3,))
     family("t", lambda *s: 3 * A(*s), (P(4) * 3,))
     family("lognorm", positive, (P(4) * 0.7,), cdf_shapes=("s",))
+    family("halfnorm", positive, ())
+    family("rayleigh", positive, ())
+    family("gumbel_r", lambda *s: 2 * A(*s), ())
+    family("gumbel_l", lambda *s: 2 * A(*s), ())
+    family("invgamma", positive, (P(4) + 0.5,))
+    family("weibull_min", positive, (P(4) + 0.3,), cdf_shapes=("c",))
+    family("pareto", lambda *s: 1 + positive(*s), (P(4) + 0.5,), cdf_shapes=("b",))
     for name, method in [(n, m) for n in ("gamma", "beta", "chi2", "t") for m in METHODS]:
         SAMPLES[f"scipy.stats.{name}.{method}"].append(   # scalar shapes, given by keyword
             S(unit(5), **{"gamma": {"a": 2.5}, "beta": {"a": 2.0, "b": 3.0},
@@ -83,7 +90,8 @@ def add_samples(SAMPLES, S, A, P, M, B):
             S(A(4, 2), A(2), P(2)), S(A(3), A(3), 1.5), S(A(3), cov=spd(3)),
             S(A(1, 3), A(3), spd(3))]
     SAMPLES["scipy.stats.multivariate_normal.entropy"] = [
-        S(A(3), spd(3)), S(cov=spd(2)), S(A(3), P(3)), S(A(3), 1.5), S(cov=2.5)]
+        S(A(3), spd(3)), S(cov=spd(2)), S(A(3), P(3)), S(A(3), 1.5), S(cov=2.5),
+        S(np.array(0.5), 2.0)]
     # dirichlet: x on the simplex, in eighths so that it sums to 1 exactly in float32 too
     # (only alpha is perturbed: SciPy refuses an x off the simplex)
     eighths = np.array([[1, 2, 3, 1, 4], [2, 1, 1, 5, 1], [4, 1, 2, 1, 2], [1, 4, 2, 1, 1]]) / 8

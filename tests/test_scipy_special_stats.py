@@ -183,7 +183,10 @@ def test_logistic_normal_likelihood_all_orders():
 CONTINUOUS = [  # (name, value, shapes): each method w.r.t. x, loc, scale and shapes
     ("norm", 0.3, ()), ("cauchy", 0.3, ()), ("logistic", 0.3, ()), ("laplace", 0.4, ()),
     ("expon", 1.3, ()), ("t", 0.3, (4.0,)), ("gamma", 1.3, (2.5,)), ("beta", 0.9, (2.0, 3.0)),
-    ("chi2", 1.3, (3.0,)), ("lognorm", 1.3, (0.6,))]
+    ("chi2", 1.3, (3.0,)), ("lognorm", 1.3, (0.6,)), ("halfnorm", 0.9, ()),
+    ("rayleigh", 0.9, ()), ("gumbel_r", 0.4, ()), ("gumbel_l", 0.4, ()),
+    ("invgamma", 1.3, (2.5,)), ("weibull_min", 1.3, (1.7,)), ("pareto", 1.6, (2.5,))]
+CDF_SHAPES = {"lognorm", "weibull_min", "pareto"}    # the cdf has a closed-form shape partial
 
 
 def _probe(tmp_path, name, method, shapes, closed):
@@ -202,10 +205,11 @@ def _probe(tmp_path, name, method, shapes, closed):
 
 
 @pytest.mark.parametrize("name,x,shapes", CONTINUOUS, ids=[c[0] for c in CONTINUOUS])
-@pytest.mark.parametrize("method", ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"])
+@pytest.mark.parametrize("method", ["logpdf", "pdf", "cdf", "logcdf", "sf", "logsf", "ppf", "isf"])
 def test_continuous_distributions_all_orders(name, method, x, shapes, tmp_path):
+    x = 0.35 if method in ("ppf", "isf") else x                 # a probability
     v = np.array([x, 0.2, 1.3, *shapes])
-    closed = 3 if method not in ("logpdf", "pdf") and name != "lognorm" else v.size
+    closed = 3 if method not in ("logpdf", "pdf") and name not in CDF_SHAPES else v.size
     check_all_orders(_probe(tmp_path, name, method, shapes, closed), v[:closed], hrtol=2e-5)
 
 
@@ -327,3 +331,22 @@ def test_frozen_distribution_is_refused_with_a_location():
         sg.grad(frozen_distribution)(0.3, np.array([0.1, 0.5]))
     assert __file__ in str(e.value) and "logpdf" in str(e.value)
     assert "_process_parameters" not in str(e.value)
+
+
+def mvn_entropy(c):
+    return st.multivariate_normal.entropy(np.zeros(3), c @ c.T + np.eye(3)) + \
+        multivariate_normal.entropy(np.ones(3), cov=np.sum(c ** 2, axis=0) + 1.0)
+
+
+def test_multivariate_normal_entropy_all_orders_and_autograd():
+    c = np.random.default_rng(5).normal(size=(3, 3))
+    grad, hess = check_all_orders(mvn_entropy, c, hrtol=1e-4)
+    ag = pytest.importorskip("autograd")
+    import autograd.numpy as anp
+    import autograd.scipy.stats as ast_
+
+    def theirs(u):
+        return ast_.multivariate_normal.entropy(anp.zeros(3), anp.dot(u, u.T) + anp.eye(3)) + \
+            ast_.multivariate_normal.entropy(anp.zeros(3), anp.diag(anp.sum(u ** 2, axis=0) + 1.0))
+    np.testing.assert_allclose(grad, ag.grad(theirs)(c), rtol=1e-10)
+    np.testing.assert_allclose(hess, ag.hessian(theirs)(c).reshape(9, 9), rtol=1e-8, atol=1e-10)

@@ -50,10 +50,11 @@ def mvn_cov_grad(t, cov):
 
 
 def mvn_dim(mean, cov):
-    """The dimension of a multivariate normal given by ``mean`` and / or ``cov``."""
-    if mean is not None and np.ndim(mean):
-        return np.shape(mean)[-1]
-    return np.shape(cov)[-1] if np.ndim(cov) else 1
+    """The dimension of a multivariate normal given by ``mean`` and / or ``cov``, as
+    SciPy reads it (without a mean, only a matrix ``cov`` gives more than one)."""
+    if mean is not None:
+        return np.size(mean)
+    return np.shape(cov)[-1] if np.ndim(cov) == 2 else 1
 
 
 def mvn_resid(x, mean):
@@ -169,6 +170,18 @@ _family("lognorm", ("s",),
         "-(1 + np.log(z) / s ** 2) / z", {"s": "(np.log(z) ** 2 / s ** 2 - 1) / s"},
         {"s": f"-np.exp(-(np.log(z) / s) ** 2 / 2 - {_HALF_LOG_2PI}) * np.log(z) / s ** 2"})
 
+_family("halfnorm", (), f"math.log(2) - z ** 2 / 2 - {_HALF_LOG_2PI}", "-z", {})
+_family("rayleigh", (), "np.log(z) - z ** 2 / 2", "1 / z - z", {})
+_family("gumbel_r", (), "-z - np.exp(-z)", "np.exp(-z) - 1", {})
+_family("gumbel_l", (), "z - np.exp(z)", "1 - np.exp(z)", {})
+_family("invgamma", ("a",), "-(a + 1) * np.log(z) - 1 / z - gammaln(a)", "(1 / z - a - 1) / z",
+        {"a": "-np.log(z) - digamma(a)"})
+# cdf0 = 1 - exp(-z^c), 1 - z^(-b): closed forms in the shape too
+_family("weibull_min", ("c",), "np.log(c) + (c - 1) * np.log(z) - z ** c",
+        "(c - 1) / z - c * z ** (c - 1)", {"c": "1 / c + np.log(z) * (1 - z ** c)"},
+        {"c": "np.exp(-z ** c) * z ** c * np.log(z)"})
+_family("pareto", ("b",), "np.log(b) - (b + 1) * np.log(z)", "-(b + 1) / z",
+        {"b": "1 / b - np.log(z)"}, {"b": "z ** -b * np.log(z)"})
 
 # ---------------------------------------------------------------------------------------
 # Discrete distributions: with respect to the probability or rate (k, n, loc: none)
