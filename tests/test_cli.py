@@ -166,7 +166,8 @@ def test_html_page_links_each_generated_block_to_its_source_line(tmp_path):
 
 def _chromium():
     import shutil
-    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+    for name in ("chromium", "chromium-browser", "chromium-headless-shell", "google-chrome",
+                 "chrome"):
         path = shutil.which(name)
         if path:
             return path
@@ -180,10 +181,17 @@ def test_html_page_in_a_headless_browser(tmp_path):
         pytest.skip("no Chromium installed (apt-get install chromium)")
     page = _page(tmp_path, os.path.join(ROOT, "examples", "while_loop.py") + ":doubling",
                  "--wrt", "x", "--mode", "split")
+    # opened at #src-10 (as after clicking a generated line of line 10), the page's
+    # script marks line 10 and every generated line that comes from it, and only those
     r = subprocess.run([browser, "--headless", "--disable-gpu", "--no-sandbox",
-                        "--enable-logging=stderr", "--dump-dom", page.as_uri()],
+                        "--enable-logging=stderr", "--dump-dom", page.as_uri() + "#src-10"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr[-2000:]
-    assert "Uncaught" not in r.stderr
+    assert "Uncaught" not in r.stderr, r.stderr[-2000:]
     links = _Links(r.stdout)
     assert links.links and all(href in links.ids for href, _ in links.links)
+    picked = re.findall(r'class="([^"]*\bpicked\b[^"]*)"[^>]*data-src="(\d+)"|'
+                        r'data-src="(\d+)"[^>]*class="([^"]*\bpicked\b[^"]*)"', r.stdout)
+    lines = {m[1] or m[2] for m in picked}
+    assert lines == {"10"}, picked
+    assert len(picked) >= 3          # the source line and its forward and adjoint code

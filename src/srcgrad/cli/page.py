@@ -22,9 +22,9 @@ h1 { font-size: 1.2em; } .note { color: #555; font-size: 0.9em; }
 pre { margin: 0; background: #f7f7f7; border: 1px solid #ddd; padding: .5em 0;
       overflow-x: auto; font-size: 13px; line-height: 1.45; }
 .line { display: block; padding: 0 .6em; white-space: pre; color: inherit;
-        text-decoration: none; }
+        text-decoration: none; border-left: 3px solid transparent; }
 .line .no { display: inline-block; width: 3.2em; color: #999; user-select: none; }
-a.line:hover, .line.hot { background: #fff3b0; }
+a.line:hover, .line.hot { background: #fff3b0; } .line.picked { background: #ffe08a; }
 .sweep-adjoint { border-left: 3px solid #c77; } .sweep-forward { border-left: 3px solid #7a7; }
 .sweep-tangent { border-left: 3px solid #77c; }
 .comment { color: #777; }
@@ -39,6 +39,16 @@ document.querySelectorAll('[data-src]').forEach(function (e) {
   e.addEventListener('mouseenter', function () { mark(e.dataset.src, true); });
   e.addEventListener('mouseleave', function () { mark(e.dataset.src, false); });
 });
+// a link to #src-N (clicking a generated line) highlights everything from line N
+function fromHash() {
+  document.querySelectorAll('.picked').forEach(function (e) {
+    e.classList.remove('picked'); });
+  var m = /^#src-(\d+)$/.exec(location.hash);
+  if (m) document.querySelectorAll('[data-src="' + m[1] + '"]').forEach(function (e) {
+    e.classList.add('picked'); });
+}
+window.addEventListener('hashchange', fromHash);
+fromHash();
 """
 
 

@@ -121,6 +121,8 @@ def _line_map(fdef, src, first, name):
             # branches keep the line of the loop or branch they reverse)
             own = state["sweep"] != "adjoint" or blocks
             line = (getattr(g, "lineno", None) if own else None) or state["line"]
+            if isinstance(g, gast.Return) and state["sweep"] == "adjoint":
+                line = None          # (returning the gradients belongs to no one line)
             end = a.lineno if blocks or getattr(g, "handlers", None) else a.end_lineno
             if line is not None:
                 for n in range(a.lineno, end + 1):
