@@ -125,3 +125,23 @@ def test_tuple_output_error_names_has_aux():
         return np.sum(x), x
     with pytest.raises(TypeError, match="has_aux=True"):
         sg.grad(pair)(np.ones(2))
+
+
+def test_structured_return_is_refused_before_the_forward_pass():
+    ran = []
+
+    def record(v):
+        ran.append(v)
+        return v
+
+    def pair(x):
+        y = np.sin(x)
+        return np.sum(y), y
+    with pytest.raises(TypeError, match=r"returned a tuple of 2 items at .*test_has_aux\.py, "
+                                        r"line \d+.*has_aux=True"):
+        sg.grad(pair)(np.ones(2))
+    with pytest.raises(TypeError, match="returned a tuple of 2 items"):
+        sg.value_and_grad(pair)(np.ones(2))
+    # has_aux takes exactly that form
+    g, aux = sg.grad(pair, has_aux=True)(np.ones(2))
+    assert np.allclose(g, np.cos(np.ones(2))) and np.allclose(aux, np.sin(np.ones(2)))

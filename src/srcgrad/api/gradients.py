@@ -302,6 +302,8 @@ class GradFunction(Transformed):
             fn, wrt, single = self.compiled(bound, leaves if tnames else None)
         except _OWN_ERRORS as e:
             raise e.with_traceback(None)    # located in the user's code: no srcgrad frames
+        except runtime.OutputTypeError as e:    # a structured return, seen before running
+            raise TypeError(f"{self.func.__qualname__}: {e}") from None
         try:
             if self.has_aux:
                 value, aux, grads = self._call_with_aux(fn, bound)

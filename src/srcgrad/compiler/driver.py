@@ -26,6 +26,7 @@ from .modes.adjoint import shape_only_reads
 from .modes.body import temporaries
 from .modes.reverse import Reverse
 from ..rules import ALL_AXES, namespace as ad_namespace
+from .. import runtime
 
 _CACHE = BuildCache()
 
@@ -167,6 +168,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         return A.assign(dr, A.call(A.attr(ad, "seed"), [copy.deepcopy(result)]))
 
     if mode in ("grad", "value_and_grad"):
+        _refuse_structured_result(func, info, rev, result)
         body = list(fwd)
         dres = None
         if isinstance(result, gast.Name):
@@ -247,6 +249,29 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     for f in fns.values():
         f.__srcgrad_transformable__ = True
     return fns[fname], fns[bname]
+
+
+def _refuse_structured_result(func, info, rev, result):
+    """A returned tuple, list or dict literal is never a scalar: say so at compile time,
+    before the forward pass runs (the runtime check says it for other values)."""
+    kinds = {gast.Tuple: "tuple", gast.List: "list", gast.Dict: "dict"}
+    if isinstance(result, gast.Name):      # ``result = (a, b)``, its one definition
+        defs = [s for s in rev.body if isinstance(s, gast.Assign) and
+                isinstance(s.targets[0], gast.Name) and s.targets[0].id == result.id]
+        nested = any(isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name) and
+                     n.targets[0].id == result.id
+                     for s in rev.body if not isinstance(s, gast.Assign) for n in gast.walk(s))
+        if len(defs) == 1 and not nested:
+            result = defs[0].value
+    if type(result) not in kinds:
+        return
+    n = len(result.keys if isinstance(result, gast.Dict) else result.elts)
+    at = f" at {info.filename}, line {result.lineno}" if getattr(result, "lineno", None) else ""
+    raise runtime.OutputTypeError(
+        f"grad needs the function to return a floating-point scalar, but it returned a "
+        f"{kinds[type(result)]} of {n} items{at}. For a structured output use sg.vjp or "
+        f"sg.jacobian; to return extra values beside a scalar loss, pass has_aux=True and "
+        f"return (loss, aux).")
 
 
 def _mutated_in_place(stmts):
