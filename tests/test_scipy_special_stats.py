@@ -350,3 +350,13 @@ def test_multivariate_normal_entropy_all_orders_and_autograd():
             ast_.multivariate_normal.entropy(anp.zeros(3), anp.diag(anp.sum(u ** 2, axis=0) + 1.0))
     np.testing.assert_allclose(grad, ag.grad(theirs)(c), rtol=1e-10)
     np.testing.assert_allclose(hess, ag.hessian(theirs)(c).reshape(9, 9), rtol=1e-8, atol=1e-10)
+
+
+def no_rule(x):
+    return np.sum(sps.exprel(x))
+
+
+def test_a_special_function_without_a_rule_is_named_as_scipy_names_it():
+    with pytest.raises(sg.NonDifferentiableError, match=r"scipy\.special\.exprel\(\)") as e:
+        sg.grad(no_rule)(np.array([0.5, 1.0]))
+    assert "np.exprel" not in str(e.value) and __file__ in str(e.value)

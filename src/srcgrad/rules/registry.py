@@ -373,6 +373,9 @@ def all_declared():
 
 
 def _display_name(f):
+    entry = _FACTS.get(_key(f))
+    if entry is not None:           # registered or declared under its public name
+        return entry[0]
     mod = getattr(f, "__module__", None) or ""
     name = getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or repr(f)
     if isinstance(f, np.ufunc):

@@ -23,7 +23,7 @@ from scipy.special import (digamma, polygamma, gammaln, betaln, ndtr, log_ndtr, 
 
 from ..numpy.conventions import _fdtype, _keep
 from ..numpy.elementwise import _elementwise
-from ..registry import defkernel, deflinear, defnograd, defrule
+from ..registry import declare, defkernel, deflinear, defnograd, defrule, is_nograd, lookup
 
 __all__ = ['no_derivative', 'half_steps', 'lse_value', 'lse_pack', 'lse_weights',
            # SciPy's functions that the partials below call (they have rules here)
@@ -252,3 +252,11 @@ defkernel(lse_weights, "a, b, like, axis=None, keepdims=False, return_sign=False
 defnograd(no_derivative, half_steps, names=["ad.no_derivative", "ad.half_steps"])
 # piecewise constant
 defnograd(sp.gammasgn, names=["scipy.special.gammasgn"])
+
+# the other ufuncs have no rule: declared (no facets) so that a refusal names them as
+# SciPy does ("scipy.special.exprel", not the "np.exprel" a ufunc's own name would give)
+for _public in dir(sp):
+    _f = getattr(sp, _public)
+    if isinstance(_f, np.ufunc) and lookup(_f) is None and not is_nograd(_f) and \
+            getattr(np, _public, None) is not _f:
+        declare(_f, "*args, **kwargs", name=f"scipy.special.{_public}")
