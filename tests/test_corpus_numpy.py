@@ -1324,7 +1324,6 @@ def e_divmod(x): return np.sum(divmod(x, 0.3)[1])
 def e_np_divmod(x): return np.sum(np.divmod(x, 0.3)[1])
 def e_modf(x): return np.sum(np.modf(x)[0])
 def e_frexp(x): return np.sum(np.frexp(x)[0])
-def e_gradient(x): return np.sum(np.gradient(x) ** 2)
 def e_ediff1d(x): return np.sum(np.ediff1d(x) ** 2)
 def e_vander(x): return np.sum(np.vander(x))
 def e_choose(x): return np.sum(np.choose([0, 1, 0, 1], [x, 2 * x]))
@@ -1335,7 +1334,7 @@ def e_spacing(x): return np.sum(np.spacing(x) + x)
 
 _NONDIFF = [e_unique, e_r_, e_ufunc_reduce, e_ufunc_accumulate, e_interp, e_eig, e_fft,
             e_histogram, e_trapezoid, e_bincount, e_imag, e_random_choice, e_divmod,
-            e_np_divmod, e_modf, e_frexp, e_gradient, e_ediff1d, e_vander, e_choose,
+            e_np_divmod, e_modf, e_frexp, e_ediff1d, e_vander, e_choose,
             e_nanmedian, e_cov, e_spacing]
 
 

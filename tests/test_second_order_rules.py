@@ -41,7 +41,6 @@ NOT_TWICE_DIFFERENTIABLE = {
 # second derivatives srcgrad does not have yet, each a located error today (strict: a
 # fix makes the test fail until the entry is removed)
 KNOWN_GAPS = {
-    "math.hypot": "rules/python: the kernel of math.hypot is not differentiated again",
     "math.prod-0-iterable": "rules/python: seq_prod_grad has no rule",
     "math.prod-1-iterable": "rules/python: seq_prod_grad has no rule",
     "math.prod-2-iterable": "rules/python: seq_prod_grad has no rule",

@@ -9,7 +9,7 @@ from ..registry import defkernel, defnograd, defrule, deftransformable
 from .conventions import _eye, _fdtype
 from .linalg import mT
 
-__all__ = ['cholesky_grad', 'cholesky_jvp', 'eigh_grad', 'eigh_jvp', 'eigvalsh_grad', 'eigvalsh_jvp', 'svd_grad', 'svd_jvp', 'pinv_grad', 'pinv_jvp', 'qr_grad', 'qr_jvp', 'slogdet_grad', 'slogdet_jvp', 'tensorinv_grad', 'tensorinv_jvp', 'slogdet_grad_t', 'slogdet_grad_a', 'slogdet_grad_da']
+__all__ = ['eig_grad', 'eig_jvp', 'cholesky_grad', 'cholesky_jvp', 'eigh_grad', 'eigh_jvp', 'eigvalsh_grad', 'eigvalsh_jvp', 'svd_grad', 'svd_jvp', 'pinv_grad', 'pinv_jvp', 'qr_grad', 'qr_jvp', 'slogdet_grad', 'slogdet_jvp', 'tensorinv_grad', 'tensorinv_jvp', 'slogdet_grad_t', 'slogdet_grad_a', 'slogdet_grad_da']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -97,6 +97,39 @@ def eigvalsh_grad(g, a, UPLO="L"):
 
 def eigvalsh_jvp(da, a, UPLO="L"):
     return eigh_jvp(da, np.linalg.eigh(a, UPLO), a, UPLO)[0]
+
+
+def _real_eig(w):
+    if np.iscomplexobj(w):
+        from ...errors import NonDifferentiableError
+        raise NonDifferentiableError("np.linalg.eig: derivative for real eigenvalues only "
+                                     "(this matrix has complex ones)")
+
+
+def eig_grad(g, ans, a):
+    """Adjoint of ``np.linalg.eig(a)`` for a real matrix with real, distinct eigenvalues
+    (eigenvectors of unit norm, as LAPACK returns them)."""
+    w, v = ans
+    _real_eig(w)
+    gw, gv = _parts(g, 2)
+    gp = 0.0 * _eye_like(v)
+    if gw is not None:
+        gp = gp + gw[..., None, :] * _eye_like(v)
+    if gv is not None:
+        vt_gv = mT(v) @ gv
+        gv_free = gv - v * np.diagonal(vt_gv, axis1=-2, axis2=-1)[..., None, :]  # normalization
+        gp = gp + _gap_inverse(w) * (mT(v) @ gv_free)
+    return np.linalg.solve(mT(v), gp @ mT(v))                # v^-T gp v^T
+
+
+def eig_jvp(da, ans, a):
+    w, v = ans
+    _real_eig(w)
+    p = np.linalg.solve(v, da @ v)                            # v^-1 da v
+    dw = np.diagonal(p, axis1=-2, axis2=-1)
+    dv = v @ (_gap_inverse(w) * p)
+    dv = dv - v * np.sum(v * dv, axis=-2, keepdims=True)        # keep unit norms
+    return (dw, dv)
 
 
 def _reduced_svd(ans, a, full_matrices, compute_uv, g=None):
@@ -307,12 +340,12 @@ def slogdet_grad_da(da, t, a):
 
 # the kernels are written in differentiable primitives: the compiler differentiates
 # their source again for second and higher derivatives
-deftransformable(_from_triangle, _to_symmetric, _phi, _gap_inverse, _parts, cholesky_grad,
+deftransformable(eig_grad, eig_jvp, _from_triangle, _to_symmetric, _phi, _gap_inverse, _parts, cholesky_grad,
                  cholesky_jvp, eigh_grad, eigh_jvp, eigvalsh_grad, eigvalsh_jvp, _reduced_svd,
                  svd_grad, svd_jvp, pinv_grad, pinv_jvp, _qr_parts, qr_grad, qr_jvp,
                  slogdet_jvp, tensorinv_grad, tensorinv_jvp, slogdet_grad_t, slogdet_grad_a,
                  slogdet_grad_da)
-defnograd(_eye_like, _tensorinv_shapes)
+defnograd(_eye_like, _tensorinv_shapes, _real_eig)
 
 # -- rules ------------------------------------------------------------------------------
 # linear algebra: factorizations (real input; distinct eigen- / singular values)
@@ -322,6 +355,9 @@ defrule(np.linalg.slogdet, "a",
 defrule(np.linalg.cholesky, "a, /, *, upper=False",
         vjp=dict(a="cholesky_grad(g, ans, a, upper)"), jvp=dict(a="cholesky_jvp(da, ans, a, upper)"),
         torch_name="LinalgCholeskyExBackward0")
+defrule(np.linalg.eig, "a",
+        vjp=dict(a="eig_grad(g, ans, a)"), jvp=dict(a="eig_jvp(da, ans, a)"),
+        torch_name="LinalgEigBackward0")
 defrule(np.linalg.eigh, "a, UPLO='L'",
         vjp=dict(a="eigh_grad(g, ans, a, UPLO)"), jvp=dict(a="eigh_jvp(da, ans, a, UPLO)"),
         torch_name="LinalgEighBackward0")

@@ -10,8 +10,9 @@ import numpy as np
 
 from ..registry import defkernel, deflinear, defmethod, defnograd, defrule, deftransformable
 from .conventions import _along, _axes, _eye, _fdtype, _fit, _flat_axes, _keep, _like
+from .linalg import mT
 
-__all__ = ['prod_partials', 'minmax_jvp', 'var_grad', 'var_jvp', 'norm_grad', 'norm_jvp', 'ptp_grad', 'ptp_jvp', 'nanmean_grad', 'cumsum_grad', 'cumprod_grad', 'cumprod_jvp', 'diff_grad', 'trace_grad', 'cumulative_trim', 'cumulative_pad', 'nanvar_grad', 'nanvar_jvp', 'var_grad_a', 'prod_partials_grad', 'norm_grad_x', 'norm_grad_n', 'norm_grad_dn', 'norm_jvp_x', 'norm_jvp_n']
+__all__ = ['gradient_apply', 'gradient_spacing', 'std_scale', 'prod_partials', 'minmax_jvp', 'var_grad', 'var_jvp', 'norm_grad', 'norm_jvp', 'ptp_grad', 'ptp_jvp', 'nanmean_grad', 'cumsum_grad', 'cumprod_grad', 'cumprod_jvp', 'diff_grad', 'trace_grad', 'cumulative_trim', 'cumulative_pad', 'nanvar_grad', 'nanvar_jvp', 'var_grad_a', 'prod_partials_grad', 'norm_grad_x', 'norm_grad_n', 'norm_grad_dn', 'norm_jvp_x', 'norm_jvp_n']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -50,6 +51,14 @@ def var_grad(g, a, axis=None, ddof=0, keepdims=False):
     n = np.size(a) // max(np.size(np.mean(a, axis=axis)), 1) if np.size(a) else 0
     centred = a - np.mean(a, axis=axis, keepdims=True)
     return _fit(2.0 * centred * _keep(g, np.ndim(a), axis, keepdims) / (n - ddof), a)
+
+
+def std_scale(t, ans):
+    """``t / (2 std)``, the chain factor of ``std = sqrt(var)``, and 0 where the standard
+    deviation is 0 (constant data: the variance's own gradient is 0 there; autograd's
+    and JAX's convention, and what central differences give)."""
+    zero = ans == 0
+    return np.where(zero, 0.0, t / (2 * np.where(zero, 1.0, ans)))
 
 
 def var_jvp(da, a, axis=None, ddof=0, keepdims=False):
@@ -196,6 +205,55 @@ def diff_grad(g, a, n=1, axis=-1):
     return g
 
 
+def _gradient_plan(f, varargs, axis, edge_order):
+    """``(axes, matrices, single)`` of ``np.gradient(f, *varargs, axis, edge_order)``:
+    along ``axes[k]`` the result is ``matrices[k] @ f`` (the matrix: ``np.gradient`` of
+    the identity, so spacings and edges are NumPy's own); ``single``: one array out."""
+    nd = np.ndim(f)
+    if axis is None:
+        axes = list(range(nd))
+    elif isinstance(axis, (int, np.integer)):
+        axes = [int(axis) % nd]
+    else:
+        axes = [int(a) % nd for a in axis]
+    if len(varargs) == 0:
+        spacing = [1.0] * len(axes)
+    elif len(varargs) == 1:
+        spacing = [varargs[0]] * len(axes)
+    else:
+        spacing = list(varargs)
+    dtype = _fdtype(f)
+    mats = [np.gradient(np.eye(np.shape(f)[ax]), h, axis=0, edge_order=edge_order).astype(dtype)
+            for ax, h in zip(axes, spacing)]
+    return axes, mats, len(axes) == 1
+
+
+def gradient_apply(t, f, varargs=(), axis=None, edge_order=1, transpose=False):
+    """``np.gradient(t, *varargs, ...)`` for ``f``'s shape (linear in ``t``); with
+    ``transpose``, its adjoint: ``t`` is one cotangent per axis (None: zero)."""
+    axes, mats, single = _gradient_plan(f, varargs, axis, edge_order)
+    if not transpose:
+        outs = []
+        for k in range(len(axes)):
+            moved = np.moveaxis(t, axes[k], 0)
+            outs.append(np.moveaxis(np.tensordot(mats[k], moved, 1), 0, axes[k]))
+        return outs[0] if single else tuple(outs)
+    parts = [t] if single else list(t)
+    total = 0.0 * f
+    for k in range(len(axes)):
+        if parts[k] is not None:
+            moved = np.moveaxis(parts[k], axes[k], 0)
+            total = total + np.moveaxis(np.tensordot(mT(mats[k]), moved, 1), 0, axes[k])
+    return total
+
+
+def gradient_spacing(varargs):
+    """``np.gradient``'s spacings carry no derivative here: a located error."""
+    from ...errors import NonDifferentiableError
+    raise NonDifferentiableError("np.gradient: no derivative with respect to the spacing "
+                                 "(varargs); pass it as a constant")
+
+
 def trace_grad(g, a, offset=0, axis1=0, axis2=1):
     """Adjoint of ``np.trace``: ``g`` on the ``offset`` diagonal of every matrix."""
     nd = np.ndim(a)
@@ -324,7 +382,7 @@ def norm_jvp_n(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
 
 
 # written in differentiable primitives: differentiated again through their source
-deftransformable(nanmean_grad, nanvar_grad, nanvar_jvp, cumprod_grad, cumprod_jvp)
+deftransformable(gradient_apply, std_scale, nanmean_grad, nanvar_grad, nanvar_jvp, cumprod_grad, cumprod_jvp)
 
 # -- rules ------------------------------------------------------------------------------
 # ---------------------------------------------------------------------------------------
@@ -359,8 +417,8 @@ _var = defrule(np.var, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=Fal
                jvp=dict(a="var_jvp(da, a, axis, ddof, keepdims)"),
                torch_name="VarBackward0")
 _std = defrule(np.std, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", reduction="axis",
-               vjp=dict(a="var_grad(g / (2 * ans), a, axis, ddof, keepdims)"),
-               jvp=dict(a="var_jvp(da, a, axis, ddof, keepdims) / (2 * ans)"),
+               vjp=dict(a="var_grad(std_scale(g, ans), a, axis, ddof, keepdims)"),
+               jvp=dict(a="std_scale(var_jvp(da, a, axis, ddof, keepdims), ans)"),
                torch_name="StdBackward0")
 defrule(np.nansum, "a, axis=None, dtype=None, out=None, keepdims=False", reduction="axis",
         vjp=dict(a="reduced_grad(g, a, axis, keepdims) * ~np.isnan(a)"),
@@ -389,6 +447,12 @@ _cumprod = defrule(np.cumprod, "a, axis=None, dtype=None, out=None",
                    vjp=dict(a="cumprod_grad(g, ans, a, axis)"),
                    jvp=dict(a="cumprod_jvp(da, ans, a, axis)"),
                    torch_name="CumprodBackward0")
+defnograd(_gradient_plan)
+defrule(np.gradient, "f, *varargs, axis=None, edge_order=1", linear_in="f",
+        vjp=dict(f="gradient_apply(g, f, varargs, axis, edge_order, True)",
+                 varargs="gradient_spacing(varargs)"),
+        jvp=dict(f="gradient_apply(df, f, varargs, axis, edge_order)",
+                 varargs="gradient_spacing(varargs)"))
 defrule(np.diff, "a, n=1, axis=-1", linear_in="a",
         vjp=dict(a="diff_grad(g, a, n, axis)"), jvp=dict(a="np.diff(da, n, axis)"))
 _trace = defrule(np.trace, "a, offset=0, axis1=0, axis2=1, dtype=None, out=None", linear_in="a",
@@ -410,8 +474,8 @@ defrule(np.nanvar, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False",
         vjp=dict(a="nanvar_grad(g, a, axis, ddof, keepdims)"),
         jvp=dict(a="nanvar_jvp(da, a, axis, ddof, keepdims)"))
 defrule(np.nanstd, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", reduction="axis",
-        vjp=dict(a="nanvar_grad(g / (2 * ans), a, axis, ddof, keepdims)"),
-        jvp=dict(a="nanvar_jvp(da, a, axis, ddof, keepdims) / (2 * ans)"))
+        vjp=dict(a="nanvar_grad(std_scale(g, ans), a, axis, ddof, keepdims)"),
+        jvp=dict(a="std_scale(nanvar_jvp(da, a, axis, ddof, keepdims), ans)"))
 defrule(np.nancumsum, "a, axis=None, dtype=None, out=None",
         vjp=dict(a="cumsum_grad(g, a, axis) * ~np.isnan(a)"),
         jvp=dict(a="np.cumsum(np.where(np.isnan(a), 0, da), axis=axis)"),
