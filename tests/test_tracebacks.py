@@ -208,3 +208,25 @@ def test_debug_dir_writes_real_files(tmp_path):
     compile(text, str(files[0]), "exec")
     # the frame a debugger opens is that file
     assert r.stdout.strip().splitlines()[-1] in {str(f) for f in files}
+
+
+def test_debug_true_runs_the_gradient_from_a_real_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("SRCGRAD_DEBUG_DIR", str(tmp_path))
+    g = sg.grad(matmul_log, wrt="w", debug=True)
+    x, w = np.ones((2, 3)), np.full(3, 0.5)
+    plain = sg.grad(matmul_log, wrt="w")(x, w)
+    assert np.allclose(g(x, w), plain)                     # the same code, the same result
+    path = g.debug_file
+    assert path.startswith(str(tmp_path)) and path.endswith(".py")
+    text = open(path).read()
+    assert "def grad_matmul_log(x, w):" in text
+    assert g.generated({"x": x, "w": w}).__code__.co_filename == path
+    # an error in it is a frame of that file, with its line, and still points home
+    e = _caught(lambda: g(x, np.ones(4)))
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == path]
+    assert frames and frames[-1].line == "y = x @ w"
+    assert f'line {_line(matmul_log, "y = x @ w")}, in matmul_log' in _notes(e)
+    # value_and_grad and has_aux too (the split form: two functions from one file)
+    (v, aux), gw = sg.value_and_grad(lambda a: (np.sum(a ** 2), a), has_aux=True,
+                                     debug=True)(w)
+    assert np.allclose(gw, 2 * w)

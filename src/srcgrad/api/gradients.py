@@ -142,9 +142,10 @@ _NO_SELF = object()
 class Transformed:
     """A transformed function: call it, or read its generated ``.source``."""
 
-    def __init__(self, func, wrt, mode, has_aux=False):
+    def __init__(self, func, wrt, mode, has_aux=False, debug=False):
         self.__srcgrad_wrapped__ = func
         self.has_aux = has_aux
+        self.debug = debug          # run the generated code from a real file
         # a derivative of a derivative transforms the inner one's generated code
         self.inner = func if _is_derivative(func) else None
         # a bound method (model.loss): self is passed along, never differentiated
@@ -204,6 +205,8 @@ class Transformed:
         wrt, single = self._select(bound, leaves)
         target = self.func if self.inner is None else self.inner.generated(bound)
         fn = reverse_function(target, wrt, self.compile_mode, dict(zip(bound, kinds)))
+        if self.debug:
+            fn = sourcemap.on_disk(fn)
         self._last = fn
         if self.wrt_names is not None:
             self._fast[kinds] = (fn, wrt, single, self.func.__code__, target)
@@ -227,6 +230,13 @@ class Transformed:
         if isinstance(fn, tuple):
             return "".join(f.source + "\n" for f in fn)
         return fn.source
+
+    @property
+    def debug_file(self):
+        """With ``debug=True``: the file the last call's generated code runs from."""
+        fn = self._last
+        fn = fn[0] if isinstance(fn, tuple) else fn
+        return fn.__code__.co_filename if fn is not None else None
 
     def __repr__(self):
         return f"<srcgrad {self.mode} of {self.func.__qualname__}>"
@@ -457,15 +467,16 @@ def _to_tensors(x):
 
 
 def _decorator(mode):
-    def transform(f=None, wrt=None, *, has_aux=False, argnum=None, argnums=None):
+    def transform(f=None, wrt=None, *, has_aux=False, debug=False, argnum=None,
+                  argnums=None):
         # autograd spells wrt ``argnum``, JAX ``argnums``: accepted so their code ports as is
         if wrt is None:
             wrt = argnum if argnum is not None else argnums
         if f is None:
-            return lambda g: GradFunction(g, wrt, mode, has_aux)
+            return lambda g: GradFunction(g, wrt, mode, has_aux, debug)
         if isinstance(f, (int, str, tuple)) and not callable(f):
-            return lambda g: GradFunction(g, f, mode, has_aux)
-        return GradFunction(f, wrt, mode, has_aux)
+            return lambda g: GradFunction(g, f, mode, has_aux, debug)
+        return GradFunction(f, wrt, mode, has_aux, debug)
     return transform
 
 
@@ -474,7 +485,9 @@ grad.__doc__ = """Gradient of f's scalar output with respect to ``wrt``.
 
     ``sg.grad(f)``, ``@sg.grad`` or ``@sg.grad(wrt=...)``.  With ``has_aux=True``
     f returns ``(loss, aux)`` and the gradient function returns ``(grads, aux)``;
-    the aux output carries no gradient.  ``wrt`` is a parameter's
+    the aux output carries no gradient.  With ``debug=True`` the generated code runs
+    from a real ``.py`` file (in ``SRCGRAD_DEBUG_DIR`` or a temporary folder) that
+    debuggers and editors open; ``.debug_file`` is its path.  ``wrt`` is a parameter's
     position or name, or a tuple of them (``argnum``/``argnums`` are accepted too);
     ``None`` means every floating-point argument (with Tensors: those that require
     grad).  One gradient for a single ``wrt``, else a tuple; containers get gradients

@@ -82,6 +82,53 @@ def origins(fn):
     return out
 
 
+_ON_DISK = {}          # generated function -> its twin compiled from a real file
+
+
+def on_disk(fn, folder=None):
+    """``fn`` compiled again from a real ``.py`` file (in ``folder``, by default
+    ``SRCGRAD_DEBUG_DIR`` or a temporary folder), so that debuggers and editors open
+    it; the same code, closure and globals.  (``sg.grad(f, debug=True)``.)"""
+    if isinstance(fn, tuple):
+        return tuple(on_disk(f, folder) for f in fn)
+    twin = _ON_DISK.get(fn)
+    if twin is not None:
+        return twin
+    code = fn.__code__
+    entry = _FILES.get(code.co_filename)
+    if entry is None or os.path.isabs(entry.filename):
+        return fn                       # already a real file
+    folder = folder or debug_dir() or _temp_dir()
+    stem = re.sub(r"\W+", "_", entry.label).strip("_")
+    path = os.path.join(folder, f"{stem}_{len(_ON_DISK)}.py")
+    with open(path, "w") as out:
+        out.write(entry.text)
+    ns = dict(fn.__globals__)
+    exec(compile(entry.text, path, "exec"), ns)
+    factory = ns["__srcgrad_factory__"]
+    cells = dict(zip(code.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
+    made = factory(*[cells.get(n) for n in factory.__code__.co_varnames[
+        :factory.__code__.co_argcount]])
+    twin = next(f for f in made if f.__name__ == fn.__name__)
+    twin = type(fn)(twin.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                    twin.__closure__)
+    twin.__kwdefaults__, twin.__doc__ = fn.__kwdefaults__, fn.__doc__
+    twin.__dict__.update(fn.__dict__)
+    register(path, entry.text, entry.func, entry.label, entry.trees)
+    _ON_DISK[fn] = twin
+    return twin
+
+
+_TEMP = []
+
+
+def _temp_dir():
+    if not _TEMP:
+        import tempfile
+        _TEMP.append(tempfile.mkdtemp(prefix="srcgrad-"))
+    return _TEMP[0]
+
+
 def debug_dir():
     """The folder generated code is written to (``SRCGRAD_DEBUG_DIR``), or None."""
     path = os.environ.get("SRCGRAD_DEBUG_DIR")
