@@ -19,6 +19,9 @@ from .api.gradients import (grad, value_and_grad, vjp, make_vjp, source, adjoint
                   detach)
 from .api.higher import jvp, jacobian, hessian, hvp, gradcheck, GradcheckError, tangent  # noqa: F401,E402
 from .tensor import *  # noqa: F401,F403,E402  (the PyTorch-style Tensor runtime)
+from .tensor import torch_names as _torch_names  # noqa: E402
 from .api.compiled import compile  # noqa: F401,E402,A004
+
+_torch_names.install()   # import torch.nn, torch.optim... when torch is srcgrad
 
 __version__ = "0.1.0"

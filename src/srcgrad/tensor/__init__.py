@@ -15,6 +15,8 @@ Modules, from the bottom up (each imports only modules above it in this list):
     methods      attaches the operations to Tensor
     factories    tensor(), ones(), randn()...
     functions    torch.exp(x), torch.cat(...)...
+    nn, optim    torch.nn (Module, layers, losses, functional, init), torch.optim
+    torch_names  ``import torch.nn`` when ``sys.modules["torch"]`` is srcgrad
 
 ``sg.compile`` (one node running the compiler's generated backward) is in
 :mod:`srcgrad.api.compiled`: it uses both this runtime and the compiler.
@@ -35,6 +37,7 @@ from .generator import Generator, initial_seed, manual_seed, seed
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .printing import get_printoptions, set_printoptions
+from . import nn, optim  # noqa: E402  (torch.nn, torch.optim: built on everything above)
 
 __all__ = [
     "Tensor", "Size", "tensor", "as_tensor", "from_numpy", "is_tensor",
@@ -47,5 +50,5 @@ __all__ = [
     "int64", "long", "bool", "get_default_dtype", "set_default_dtype", "promote_types",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled",
-    "device", "cuda", "autograd", "set_printoptions", "get_printoptions",
+    "device", "cuda", "autograd", "set_printoptions", "get_printoptions", "nn", "optim",
 ] + _functions_all

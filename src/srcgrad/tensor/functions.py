@@ -25,11 +25,11 @@ _METHODS = [
     "reshape", "flatten", "ravel", "t", "transpose", "swapaxes", "swapdims", "permute",
     "squeeze", "unsqueeze", "flip", "roll", "clone", "chunk", "split", "unbind",
     "masked_fill", "index_select", "numel", "trace", "tril", "triu", "diagonal",
-    "sort", "argsort", "topk", "take_along_dim",
+    "sort", "argsort", "topk", "take_along_dim", "gather",
 ]
 
 __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",
-                            "isclose", "equal"]
+                            "isclose", "equal", "einsum", "erf"]
 
 
 def _method_function(name):
@@ -78,3 +78,20 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def equal(input, other):
     return input.shape == other.shape and bool((input._data == other._data).all())
+
+
+def einsum(equation, *operands):
+    """``torch.einsum("ij,jk->ik", a, b)`` (operands also as one list)."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    operands = _common(list(operands))
+    return apply(np.einsum, (equation, *operands))
+
+
+def erf(input):
+    """``torch.erf``: SciPy's ``erf`` and its rule (SciPy is needed)."""
+    try:
+        from scipy import special
+    except ImportError:     # pragma: no cover - SciPy is installed with srcgrad's extras
+        raise NotImplementedError("srcgrad: torch.erf needs SciPy (pip install scipy)") from None
+    return apply(special.erf, (input,), name="ErfBackward0", floating=True)

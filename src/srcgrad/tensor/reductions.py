@@ -182,6 +182,9 @@ class ReductionMethods:
     def take_along_dim(self, indices, dim):
         return _gather(self, indices, dim, "TakeAlongDimBackward0")
 
+    def gather(self, dim, index, *, sparse_grad=False):
+        return _gather(self, index, _wrap_dim(dim, self.ndim), "GatherBackward0")
+
 
 def _gather(input, indices, dim, name):
     return apply(np.take_along_axis, (input, indices._data), {"axis": dim}, name=name)

@@ -206,9 +206,7 @@ def _root_grads(tensors, grads, create_graph=False):
     if grads is None or isinstance(grads, Tensor):
         grads = (grads,) * (1 if grads is not None else len(tensors))
     if len(grads) != len(tensors):
-        raise RuntimeError(f"grad can be implicitly created only for scalar outputs"
-                           if not grads else f"Mismatch in number of grad_outputs: "
-                           f"{len(grads)} vs {len(tensors)} outputs")
+        raise RuntimeError(f"got {len(tensors)} tensors and {len(grads)} gradients")
     roots, arrays = [], []
     for i, (t, g) in enumerate(zip(tensors, grads)):
         if not t.requires_grad:

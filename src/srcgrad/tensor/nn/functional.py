@@ -1,0 +1,363 @@
+"""``torch.nn.functional``: activations, losses and layers as functions of tensors.
+
+Each is written with recorded Tensor operations, so its gradient comes from the
+rules of those operations (nothing here knows a derivative); the result's node
+takes the name PyTorch gives it (``MseLossBackward0``), so printed tensors match.
+"""
+import math
+import warnings
+
+import numpy as np
+
+from ..autograd.nodes import RuleNode, _node_class
+from ..core import Tensor
+from ..functions import einsum, erf
+from ..indexing import where
+
+__all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu", "elu", "selu", "celu", "gelu",
+           "silu", "mish", "softplus", "softsign", "tanh", "sigmoid", "hardtanh", "relu6",
+           "hardsigmoid", "hardswish", "logsigmoid", "softmax", "log_softmax", "softmin",
+           "dropout", "embedding", "layer_norm", "normalize", "one_hot", "pad",
+           "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
+           "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
+           "cosine_similarity", "pairwise_distance"]
+
+
+def _named(t, name):
+    """``t`` with its node named as PyTorch names the operation (display only: the node
+    still runs its own rule)."""
+    node = t._grad_fn
+    if node is not None and isinstance(node, RuleNode):
+        node.__class__ = _node_class(name)
+    return t
+
+
+def _scalar_like(value, ref):
+    return Tensor._make(np.asarray(value, dtype=ref._data.dtype))
+
+
+# -- layers --------------------------------------------------------------------------------------
+
+def linear(input, weight, bias=None):
+    out = input @ weight.t() if weight.ndim == 2 else input @ weight
+    if bias is not None:
+        out = out + bias
+    if input.ndim >= 2 and weight.ndim == 2:
+        _named(out, "ViewBackward0" if bias is not None or input.ndim > 2 else "MmBackward0")
+    return out
+
+
+def bilinear(input1, input2, weight, bias=None):
+    out = einsum("...i,oij,...j->...o", input1, weight, input2)
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq=False, sparse=False):
+    if max_norm is not None:
+        raise NotImplementedError("srcgrad: embedding(max_norm=...) is not supported")
+    return _named(weight[input], "EmbeddingBackward0")
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    from ..generator import _rng
+    keep = _rng().random(input.shape) >= p
+    mask = Tensor._make((keep / (1.0 - p)).astype(input._data.dtype))
+    return _named(input * mask, "MulBackward0")
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    dims = tuple(range(-len(normalized_shape), 0))
+    mean = input.mean(dims, keepdim=True)
+    centred = input - mean
+    var = (centred * centred).mean(dims, keepdim=True)
+    out = centred * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return _named(out, "NativeLayerNormBackward0")
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    norm = input.norm(p, dim, keepdim=True).clamp_min(eps)
+    return input / norm
+
+
+def one_hot(tensor, num_classes=-1):
+    idx = tensor._data
+    n = int(idx.max()) + 1 if num_classes < 0 else num_classes
+    return Tensor._make((idx[..., None] == np.arange(n)).astype(np.int64))
+
+
+def pad(input, pad, mode="constant", value=None):
+    if mode != "constant":
+        raise NotImplementedError(f"srcgrad: pad(mode={mode!r}) is not supported")
+    from ..dispatch import apply
+    widths = [(0, 0)] * input.ndim
+    for i in range(len(pad) // 2):
+        widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
+    return apply(np.pad, (input, widths), {"constant_values": value or 0},
+                 name="ConstantPadNdBackward0")
+
+
+# -- activations ---------------------------------------------------------------------------------
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else input.relu()
+
+
+def relu_(input):
+    return input.relu_()
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return _named(where(input > 0, input, input * negative_slope), "LeakyReluBackward0")
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return _named(where(input > 0, input, alpha * input.expm1()), "EluBackward0")
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return _named(where(input > 0, input, alpha * (input / alpha).expm1()), "CeluBackward0")
+
+
+def selu(input, inplace=False):
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    return _named(scale * where(input > 0, input, alpha * input.expm1()), "EluBackward0")
+
+
+def gelu(input, approximate="none"):
+    if approximate == "tanh":
+        inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input ** 3)
+        out = 0.5 * input * (1.0 + inner.tanh())
+    elif approximate == "none":
+        out = input * 0.5 * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
+    else:
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _named(out, "GeluBackward0")
+
+
+def silu(input, inplace=False):
+    return _named(input * input.sigmoid(), "SiluBackward0")
+
+
+def mish(input, inplace=False):
+    return _named(input * softplus(input).tanh(), "MishBackward0")
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    scaled = input * beta
+    soft = (scaled.clamp_max(threshold).exp()).log1p() / beta
+    return _named(where(scaled > threshold, input, soft), "SoftplusBackward0")
+
+
+def softsign(input):
+    return input / (1 + input.abs())
+
+
+def tanh(input):
+    return input.tanh()
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def logsigmoid(input):
+    return _named(-softplus(-input), "LogSigmoidBackward0")
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    return _named(input.clamp(min_val, max_val), "HardtanhBackward0")
+
+
+def relu6(input, inplace=False):
+    return _named(input.clamp(0.0, 6.0), "HardtanhBackward0")
+
+
+def hardsigmoid(input, inplace=False):
+    return _named((input / 6 + 0.5).clamp(0.0, 1.0), "HardsigmoidBackward0")
+
+
+def hardswish(input, inplace=False):
+    return _named(input * (input + 3).clamp(0.0, 6.0) / 6, "HardswishBackward0")
+
+
+def _softmax_dim(dim, ndim):
+    if dim is None:
+        warnings.warn("Implicit dimension choice for softmax has been deprecated. Change the "
+                      "call to include dim=X as an argument.", UserWarning, stacklevel=3)
+        return 0 if ndim in (0, 1, 3) else 1
+    return dim
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return input.softmax(_softmax_dim(dim, input.ndim), dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return input.log_softmax(_softmax_dim(dim, input.ndim), dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    return (-input).softmax(_softmax_dim(dim, input.ndim), dtype=dtype)
+
+
+# -- losses ---------------------------------------------------------------------------------------
+
+def _reduce(loss, reduction, name):
+    if reduction == "none":
+        return _named(loss, name) if loss.grad_fn is not None else loss
+    if reduction == "mean":
+        return _named(loss.mean(), name)
+    if reduction == "sum":
+        return _named(loss.sum(), name)
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_sizes(input, target):
+    if tuple(target.shape) != tuple(input.shape):
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input "
+                      f"size ({input.shape}). This will likely lead to incorrect results due "
+                      "to broadcasting. Please ensure they have the same size.",
+                      UserWarning, stacklevel=3)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    _check_sizes(input, target)
+    diff = input - target
+    return _reduce(diff * diff, reduction, "MseLossBackward0")
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    _check_sizes(input, target)
+    out = (input - target).abs()
+    if reduction == "none":
+        return out
+    return out.mean() if reduction == "mean" else out.sum()
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    diff = (input - target).abs()
+    loss = where(diff < delta, 0.5 * diff * diff, delta * (diff - 0.5 * delta))
+    return _reduce(loss, reduction, "HuberLossBackward0")
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    diff = (input - target).abs()
+    loss = where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
+    return _reduce(loss, reduction, "SmoothL1LossBackward0")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+             reduction="mean"):
+    """``-input[n, target[n]]``, weighted by class; ``mean`` divides by the total weight."""
+    if input.ndim == 1:
+        input, target = input.unsqueeze(0), target.reshape(1)
+    idx = target._data.astype(np.int64)
+    keep = idx != ignore_index
+    safe = np.where(keep, idx, 0)
+    moved = input.movedim(1, -1) if input.ndim > 2 else input
+    picked = -moved.take_along_dim(Tensor._make(safe[..., None]), -1).squeeze(-1)
+    w = np.ones(idx.shape, dtype=input._data.dtype) if weight is None else \
+        weight._data[safe].astype(input._data.dtype)
+    w = np.where(keep, w, 0).astype(input._data.dtype)
+    loss = picked * Tensor._make(w)
+    if reduction == "none":
+        return _named(loss, "NllLossBackward0")
+    if reduction == "sum":
+        return _named(loss.sum(), "NllLossBackward0")
+    if reduction == "mean":
+        return _named(loss.sum() / _scalar_like(w.sum(), input), "NllLossBackward0")
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
+                  reduce=None, reduction="mean", label_smoothing=0.0):
+    logp = input.log_softmax(1 if input.ndim > 1 else 0)
+    if target.is_floating_point():             # class probabilities
+        if label_smoothing:
+            n = input.shape[1 if input.ndim > 1 else 0]
+            target = target * (1 - label_smoothing) + label_smoothing / n
+        per = logp * target if weight is None else logp * target * \
+            weight.reshape((-1,) + (1,) * (input.ndim - 2))
+        loss = -per.sum(1 if input.ndim > 1 else 0)
+        if reduction == "mean":
+            n = input.shape[0] if input.ndim > 1 else 1
+            return _named(loss.sum() / n, "DivBackward1")
+        return loss.sum() if reduction == "sum" else loss
+    nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if not label_smoothing:
+        return nll
+    n = input.shape[1 if input.ndim > 1 else 0]
+    idx = target._data
+    keep = Tensor._make((idx != ignore_index).astype(input._data.dtype))
+    moved = logp.movedim(1, -1) if logp.ndim > 2 else logp
+    w = 1.0 if weight is None else weight
+    smooth = -(moved * w).sum(-1) * keep
+    if reduction == "mean":
+        denom = keep.sum() if weight is None else \
+            _scalar_like((weight._data[np.where(idx != ignore_index, idx, 0)]
+                          * keep._data).sum(), input)
+        smooth = smooth.sum() / denom
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
+                         reduction="mean"):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
+                         f"size ({input.shape}) is deprecated. Please ensure they have the "
+                         "same size.")
+    loss = -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100))
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "BinaryCrossEntropyBackward0")
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
+                                     reduce=None, reduction="mean", pos_weight=None):
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size "
+                         f"({input.shape})")
+    log_sig_neg = softplus(-input)            # -log(sigmoid(x)) = softplus(-x)
+    if pos_weight is None:
+        loss = (1 - target) * input + log_sig_neg
+    else:
+        loss = (1 - target) * input + (1 + (pos_weight - 1) * target) * log_sig_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction, "BinaryCrossEntropyWithLogitsBackward0")
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    loss = target.exp() * (target - input) if log_target else \
+        where(target > 0, target * (target.clamp_min(1e-38).log() - input), target * 0)
+    if reduction == "batchmean":
+        return loss.sum() / input.shape[0]
+    return _reduce(loss, reduction, "KlDivBackward0") if reduction != "none" else loss
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    num = (x1 * x2).sum(dim)
+    den = (x1.norm(2, dim) * x2.norm(2, dim)).clamp_min(eps)
+    return num / den
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
+

@@ -1,0 +1,198 @@
+"""The optimisers: each ``_update`` is PyTorch's single-tensor step for one parameter,
+the same operations in the same order, on the parameter's array."""
+import math
+
+import numpy as np
+
+from .optimizer import Optimizer, f32, required, step_tensor
+
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
+
+
+def _grad(p, grad, group):
+    return -grad if group.get("maximize") else grad
+
+
+class SGD(Optimizer):
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None):
+        if lr is not required and lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
+                                      weight_decay=weight_decay, nesterov=nesterov,
+                                      maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable, fused=fused))
+
+    def _update(self, p, grad, state, group):
+        x = p._data
+        g = _grad(p, grad, group)
+        wd, momentum = group["weight_decay"], group["momentum"]
+        if wd != 0:
+            g = g + f32(wd, x) * x
+        if momentum != 0:
+            buf = state.get("momentum_buffer")
+            if buf is None:
+                buf = np.array(g, copy=True)
+                state["momentum_buffer"] = _state_tensor(buf)
+            else:
+                buf = state["momentum_buffer"]._data
+                buf *= f32(momentum, x)
+                buf += f32(1 - group["dampening"], x) * g
+            g = g + f32(momentum, x) * buf if group["nesterov"] else buf
+        x += f32(-group["lr"], x) * g
+
+
+class Adam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False):
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      amsgrad=amsgrad, maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable,
+                                      fused=fused,
+                                      decoupled_weight_decay=decoupled_weight_decay))
+
+    def _update(self, p, grad, state, group):
+        x = p._data
+        g = _grad(p, grad, group)
+        beta1, beta2 = group["betas"]
+        lr, wd = group["lr"], group["weight_decay"]
+        if "exp_avg" not in state:
+            state["step"] = _state_tensor(np.asarray(0.0, dtype=np.float32))
+            state["exp_avg"] = _state_tensor(np.zeros_like(x))
+            state["exp_avg_sq"] = _state_tensor(np.zeros_like(x))
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = _state_tensor(np.zeros_like(x))
+        step = step_tensor(state)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                x *= f32(1 - lr * wd, x)
+            else:
+                g = g + f32(wd, x) * x
+        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        m += f32(1 - beta1, x) * (g - m)                # lerp_(grad, 1 - beta1)
+        v *= f32(beta2, x)
+        v += f32(1 - beta2, x) * g * g                  # addcmul_(grad, grad, 1 - beta2)
+        bias1 = 1 - beta1 ** step
+        bias2 = 1 - beta2 ** step
+        step_size = lr / bias1
+        bias2_sqrt = math.sqrt(bias2)
+        if group["amsgrad"]:
+            vmax = state["max_exp_avg_sq"]._data
+            np.maximum(vmax, v, out=vmax)
+            denom = np.sqrt(vmax) / f32(bias2_sqrt, x) + f32(group["eps"], x)
+        else:
+            denom = np.sqrt(v) / f32(bias2_sqrt, x) + f32(group["eps"], x)
+        x += f32(-step_size, x) * (m / denom)            # addcdiv_(m, denom, -step_size)
+
+
+class AdamW(Adam):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2,
+                 amsgrad=False, *, maximize=False, foreach=None, capturable=False,
+                 differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach,
+                         maximize=maximize, capturable=capturable,
+                         differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+        for group in self.param_groups:
+            group.pop("decoupled_weight_decay", None)
+            group["decoupled_weight_decay"] = True
+        self.defaults.pop("decoupled_weight_decay", None)
+
+    def __repr__(self):
+        shown = [{k: v for k, v in g.items() if k != "decoupled_weight_decay"}
+                 for g in self.param_groups]
+        saved, self.param_groups = self.param_groups, shown
+        try:
+            return super().__repr__()
+        finally:
+            self.param_groups = saved
+
+
+class RMSprop(Optimizer):
+    def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0,
+                 centered=False, capturable=False, foreach=None, maximize=False,
+                 differentiable=False):
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps,
+                                      centered=centered, weight_decay=weight_decay,
+                                      capturable=capturable, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable))
+
+    def _update(self, p, grad, state, group):
+        x = p._data
+        g = _grad(p, grad, group)
+        if "square_avg" not in state:
+            state["step"] = _state_tensor(np.asarray(0.0, dtype=np.float32))
+            state["square_avg"] = _state_tensor(np.zeros_like(x))
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = _state_tensor(np.zeros_like(x))
+            if group["centered"]:
+                state["grad_avg"] = _state_tensor(np.zeros_like(x))
+        step_tensor(state)
+        alpha, wd = group["alpha"], group["weight_decay"]
+        if wd != 0:
+            g = g + f32(wd, x) * x
+        sq = state["square_avg"]._data
+        sq *= f32(alpha, x)
+        sq += f32(1 - alpha, x) * g * g
+        if group["centered"]:
+            ga = state["grad_avg"]._data
+            ga += f32(1 - alpha, x) * (g - ga)
+            avg = np.sqrt(sq + f32(-1, x) * ga * ga)
+        else:
+            avg = np.sqrt(sq)
+        avg = avg + f32(group["eps"], x)
+        if group["momentum"] > 0:
+            buf = state["momentum_buffer"]._data
+            buf *= f32(group["momentum"], x)
+            buf += g / avg
+            x += f32(-group["lr"], x) * buf
+        else:
+            x += f32(-group["lr"], x) * (g / avg)
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps,
+                                      weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value,
+                                      foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable, fused=fused))
+        for group in self.param_groups:
+            for p in group["params"]:
+                self.state[p] = {
+                    "step": _state_tensor(np.asarray(0.0, dtype=np.float32)),
+                    "sum": _state_tensor(np.full_like(p._data, initial_accumulator_value))}
+
+    def _update(self, p, grad, state, group):
+        x = p._data
+        g = _grad(p, grad, group)
+        step = step_tensor(state)
+        if group["weight_decay"] != 0:
+            g = g + f32(group["weight_decay"], x) * x
+        clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
+        total = state["sum"]._data
+        total += g * g
+        std = np.sqrt(total) + f32(group["eps"], x)
+        x += f32(-clr, x) * (g / std)
+
+
+def _state_tensor(array):
+    from ..core import Tensor
+    return Tensor._make(array)
