@@ -72,9 +72,24 @@ class _Substitute(ast.NodeTransformer):
         return self.names.get(node.id, node)
 
 
+class _Tidy(ast.NodeTransformer):
+    """``--e`` -> ``e``: what substituting ``-z`` into ``-dz`` writes."""
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.USub) and isinstance(node.operand, ast.UnaryOp) and \
+                isinstance(node.operand.op, ast.USub):
+            return node.operand.operand
+        return node
+
+
 def _sub(expr, **names):
     """``expr`` (source) with each name in ``names`` replaced by its expression."""
     return ast.unparse(_Substitute(names).visit(ast.parse(expr, mode="eval")))
+
+
+def _tidy(expr):
+    return ast.unparse(_Tidy().visit(ast.parse(expr, mode="eval")))
 
 
 _Z = "(x - loc) / scale"
@@ -90,8 +105,8 @@ def _register(func, name, params, partials):
         if d.startswith("no_derivative("):
             vjp[p] = jvp[p] = d
             continue
-        vjp[p] = f"unbroadcast(cast_like(g * ({d}), {p}), {p})"
-        jvp[p] = f"expand(cast_like(d{p} * ({d}), ans), ans)"
+        vjp[p] = _tidy(f"unbroadcast(cast_like(g * ({d}), {p}), {p})")
+        jvp[p] = _tidy(f"expand(cast_like(d{p} * ({d}), ans), ans)")
     return defrule(func, params, name=name, vjp=vjp, jvp=jvp, elementwise=True)
 
 
