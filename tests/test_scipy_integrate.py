@@ -1,0 +1,97 @@
+"""scipy.integrate.odeint in differentiated code: gradients with respect to the initial
+state, the time points and the parameters (``args=``) by the adjoint ODE method, the
+user's dynamics differentiated by srcgrad; against central differences, the forward
+mode and autograd's odeint.
+
+Rule by rule: tests/test_rules.py (tests/samples_scipy_integrate.py).
+"""
+import numpy as np
+import pytest
+
+pytest.importorskip("scipy.integrate")
+from scipy.integrate import odeint  # noqa: E402
+
+import srcgrad as sg  # noqa: E402
+
+try:
+    import autograd
+    import autograd.numpy as anp
+    from autograd.builtins import tuple as autograd_tuple
+    from autograd.scipy.integrate import odeint as autograd_odeint
+except ImportError:          # the comparison with autograd is optional
+    autograd = None
+
+TOL = dict(rtol=1e-11, atol=1e-11)
+T = np.linspace(0.0, 1.5, 5)
+DATA = np.array([[1.0, 0.5], [0.9, 0.7], [0.7, 0.8], [0.6, 0.75], [0.55, 0.7]])
+
+
+def predator_prey(y, t, theta):
+    prey, pred = y[0], y[1]
+    return np.array([theta[0] * prey - theta[1] * prey * pred,
+                     -theta[2] * pred + theta[3] * prey * pred])
+
+
+def fit_loss(theta, y0, t):
+    ys = odeint(predator_prey, y0, t, args=(theta,), rtol=1e-11, atol=1e-11)
+    return np.sum((ys - DATA) ** 2) + 0.1 * np.sum(ys[-1] ** 3)
+
+
+THETA = np.array([1.0, 0.6, 0.9, 0.4])
+Y0 = np.array([1.0, 0.5])
+
+
+def _central(f, args, i, eps=1e-6):
+    x = args[i]
+    out = np.zeros_like(x)
+    for idx in np.ndindex(*x.shape):
+        e = np.zeros_like(x)
+        e[idx] = eps
+        hi, lo = list(args), list(args)
+        hi[i], lo[i] = x + e, x - e
+        out[idx] = (f(*hi) - f(*lo)) / (2 * eps)
+    return out
+
+
+@pytest.mark.parametrize("i", [0, 1, 2], ids=["args", "y0", "t"])
+def test_gradient_matches_differences(i):
+    args = (THETA, Y0, T)
+    g = sg.grad(fit_loss, wrt=i)(*args)
+    np.testing.assert_allclose(g, _central(fit_loss, args, i), rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("i", [0, 1, 2], ids=["args", "y0", "t"])
+def test_forward_matches_reverse(i):
+    args = (THETA, Y0, T)
+    v = np.cos(np.arange(args[i].size) + 0.5)
+    _, dout = sg.jvp(fit_loss, args, tuple(v if j == i else None for j in range(3)))
+    g = sg.grad(fit_loss, wrt=i)(*args)
+    assert dout == pytest.approx(g @ v, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.skipif(autograd is None, reason="autograd is not installed")
+def test_matches_autograd_odeint():
+    def dynamics(y, t, theta):
+        prey, pred = y[0], y[1]
+        return anp.array([theta[0] * prey - theta[1] * prey * pred,
+                          -theta[2] * pred + theta[3] * prey * pred])
+
+    def theirs(theta, y0):
+        ys = autograd_odeint(dynamics, y0, T, autograd_tuple((theta,)), **TOL)
+        return anp.sum((ys - DATA) ** 2) + 0.1 * anp.sum(ys[-1] ** 3)
+    for i in (0, 1):
+        ours = sg.grad(fit_loss, wrt=i)(THETA, Y0, T)
+        np.testing.assert_allclose(ours, autograd.grad(theirs, i)(THETA, Y0), rtol=1e-6,
+                                   atol=1e-8)
+
+
+def full_output_loss(y0):
+    ys, info = odeint(predator_prey, y0, T, args=(THETA,), full_output=1)
+    return np.sum(ys)
+
+
+def test_refusals_are_located():
+    with pytest.raises(sg.NonDifferentiableError, match="full_output"):
+        sg.grad(full_output_loss)(Y0)
+    with pytest.raises(sg.NonDifferentiableError, match="odeint_grad"):
+        sg.hvp(fit_loss)(THETA, Y0, T, v=THETA)     # no second derivative through odeint
