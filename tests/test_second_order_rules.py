@@ -47,6 +47,7 @@ KNOWN_GAPS = {
     "np.linalg.matrix_norm-1-x": "matrix norm ord='nuc': no second derivative (explicit error)",
     "np.linalg.matrix_norm-2-x": "matrix norm ord=2: no second derivative (explicit error)",
     "np.select-2-choicelist": "a choicelist mixing an array and a Python float",
+    "scipy.integrate.odeint": "the adjoint ODE kernels are not differentiated again",
 }
 
 
