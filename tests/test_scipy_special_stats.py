@@ -360,3 +360,13 @@ def test_a_special_function_without_a_rule_is_named_as_scipy_names_it():
     with pytest.raises(sg.NonDifferentiableError, match=r"scipy\.special\.exprel\(\)") as e:
         sg.grad(no_rule)(np.array([0.5, 1.0]))
     assert "np.exprel" not in str(e.value) and __file__ in str(e.value)
+
+
+def binom_of_float_n(p, n):
+    return st.binom.logpmf(2, n * 1.0, p)
+
+
+def test_integer_parameters_given_a_gradient_raise():
+    with pytest.raises(sg.NonDifferentiableError, match=r"scipy\.stats\.binom\.logpmf.*'n'"):
+        sg.grad(binom_of_float_n, wrt=1)(0.3, 6.0)
+    assert np.isclose(sg.grad(binom_of_float_n, wrt=0)(0.3, 6.0), 2 / 0.3 - 4 / 0.7)

@@ -108,7 +108,8 @@ defrule(sp.polygamma, "n, x", name="scipy.special.polygamma", elementwise=True,
         jvp=dict(n=_none(sp.polygamma, "n"), x="expand(dx * polygamma(n + 1, x), ans)"))
 _MULTI = "np.sum(digamma(np.expand_dims(a, -1) - half_steps(a, d)), axis=-1)"
 defrule(sp.multigammaln, "a, d", name="scipy.special.multigammaln", elementwise=True,
-        vjp=dict(a=f"g * {_MULTI}"), jvp=dict(a=f"da * {_MULTI}"))
+        vjp=dict(a=f"g * {_MULTI}", d=_none(sp.multigammaln, "d")),
+        jvp=dict(a=f"da * {_MULTI}", d=_none(sp.multigammaln, "d")))
 _binary(sp.beta, "a, b", a="g * ans * (digamma(a) - digamma(a + b))",
         b="g * ans * (digamma(b) - digamma(a + b))")
 _binary(sp.betaln, "a, b", a="g * (digamma(a) - digamma(a + b))",
