@@ -123,11 +123,11 @@ class Optimizer:
     def __repr__(self):
         out = type(self).__name__ + " ("
         for i, group in enumerate(self.param_groups):
-            out += f"\nParameter Group {i}"
+            out += f"\nParameter Group {i}\n"
             for key in sorted(group):
                 if key != "params":
-                    out += f"\n    {key}: {group[key]}"
-        return out + "\n)"
+                    out += f"    {key}: {group[key]}\n"
+        return out + ")"
 
     def __getstate__(self):
         return self.__dict__
