@@ -117,7 +117,7 @@ def test_saved_lists_what_the_forward_sweep_keeps():
               "--saved")
     assert r.returncode == 0, r.stderr
     tail = r.stdout.split("# saved by the forward sweep of rnn_loss for the adjoint:")[1]
-    assert "each trip of line 10:" in tail and ", h\n" in tail
+    assert "pushed at line 10 (each time it runs):" in tail and ", h\n" in tail
     assert "h = np.tanh(h @ W + xs[t] @ U + b)" in tail
     compile(r.stdout, "<shown>", "exec")      # still valid Python: the report is comments
 

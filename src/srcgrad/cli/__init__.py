@@ -140,7 +140,7 @@ def _show(args):
 
 def saved_report(func, wrt, mode):
     """What the forward sweep keeps for the adjoint, as comment lines: the values it
-    returns to the backward sweep and, per source line, what it pushes on each trip."""
+    returns to the backward sweep and, per source line, what it pushes each time the line runs."""
     from ..api.gradients import generated_functions
     from ..compiler.sourcemap import origins
     if mode == "forward":
@@ -173,8 +173,8 @@ def saved_report(func, wrt, mode):
     for line in sorted(pushes, key=lambda n: (n is None, n or 0)):
         text = src_lines[line - first].strip() if line and 0 <= line - first < len(src_lines) \
             else "(no source line)"
-        lines.append(f"#   each trip of line {line}: {', '.join(pushes[line])}")
+        lines.append(f"#   pushed at line {line} (each time it runs): {', '.join(pushes[line])}")
         lines.append(f"#       {text}")
     if not pushes:
-        lines.append("#   nothing per trip (no loop overwrites a value the adjoint reads)")
+        lines.append("#   nothing pushed (no statement overwrites a value the adjoint reads)")
     return "\n".join(lines) + "\n"

@@ -66,7 +66,8 @@ def side_by_side(func, fns, mode):
         where = origins(fn)
         for i, text in enumerate(fn.source.rstrip("\n").split("\n"), 1):
             m = _COMMENT.match(text)
-            line, sweep = where.get(i, (int(m.group(1)), "adjoint") if m else (None, None))
+            comment_sweep = "tangent" if mode == "forward" else "adjoint"
+            line, sweep = where.get(i, (int(m.group(1)), comment_sweep) if m else (None, None))
             shown = f'<span class="no">{i}</span>{html.escape(text)}'
             cls = "line comment" if text.strip().startswith("#") else "line"
             if line is not None and first <= line < first + len(src_lines):
