@@ -60,7 +60,8 @@ def _function(module, path, name):
         obj = getattr(obj, part)
     obj = getattr(obj, "__srcgrad_wrapped__", obj)
     if not callable(obj):
-        raise CommandError(f"{path}:{name} is not a function (it is {type(obj).__name__} {obj!r:.40})")
+        raise CommandError(f"{path}:{name} is not a function "
+                           f"(it is {type(obj).__name__} {obj!r:.40})")
     return obj
 
 

@@ -88,7 +88,8 @@ def side_by_side(func, fns, mode):
 comes from (green: forward sweep, red: adjoint, blue: tangent code); hover to see them
 together.</p>
 <div class="panes">
-<div class="pane"><h2>{html.escape(func.__qualname__)}</h2><pre id="source">{''.join(left)}</pre></div>
+<div class="pane"><h2>{html.escape(func.__qualname__)}</h2>
+<pre id="source">{''.join(left)}</pre></div>
 <div class="pane"><h2>generated</h2><pre id="generated">{''.join(right)}</pre></div>
 </div>
 <script>{_SCRIPT}</script>
