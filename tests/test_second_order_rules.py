@@ -174,3 +174,43 @@ def check_second_order(rule, sample, param):
 @pytest.mark.parametrize("rule,sample,param", _cases())
 def test_second_order(rule, sample, param):
     check_second_order(rule, sample, param)
+
+
+# -- third derivatives: the kernels differentiated twice ---------------------------------
+_W = np.random.default_rng(4).normal(size=(3, 3))
+_a = np.array([0.3, -0.5, 0.8])
+
+
+def third_outer(s): return np.sum(np.outer(s * _a, np.sin(s * _a)) ** 2)
+def third_dot(s): return np.sum(np.dot(_W, s * _a) ** 4)
+def third_tensordot(s): return np.sum(np.tensordot(np.outer(s * _a, _a), _W, 2) ** 3)
+def third_cholesky(s): return np.sum(np.linalg.cholesky(np.outer(s * _a, _a) + np.outer(_a, s * _a)
+                                                        + 3 * np.eye(3)) ** 3)
+def third_svd(s): return np.sum(np.linalg.svd(_W + s * np.outer(_a, _a), compute_uv=False) ** 3)
+def third_eigh(s): return np.sum(np.linalg.eigh(_W + _W.T + s * np.outer(_a, _a))[1][0] ** 2)
+def third_solve(s): return np.sum(np.linalg.solve(_W + 3 * np.eye(3) + s * np.outer(_a, _a), _a) ** 2)
+def third_qr(s): return np.sum(np.linalg.qr(_W + s * np.outer(_a, _a))[1] ** 3)
+def third_slogdet(s): return np.linalg.slogdet(_W + 3 * np.eye(3) + s * np.outer(_a, _a))[1] ** 2
+
+
+_WRONG = ("reverse over reverse over reverse through a tuple result (eigh, qr mode "
+          "'reduced') gives a wrong value; forward over reverse over reverse is right")
+THIRD = [third_outer, third_dot, third_tensordot, third_cholesky, third_svd, third_solve,
+         third_slogdet] + [pytest.param(f, marks=pytest.mark.xfail(reason=_WRONG, strict=True))
+                           for f in (third_eigh, third_qr)]
+
+
+@pytest.mark.parametrize("f", THIRD, ids=lambda f: getattr(f, "__name__", "f"))
+def test_third_derivative(f):
+    d2, d3 = sg.grad(sg.grad(f)), sg.grad(sg.grad(sg.grad(f)))
+    eps = 1e-5
+    fd = (d2(0.7 + eps) - d2(0.7 - eps)) / (2 * eps)
+    assert d3(0.7) == pytest.approx(fd, rel=1e-5, abs=1e-7)
+
+
+@pytest.mark.parametrize("f", [third_eigh, third_qr], ids=lambda f: f.__name__)
+def test_third_derivative_forward_over_reverse_over_reverse(f):
+    d2 = sg.grad(sg.grad(f))
+    eps = 1e-5
+    fd = (d2(0.7 + eps) - d2(0.7 - eps)) / (2 * eps)
+    assert sg.jvp(d2, (0.7,), (1.0,))[1] == pytest.approx(fd, rel=1e-5, abs=1e-7)

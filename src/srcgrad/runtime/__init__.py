@@ -163,6 +163,8 @@ def zeros_like(x):
     if isinstance(x, (dict,)):
         return {k: zeros_like(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
+        if hasattr(x, "_fields"):       # a namedtuple (np.linalg.svd's SVDResult...)
+            return tuple(zeros_like(v) for v in x)
         return type(x)(zeros_like(v) for v in x)
     if hasattr(x, "shape"):
         if x.dtype.kind in "fc":
