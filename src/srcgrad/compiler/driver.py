@@ -19,7 +19,7 @@ from . import codegen, dynamic, pipeline
 from .analysis.kinds import infer_kinds
 from .frontend import front_end, recursion_error
 from .optimize.dce import dead_code
-from .source import unwrap
+from .source import local_imports, unwrap
 from .cache import BuildCache, cached_build, code_key
 from .ir import Comment
 from .modes.adjoint import shape_only_reads
@@ -151,6 +151,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
 
     closure = {ad: ad_namespace(), names.np: np, names.math: math}
     closure.update(codegen.default_values(fdef, func))
+    closure.update(local_imports(func))     # imports inside the function
     closure.update(rev.callees)
     code = func.__code__
     if func.__closure__:

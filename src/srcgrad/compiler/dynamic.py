@@ -234,3 +234,75 @@ def _zero(x):
     import numpy as np
     return np.zeros_like(x) if hasattr(x, "shape") else 0.0 * x if isinstance(
         x, (int, float)) else x
+
+
+# -- starred calls: f(a, *xs, k=b, **kw) --------------------------------------------------
+
+def _flatten(stars, pieces, kw_pieces):
+    """The call's positional arguments and keywords, and for each piece (positional
+    pieces, then keyword pieces) the positions or keywords it filled."""
+    flat, spans = [], []
+    for k, p in enumerate(pieces):
+        if k in stars:
+            items = list(p)
+            spans.append((list(range(len(flat), len(flat) + len(items))), type(p)))
+            flat.extend(items)
+        else:
+            spans.append(([len(flat)], None))
+            flat.append(p)
+    kwargs = {}
+    for key, v in kw_pieces:
+        if key is None:
+            spans.append((list(v), dict))
+            kwargs.update(v)
+        else:
+            spans.append(([key], None))
+            kwargs[key] = v
+    return flat, kwargs, spans
+
+
+def _regroup(spans, wrt, by_slot):
+    out = []
+    for w in wrt:
+        slots, typ = spans[w]
+        if typ is None:
+            out.append(by_slot[slots[0]])
+        elif typ is dict:
+            out.append({k: by_slot[k] for k in slots})
+        else:
+            items = [by_slot[j] for j in slots]
+            out.append(items if typ is list else tuple(items))
+    return tuple(out)
+
+
+def call_forward_star(f, wrt, site, stars, pieces, kw_pieces):
+    """:func:`call_forward` for a call with ``*xs`` / ``**kw``: ``wrt`` indexes the
+    pieces; the gradient of an unpacked sequence is a sequence of its items' gradients
+    (of a dict, a dict)."""
+    flat, kwargs, spans = _flatten(stars, pieces, kw_pieces)
+    slots = []
+    for w in wrt:
+        for j in spans[w][0]:
+            if j not in slots:
+                slots.append(j)
+    value, record = call_forward(f, tuple(slots), site, *flat, **kwargs)
+
+    def regrouped(g):
+        return _regroup(spans, wrt, dict(zip(slots, record(g))))
+    return value, regrouped
+
+
+def call_jvp_star(f, wrt, site, tangents, stars, pieces, kw_pieces):
+    """:func:`call_jvp` for a call with ``*xs`` / ``**kw`` (tangents per piece)."""
+    flat, kwargs, spans = _flatten(stars, pieces, kw_pieces)
+    by_slot = {}
+    for w, t in zip(wrt, tangents):
+        slots, typ = spans[w]
+        if typ is None:
+            by_slot[slots[0]] = t
+        elif typ is dict:
+            by_slot.update({k: t[k] for k in slots})
+        else:
+            by_slot.update(zip(slots, list(t)))
+    keys = tuple(by_slot)
+    return call_jvp(f, keys, site, tuple(by_slot[k] for k in keys), *flat, **kwargs)

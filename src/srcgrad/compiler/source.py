@@ -167,6 +167,20 @@ def get_function_ast(func):
 _MISSING = object()
 
 
+_LOCAL_IMPORTS = {}      # code object -> {name: module or object} imported inside it
+
+
+def add_local_import(func, name, obj):
+    """``import numpy as np`` inside ``func``: ``np`` resolves like a global of it."""
+    _LOCAL_IMPORTS.setdefault(func.__code__, {})[name] = obj
+
+
+def local_imports(func):
+    """{name: object} for the imports inside ``func`` (closure entries for its
+    generated code, which does not repeat the import statements)."""
+    return dict(_LOCAL_IMPORTS.get(getattr(func, "__code__", None), {}))
+
+
 def resolve(node, func):
     """The object a Name/Attribute chain refers to in ``func``'s globals/closure/builtins.
 
@@ -182,6 +196,9 @@ def resolve(node, func):
                 return cell.cell_contents
             except ValueError:
                 return _MISSING
+        imported = _LOCAL_IMPORTS.get(code)
+        if imported and n in imported:
+            return imported[n]
         if n in func.__globals__:
             return func.__globals__[n]
         if hasattr(builtins, n):

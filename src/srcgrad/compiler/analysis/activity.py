@@ -52,8 +52,9 @@ class Op:
             return [(None, n) for n in self.names]
         if self.kind == "call":
             pos, kws = self.callee_args
-            return [(None, a.id) for a in list(pos) + [v for _, v in kws]
-                    if isinstance(a, gast.Name)]
+            atoms = [a.value if isinstance(a, gast.Starred) else a
+                     for a in list(pos) + [v for _, v in kws]]
+            return [(None, a.id) for a in atoms if isinstance(a, gast.Name)]
         return []
 
     names = ()
@@ -205,8 +206,19 @@ class Analysis:
     def call_op(self, v, s):
         f = v.func
         args = list(v.args)
-        kws = {k.arg: k.value for k in v.keywords}
         obj = self.static(f) if isinstance(f, (gast.Name, gast.Attribute)) else MISSING
+        if any(isinstance(a, gast.Starred) for a in args) or \
+                any(k.arg is None for k in v.keywords):
+            # ``f(*xs, **kw)``: how many arguments, and which, is known only at run time
+            if obj is not MISSING and (rules.is_nograd(obj) or any(obj is c for c in _NOGRAD_CALLABLES)):
+                return Op("nograd")
+            if _is_srcgrad_stop(obj):
+                return Op("nograd")
+            op = self.dynamic(f, args, [(k.arg, k.value) for k in v.keywords], s,
+                              A.unparse_short(f) + "()")
+            op.starred = True
+            return op
+        kws = {k.arg: k.value for k in v.keywords}
         if obj is MISSING and isinstance(f, gast.Attribute) and f.attr == "pop" and \
                 isinstance(f.value, gast.Name) and f.value.id in self.locals and \
                 not args and not kws:
@@ -272,7 +284,8 @@ class Analysis:
 
     def dynamic(self, f, args, kws, s, label):
         """A call of a callee known only at run time (compiler/dynamic.py)."""
-        op = Op("call", func=None, callee_args=(args, list(kws.items())))
+        op = Op("call", func=None,
+                callee_args=(args, list(kws.items()) if isinstance(kws, dict) else kws))
         op.dynamic = f
         op.label = label
         op.callee_names = sorted(A.names_read(f))
@@ -392,6 +405,10 @@ class Analysis:
 
     def active(self, n):
         return n in self.varied and n in self.useful
+
+
+# builtins that take any arguments and return no gradient (``range(*bounds)``)
+_NOGRAD_CALLABLES = (range, print, len, isinstance, slice, str, int, bool, type, repr, format)
 
 
 def _captured(fdef):

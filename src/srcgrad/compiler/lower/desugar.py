@@ -26,19 +26,20 @@ says so.
 """
 import builtins
 import functools
+import importlib
 
 import gast
 
 from .. import syntax as A
-from ..source import MISSING, resolve
+from ..source import MISSING, add_local_import, local_imports, resolve
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 _HOISTED = _COMPREHENSIONS + (gast.Lambda, gast.NamedExpr)
 
 
 def needs_desugaring(body):
-    return any(isinstance(n, _HOISTED) or _is_functional_call_node(n)
-               for n in A.walk(body))
+    return any(isinstance(n, _HOISTED + (gast.Import, gast.ImportFrom)) or
+               _is_functional_call_node(n) for n in A.walk(body))
 
 
 def _is_functional_call_node(n):
@@ -87,6 +88,8 @@ class _Desugar:
                 isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Lambda):
             # ``f = lambda x: ...`` is ``def f(x): return ...`` (its name is f)
             return self.lambda_def(s.value, s.targets[0].id, s)
+        if isinstance(s, (gast.Import, gast.ImportFrom)):
+            return self.import_(s)
         if isinstance(s, gast.While):
             if _contains_hoisted(s.test):
                 raise self.info.error(s.test, "srcgrad cannot differentiate a comprehension, "
@@ -144,6 +147,49 @@ class _Desugar:
         if into is not None and isinstance(s.value, gast.Name) and s.value.id == into:
             return pre           # the loop built ``into``: no ``ys = ys``
         return pre + [s]
+
+    def import_(self, s):
+        """``import m as n`` / ``from m import a``: imported now (as Python would when
+        the statement runs) and resolved like a global of the function; the generated
+        code gets the objects as closure values instead of the statement."""
+        def load(module, level=0):
+            try:
+                if level:
+                    package = self.func.__globals__.get("__package__") or ""
+                    return importlib.import_module("." * level + (module or ""), package)
+                return importlib.import_module(module)
+            except ImportError as e:
+                raise self.info.error(s, f"this import fails when srcgrad reads the "
+                                         f"function: {e}") from None
+
+        bound = {}
+        if isinstance(s, gast.Import):
+            for a in s.names:
+                if a.asname:
+                    bound[a.asname] = load(a.name)
+                else:               # ``import os.path`` binds ``os``
+                    top = a.name.split(".")[0]
+                    load(a.name)
+                    bound[top] = load(top)
+        else:
+            mod = load(s.module, s.level)
+            for a in s.names:
+                if a.name == "*":
+                    raise self.info.error(s, "srcgrad does not support 'from ... import *' "
+                                             "in a differentiated function; import the "
+                                             "names you use")
+                try:
+                    obj = getattr(mod, a.name)
+                except AttributeError:
+                    obj = load(f"{mod.__name__}.{a.name}")
+                bound[a.asname or a.name] = obj
+        for name, obj in bound.items():
+            known = local_imports(self.func).get(name, obj)
+            if known is not obj or name in self.locals:
+                raise self.info.error(s, f"srcgrad needs {name!r} to name one thing in a "
+                                         f"differentiated function; this import rebinds it")
+            add_local_import(self.func, name, obj)
+        return []
 
     def expr_in_target(self, t, pre):
         """Subscripts of assignment targets may hold expressions (``y[f(i)] = v``)."""

@@ -84,16 +84,20 @@ class Expressions:
             args = []
             for a in e.args:
                 if isinstance(a, gast.Starred):
-                    raise self.info.error(a, "srcgrad does not support *args in a call; "
-                                             "pass the arguments one by one")
+                    # ``f(*xs)``: the sequence as an atom (compiler/dynamic.py unpacks it)
+                    args.append(A.copy_loc(gast.Starred(value=self.atom(a.value, pre, "args"),
+                                                        ctx=gast.Load()), a))
+                    continue
                 args.append(self.arg(a, pre))
             kws = []
             for k in e.keywords:
-                if k.arg is None:
-                    raise self.info.error(e, "srcgrad does not support **kwargs in a call; "
-                                             "pass the keywords one by one")
-                kws.append(gast.keyword(arg=k.arg, value=self.arg(k.value, pre)))
-            if isinstance(func, (gast.Name, gast.Attribute)) and not self._is_local(func):
+                value = self.atom(k.value, pre, "kwargs") if k.arg is None else \
+                    self.arg(k.value, pre)
+                kws.append(gast.keyword(arg=k.arg, value=value))
+            starred = any(isinstance(a, gast.Starred) for a in args) or \
+                any(k.arg is None for k in kws)
+            if isinstance(func, (gast.Name, gast.Attribute)) and not self._is_local(func) and \
+                    not starred:
                 args, kws = self.array_arguments(func, args, kws, pre, e)
             return A.copy_loc(gast.Call(func=func, args=args, keywords=kws), e)
         if isinstance(e, gast.Attribute):
@@ -109,6 +113,25 @@ class Expressions:
             value = self.atom(e.value, pre, _base_of(e.value))
             return A.copy_loc(gast.Subscript(value=value, slice=self.index(e.slice, pre),
                                              ctx=gast.Load()), e)
+        if isinstance(e, (gast.Tuple, gast.List)) and any(isinstance(x, gast.Starred)
+                                                          for x in e.elts):
+            # ``[*a, x, *b]``: list(a) + [x] + list(b) (a tuple: tuple(...) + (x,) + ...)
+            kind = "list" if isinstance(e, gast.List) else "tuple"
+            pieces, run = [], []
+            for x in e.elts:
+                if isinstance(x, gast.Starred):
+                    if run:
+                        pieces.append(type(e)(elts=run, ctx=gast.Load()))
+                        run = []
+                    pieces.append(A.call(A.name(kind), [x.value]))
+                else:
+                    run.append(x)
+            if run:
+                pieces.append(type(e)(elts=run, ctx=gast.Load()))
+            joined = pieces[0]
+            for p in pieces[1:]:
+                joined = A.copy_loc(gast.BinOp(left=joined, op=gast.Add(), right=p), e)
+            return self.expr(A.copy_loc(joined, e), pre, top=top, base=base)
         if isinstance(e, (gast.Tuple, gast.List)):
             elts = [self.arg(x, pre) for x in e.elts]
             return A.copy_loc(type(e)(elts=elts, ctx=gast.Load()), e)
@@ -150,10 +173,12 @@ class Expressions:
         if self._is_local(e.func) or not isinstance(e.func, (gast.Name, gast.Attribute)):
             return None
         obj = resolve(e.func, self.func)
-        if obj is builtins.zip and e.args and not e.keywords and \
-                not any(isinstance(a, gast.Starred) for a in e.args):
-            return A.copy_loc(A.call(A.attr(self.ad_name, "zipped"),
-                                     [self.atom(a, pre, "seq") for a in e.args]), e)
+        if obj is builtins.zip and e.args and not e.keywords:
+            # (``zip(*pairs)``: the rows' sequences unpacked, as the call is written)
+            return A.copy_loc(A.call(A.attr(self.ad_name, "zipped"), [
+                A.copy_loc(gast.Starred(value=self.atom(a.value, pre, "seqs"), ctx=gast.Load()), a)
+                if isinstance(a, gast.Starred) else self.atom(a, pre, "seq")
+                for a in e.args]), e)
         if obj in (builtins.list, builtins.tuple) and len(e.args) == 1 and not e.keywords \
                 and not isinstance(e.args[0], gast.Starred):
             kernel = "as_list" if obj is builtins.list else "as_tuple"

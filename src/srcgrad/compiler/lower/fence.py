@@ -8,12 +8,11 @@ UNSUPPORTED = {
     gast.Try: "try/except", gast.Raise: None, gast.ClassDef: "a class definition",
     gast.AsyncFunctionDef: "async def", gast.AsyncFor: "async for", gast.AsyncWith: "async with",
     gast.Global: "a global declaration", gast.Nonlocal: "a nonlocal declaration",
-    gast.Delete: "del", gast.Import: "an import", gast.ImportFrom: "an import",
+    gast.Delete: "del",
     gast.Yield: "yield", gast.YieldFrom: "yield from", gast.Await: "await",
     gast.ListComp: "a list comprehension", gast.SetComp: "a set comprehension",
     gast.DictComp: "a dict comprehension", gast.GeneratorExp: "a generator expression",
     gast.Lambda: "a lambda", gast.NamedExpr: "an assignment expression (:=)",
-    gast.Starred: "a starred expression",
 }
 if hasattr(gast, "Match"):
     UNSUPPORTED[gast.Match] = "a match statement"

@@ -178,11 +178,24 @@ class Normalizer(ControlFlow, Expressions):
                 tmp = self.names.fresh("seq")
                 out.append(A.assign(tmp, value, like=s))
                 src = A.name(tmp)
+            stars = [i for i, e in enumerate(target.elts) if isinstance(e, gast.Starred)]
+            if len(stars) > 1:
+                raise self.info.error(target, "multiple starred expressions in assignment")
+            n = len(target.elts)
             for i, elt in enumerate(target.elts):
                 if isinstance(elt, gast.Starred):
-                    raise self.info.error(elt, "srcgrad does not support starred unpacking; "
-                                               "index the sequence instead")
-                item = gast.Subscript(value=A.name(src.id), slice=A.const(i), ctx=gast.Load())
+                    # ``a, *rest, z = xs``: rest is a list of the middle items
+                    after = n - i - 1
+                    part = gast.Slice(lower=A.const(i) if i else None,
+                                      upper=A.const(-after) if after else None, step=None)
+                    middle = A.call(A.name("list"), [gast.Subscript(
+                        value=A.name(src.id), slice=part, ctx=gast.Load())])
+                    out.extend(self.stmt(A.copy_loc(gast.Assign(
+                        targets=[elt.value], value=middle, type_comment=None), s)))
+                    continue
+                # items after a starred one count from the end
+                index = i if not stars or i < stars[0] else i - n
+                item = gast.Subscript(value=A.name(src.id), slice=A.const(index), ctx=gast.Load())
                 if isinstance(elt, gast.Name):
                     out.append(A.assign(A.store(elt.id), item, like=s))
                 else:
@@ -314,9 +327,32 @@ class Normalizer(ControlFlow, Expressions):
                 and s.items[0].optional_vars is None:
             kind = self.is_nograd_ctx(s.items[0].context_expr)
             return self.block(s.body, nograd=(kind == "no_grad"))
-        raise self.info.error(s, "srcgrad supports only 'with sg.no_grad():' (and enable_grad) "
-                                 "inside a differentiated function; move other context "
-                                 "managers outside it")
+        if any(isinstance(n, (gast.Return, gast.Break, gast.Continue, gast.Yield))
+               for n in A.walk(s.body)):
+            raise self.info.error(s, "srcgrad does not support return, break or continue "
+                                     "inside a 'with' block other than sg.no_grad(); assign "
+                                     "the result and leave the block normally")
+        # any other context manager (np.errstate, a timer, warnings.catch_warnings):
+        # entered and exited around the body in the forward sweep; it carries no
+        # gradient (what it returns is a value like any other)
+        out, exits = [], []
+        for item in s.items:
+            pre = []
+            ctx = self.atom(item.context_expr, pre, "context")
+            out.extend(pre)
+            if not isinstance(ctx, gast.Name):
+                tmp = self.names.fresh("context")
+                out.append(A.assign(tmp, ctx, like=s))
+                ctx = A.name(tmp)
+            enter = A.call(A.attr(A.name(ctx.id), "__enter__"))
+            if item.optional_vars is not None:
+                out.extend(self.stmt(A.copy_loc(gast.Assign(targets=[item.optional_vars],
+                                                            value=enter, type_comment=None), s)))
+            else:
+                out.append(A.expr_stmt(enter, like=s))
+            exits.append(A.expr_stmt(A.call(A.attr(A.name(ctx.id), "__exit__"),
+                                            [A.const(None)] * 3), like=s))
+        return out + self.block(s.body) + exits[::-1]
 
     def is_nograd_ctx(self, e):
         if isinstance(e, gast.Call) and not e.args:

@@ -37,6 +37,7 @@ import numpy as np
 
 from .. import syntax as A
 from .. import codegen, dynamic, pipeline
+from ..source import local_imports
 from ... import runtime
 from ..analysis.activity import Analysis
 from ...errors import NonDifferentiableError
@@ -355,8 +356,12 @@ class Forward(LineComments):
     def dynamic_call(self, s, st, y, op, pos, kws):
         """``y = f(a, b)`` with f known only at run time (compiler/dynamic.py):
         ``y, dy = call_jvp(f, wrt, site, (da,), a, b)``."""
+        starred = getattr(op, "starred", False)
+        pieces = [a.value if isinstance(a, gast.Starred) else a for a in pos]
         wrt, tangents = [], []
-        for key, a in list(enumerate(pos)) + list(kws):
+        keyed = list(enumerate(pieces + [v for _, v in kws])) if starred else \
+            list(enumerate(pos)) + list(kws)
+        for key, a in keyed:
             if isinstance(a, gast.Name) and self.has_tangent(a.id, st):
                 wrt.append(key)
                 tangents.append(A.name(self.d(a.id)))
@@ -366,14 +371,24 @@ class Forward(LineComments):
         st.owned.discard(y)
         if not wrt:
             return out + [s, A.assign(dy, self.zero(A.name(y)))]
+        runner = dynamic.call_jvp_star if starred else dynamic.call_jvp
         fname = None
         for name, obj in self.callees.items():
-            if obj is dynamic.call_jvp:
+            if obj is runner:
                 fname = name
         if fname is None:
-            fname = self.names.gen.fresh("call_jvp")
-            self.callees[fname] = dynamic.call_jvp
+            fname = self.names.gen.fresh(runner.__name__)
+            self.callees[fname] = runner
         site = f"{self.info.filename.rsplit('/', 1)[-1]}:{s.lineno}"
+        if starred:
+            stars = [i for i, a in enumerate(pos) if isinstance(a, gast.Starred)]
+            kw_pieces = A.tuple_([A.tuple_([A.const(k), copy.deepcopy(v)]) for k, v in kws])
+            value = A.call(A.name(fname), [
+                copy.deepcopy(op.dynamic), A.tuple_([A.const(w) for w in wrt]), A.const(site),
+                A.tuple_(tangents), A.tuple_([A.const(i) for i in stars]),
+                A.tuple_([copy.deepcopy(p) for p in pieces]), kw_pieces])
+            target = A.tuple_([A.store(y), A.store(dy)], gast.Store())
+            return out + [A.assign(target, value, like=s)]
         value = gast.Call(func=A.name(fname),
                           args=[copy.deepcopy(op.dynamic), A.tuple_([A.const(w) for w in wrt]),
                                 A.const(site), A.tuple_(tangents)] + list(pos),
@@ -605,6 +620,7 @@ def _build(func, wrt, kinds, tangent_only=False):
 
     closure = {ad: ad_namespace(), names.np: np, names.math: math}
     closure.update(codegen.default_values(fdef, func))
+    closure.update(local_imports(func))     # imports inside the function
     closure.update(fwd.callees)
     code = func.__code__
     if func.__closure__:

@@ -197,6 +197,8 @@ class ForwardSweep:
         ``y, f_record = call_forward(f, wrt, site, a, b)``; the adjoint sweep calls
         ``call_backward(f_record, dy)`` for the gradients of the arguments in ``wrt``."""
         varied = self.an.varied
+        if getattr(op, "starred", False):
+            return self.fwd_starred_call(s, op, target, pos, kws, depth)
         wrt = tuple(i for i, a in enumerate(pos) if isinstance(a, gast.Name) and a.id in varied)
         wrt += tuple(k for k, a in kws if isinstance(a, gast.Name) and a.id in varied)
         fname = self.dynamic_name("call_forward", dynamic.call_forward)
@@ -211,6 +213,32 @@ class ForwardSweep:
                           args=[copy.deepcopy(op.dynamic), A.tuple_([A.const(w) for w in wrt]),
                                 A.const(site)] + list(pos),
                           keywords=[gast.keyword(arg=k, value=v) for k, v in kws])
+        out = [A.assign(A.tuple_([A.store(target), A.store(saved)], gast.Store()), value, like=s)]
+        if depth > 0:
+            out.append(self.push(A.name(saved), like=s))
+        return out
+
+    def fwd_starred_call(self, s, op, target, pos, kws, depth):
+        """``y = f(a, *xs, k=b, **kw)``: ``call_forward_star(f, wrt, site, stars, (a, xs),
+        (("k", b), (None, kw)))``; ``wrt`` indexes the pieces (positional, then keyword)
+        whose values vary, ``stars`` the positional pieces that are unpacked."""
+        varied = self.an.varied
+        pieces = [a.value if isinstance(a, gast.Starred) else a for a in pos]
+        stars = tuple(i for i, a in enumerate(pos) if isinstance(a, gast.Starred))
+        every = pieces + [v for _, v in kws]
+        wrt = tuple(i for i, a in enumerate(every) if isinstance(a, gast.Name) and a.id in varied)
+        fname = self.dynamic_name("call_forward_star", dynamic.call_forward_star)
+        bname = self.dynamic_name("call_backward", dynamic.call_backward)
+        label = op.dynamic.attr if isinstance(op.dynamic, gast.Attribute) else \
+            op.dynamic.id if isinstance(op.dynamic, gast.Name) else "f"
+        saved = self.names.gen.fresh(label + "_record")
+        s.srcgrad_callee = (bname, saved, [every[i] for i in wrt])
+        site = f"{self.info.filename.rsplit('/', 1)[-1]}:{s.lineno}"
+        kw_pieces = A.tuple_([A.tuple_([A.const(k), copy.deepcopy(v)]) for k, v in kws])
+        value = A.call(A.name(fname), [copy.deepcopy(op.dynamic),
+                                       A.tuple_([A.const(w) for w in wrt]), A.const(site),
+                                       A.tuple_([A.const(i) for i in stars]),
+                                       A.tuple_([copy.deepcopy(p) for p in pieces]), kw_pieces])
         out = [A.assign(A.tuple_([A.store(target), A.store(saved)], gast.Store()), value, like=s)]
         if depth > 0:
             out.append(self.push(A.name(saved), like=s))
