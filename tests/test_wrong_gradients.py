@@ -608,3 +608,27 @@ def test_values_of_an_object_is_not_taken_for_a_dict():
     with pytest.raises(sg.NonDifferentiableError, match=r"\.values\(\)") as e:
         sg.grad(values_of_an_object, wrt=1)(X, p)
     assert __file__ in str(e.value)
+
+
+def enable_grad_inside_no_grad(x):
+    with sg.no_grad():
+        with sg.enable_grad():
+            c = np.sum(x)          # differentiated again, as in PyTorch
+        d = np.sum(x * x)          # not differentiated
+    return c * 2 + d
+
+
+def no_grad_inside_enable_grad(x):
+    with sg.enable_grad():
+        with sg.no_grad():
+            c = np.sum(x)
+        d = np.sum(x * x)
+    return c * 2 + d
+
+
+def test_enable_grad_inside_no_grad_differentiates_again():
+    # was a zero gradient with no error
+    np.testing.assert_allclose(sg.grad(enable_grad_inside_no_grad)(X), np.full(3, 2.0))
+    np.testing.assert_allclose(sg.grad(no_grad_inside_enable_grad)(X), 2 * X)
+    _, t = sg.jvp(enable_grad_inside_no_grad, (X,), (np.ones(3),))
+    assert t == pytest.approx(6.0)

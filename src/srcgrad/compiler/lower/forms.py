@@ -31,9 +31,24 @@ def _is_list_pop(e, local_names):
 
 
 def mark_nograd(node):
-    for n in gast.walk(node):
+    """Mark the statements of ``node`` as carrying no gradient (``with sg.no_grad():``),
+    except those of an ``enable_grad`` block inside it (marked ``srcgrad_grad_enabled``)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if getattr(n, "srcgrad_grad_enabled", False):
+            continue
         if isinstance(n, gast.stmt):
             n.srcgrad_nograd = True
+        todo.extend(gast.iter_child_nodes(n))
+
+
+def mark_grad_enabled(stmts):
+    """``with sg.enable_grad():``: its statements carry gradients even inside an
+    enclosing ``no_grad`` block (those of a ``no_grad`` block nested in it do not)."""
+    for s in stmts:
+        if not getattr(s, "srcgrad_nograd", False):
+            s.srcgrad_grad_enabled = True
 
 
 # NumPy's names for parameters that take a sequence of arrays (np.concatenate's

@@ -5,7 +5,8 @@ jump lowering lives in :mod:`.control`, its expression lowering in :mod:`.expres
 import gast
 
 from .. import syntax as A
-from .forms import _Jump, _copy, _is_list_pop, _is_static_index, _target_base, mark_nograd
+from .forms import (_Jump, _copy, _is_list_pop, _is_static_index, _target_base,
+                    mark_grad_enabled, mark_nograd)
 from ..source import MISSING, resolve
 from .control import ControlFlow
 from .expressions import Expressions
@@ -326,7 +327,10 @@ class Normalizer(ControlFlow, Expressions):
         if len(s.items) == 1 and self.is_nograd_ctx(s.items[0].context_expr) \
                 and s.items[0].optional_vars is None:
             kind = self.is_nograd_ctx(s.items[0].context_expr)
-            return self.block(s.body, nograd=(kind == "no_grad"))
+            out = self.block(s.body, nograd=(kind == "no_grad"))
+            if kind == "enable_grad":
+                mark_grad_enabled(out)
+            return out
         if any(isinstance(n, (gast.Return, gast.Break, gast.Continue, gast.Yield))
                for n in A.walk(s.body)):
             raise self.info.error(s, "srcgrad does not support return, break or continue "
