@@ -37,6 +37,8 @@ from .generator import Generator, initial_seed, manual_seed, seed
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled,
                         no_grad, set_grad_enabled)
 from .printing import get_printoptions, set_printoptions
+from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
+                     IntTensor, LongTensor, ShortTensor)
 from . import nn, optim  # noqa: E402  (torch.nn, torch.optim: built on everything above)
 
 __all__ = [
@@ -51,4 +53,6 @@ __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled",
     "device", "cuda", "autograd", "set_printoptions", "get_printoptions", "nn", "optim",
+    "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
+    "CharTensor", "ByteTensor", "BoolTensor",
 ] + _functions_all

@@ -439,6 +439,11 @@ class Tensor:
         return out
 
 
+# the class as PyTorch names it: ``type(x)`` prints <class 'torch.Tensor'>, as the scripts
+# written for ``import torch`` expect (instances pickle through _rebuild, not by class name)
+Tensor.__module__ = "torch"
+
+
 def _rebuild(array, requires_grad):
     return Tensor._make(array, requires_grad)
 

@@ -19,6 +19,7 @@ from ..errors import NonDifferentiableError
 from ..rules import lookup
 from . import dtypes, grad_mode
 from .autograd import InputMeta, _node_class, rule_reads, vjp_function
+from .autograd import forward_ad as _forward
 from .core import InferenceCounter, Tensor, _wrap_dim
 from .device import CPU
 
@@ -183,6 +184,8 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
             if t._requires_grad:
                 _record(func, name, args, kwargs, arrays, kwarrays, out)
                 break
+    if _forward._state.level >= 0 and ans.dtype.kind in "fc":
+        _forward.propagate(func, args, kwargs, arrays, kwarrays, out)   # dual tensors
     return out
 
 

@@ -33,10 +33,11 @@ __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "a
 
 
 def _method_function(name):
-    def function(input, *args, **kwargs):
+    def function(input, *args, out=None, **kwargs):
         if not isinstance(input, Tensor):
             input = tensor(input)
-        return getattr(input, name)(*args, **kwargs)
+        result = getattr(input, name)(*args, **kwargs)
+        return result if out is None else write_out(name, result, out)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = f"``torch.{name}(input, ...)``: the same as ``input.{name}(...)``."
     return function
@@ -45,13 +46,64 @@ def _method_function(name):
 for _name in _METHODS:
     globals()[_name] = _method_function(_name)
 
+# torch.sin_(x) is x.sin_(): the in-place spellings of the elementwise functions
+_IN_PLACE = ["exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tan", "tanh",
+             "sigmoid", "relu", "abs", "neg", "reciprocal", "square", "floor", "ceil", "round",
+             "trunc", "clamp", "clip", "sinh", "cosh", "asin", "acos", "atan", "log2", "log10",
+             "exp2", "sign"]
+
+
+def _in_place_function(name):
+    def function(input, *args, **kwargs):
+        return getattr(input, name + "_")(*args, **kwargs)
+    function.__name__ = function.__qualname__ = name + "_"
+    function.__doc__ = f"``torch.{name}_(input)``: the same as ``input.{name}_()``."
+    return function
+
+
+for _name in _IN_PLACE:
+    globals()[_name + "_"] = _in_place_function(_name)
+__all__ += [n + "_" for n in _IN_PLACE]
+
+
+def write_out(name, result, out):
+    """``torch.<name>(..., out=out)``: ``result`` written into ``out`` (resized when its
+    shape differs, with PyTorch's warning when it was not empty), returned."""
+    from . import grad_mode
+    if not isinstance(result, Tensor) or not isinstance(out, Tensor):
+        raise NotImplementedError(f"srcgrad: {name}(out=...) of several results is not "
+                                  "supported")
+    if grad_mode.is_grad_enabled() and (result.requires_grad or out.requires_grad):
+        raise RuntimeError(f"{name}(): functions with out=... arguments don't support "
+                           "automatic differentiation, but one of the arguments requires grad.")
+    if not dtypes.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(f"result type {result.dtype.short} can't be cast to the desired "
+                           f"output type {out.dtype.short}")
+    if tuple(out.shape) != tuple(result.shape):
+        if out.numel():
+            import warnings
+            warnings.warn(
+                f"An output with one or more elements was resized since it had shape "
+                f"[{', '.join(map(str, out.shape))}], which does not match the required output "
+                f"shape [{', '.join(map(str, result.shape))}]. This behavior is deprecated, and "
+                "in a future PyTorch release outputs will not be resized unless they have zero "
+                "elements. You can explicitly reuse an out tensor t by resizing it, inplace, to "
+                "zero elements with t.resize_(0).", UserWarning, stacklevel=3)
+        out._data = result._data.astype(out._data.dtype, copy=True)
+    else:
+        out._data[...] = result._data
+    out._vc.value += 1
+    return out
+
 
 def _common(tensors):
     target = dtypes.result_type(*tensors)
     return [t.to(target) if t.dtype is not target else t for t in tensors]
 
 
-def cat(tensors, dim=0):
+def cat(tensors, dim=0, *, out=None):
+    if out is not None:
+        return write_out("cat", cat(tensors, dim), out)
     tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors)
     tensors = _common(tensors)
     d = _wrap_dim(dim, tensors[0].ndim)
@@ -61,7 +113,9 @@ def cat(tensors, dim=0):
 concat = concatenate = cat
 
 
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
+    if out is not None:
+        return write_out("stack", stack(tensors, dim), out)
     tensors = _common(list(tensors))
     d = _wrap_dim(dim, tensors[0].ndim + 1)
     return apply(np.stack, (tensors,), {"axis": d}, name="StackBackward0")

@@ -11,6 +11,7 @@ traceback names the module that defines each one:
     ReductionMethods   (reductions.py)  sum, mean, max, norm, softmax, sort, topk
     ShapeMethods       (shape.py)       views, reshape, transpose, split, diagonals
     IndexingMethods    (indexing.py)    x[i], x[i] = v, where, in-place operations
+    FactoryMethods     (legacy.py)      x.new_ones(...), x.new_tensor(...)
 """
 import types
 
@@ -18,12 +19,14 @@ from .arithmetic import _UNARY_FLOAT, ArithmeticMethods
 from .autograd import GraphMethods
 from .core import Tensor
 from .indexing import IndexingMethods, inplace_method
+from .legacy import FactoryMethods
 from .reductions import ReductionMethods
 from .shape import ShapeMethods
 
 __all__ = ["GROUPS", "attach"]
 
-GROUPS = (GraphMethods, ArithmeticMethods, ReductionMethods, ShapeMethods, IndexingMethods)
+GROUPS = (GraphMethods, ArithmeticMethods, ReductionMethods, ShapeMethods, IndexingMethods,
+          FactoryMethods)
 
 # x.exp_() is x.exp() written into x: the in-place spellings that have no method of their own
 INPLACE_OF = list(_UNARY_FLOAT) + [

@@ -228,4 +228,7 @@ def tensor_repr(t, prefix="tensor("):
         suffixes.append(f"grad_fn=<{t._grad_fn.name().rsplit('::', 1)[-1]}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
+    tangent = t.__dict__.get("_fw_grad")
+    if tangent is not None:                   # a dual tensor (autograd.forward_ad)
+        suffixes.append(f"tangent={tensor_repr(tangent)}")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -5,6 +5,9 @@
     engine     backward(), grad(): the walk over the graph (create_graph records it)
     lifted     rule templates run on tensors, so a backward pass can be differentiated
     function   torch.autograd.Function, its ctx, once_differentiable
+    functional jacobian, hessian, vjp, jvp, hvp, vhp (torch.autograd.functional)
+    forward_ad dual tensors: forward-mode derivatives from the rules' forward templates
+    gradcheck  gradcheck, gradgradcheck
 """
 from ..core import VersionCounter
 from .engine import GraphMethods, backward, grad, run_backward
@@ -12,9 +15,14 @@ from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, 
 from .nodes import (_SECOND_TIME, AccumulateGrad, InputMeta, Node, RuleNode, _modified_message,
                     _node_class, vjp_function)
 from .reads import function_reads, rule_reads, value_reads
+from . import forward_ad, functional  # noqa: E402,F401  (torch.autograd.<module>)
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
+from ..legacy import Variable  # noqa: E402  (legacy: a tensor)
 
 __all__ = ["Node", "AccumulateGrad", "backward", "grad", "Function", "FunctionCtx",
-           "once_differentiable", "set_detect_anomaly", "detect_anomaly", "VersionCounter"]
+           "once_differentiable", "set_detect_anomaly", "detect_anomaly", "VersionCounter",
+           "functional", "forward_ad", "gradcheck", "gradgradcheck", "GradcheckError",
+           "Variable"]
 
 
 class set_detect_anomaly:

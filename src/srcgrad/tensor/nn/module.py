@@ -12,6 +12,8 @@ __all__ = ["Parameter", "Module", "Buffer"]
 class Parameter(Tensor):
     """A tensor that a Module registers as a parameter: a leaf that requires grad."""
 
+    __module__ = "torch.nn.parameter"      # as PyTorch prints type(p)
+
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             from ..factories import empty

@@ -1,0 +1,136 @@
+"""``torch.autograd.forward_ad``: dual tensors; forward-mode derivatives through every op.
+
+Inside ``dual_level()``, a tensor made by ``make_dual(x, t)`` carries the tangent
+``t``.  Each operation on tensors with tangents (``dispatch.apply``) computes the
+tangent of its result with its rule's *forward* template (``Rule.jvp_function``),
+so forward derivatives come from the rule table like backward ones.  Leaving the
+level drops every tangent.  (One level; tangents are values, not recorded:
+forward-over-reverse is not supported.)
+"""
+import collections
+import threading
+import weakref
+
+from ...errors import NonDifferentiableError
+from ...rules import lookup
+from ..core import Tensor
+
+__all__ = ["dual_level", "enter_dual_level", "exit_dual_level", "make_dual", "unpack_dual",
+           "UnpackedDualTensor"]
+
+
+class _State(threading.local):
+    level = -1
+    duals = ()
+
+
+_state = _State()
+
+UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
+
+
+def enter_dual_level():
+    if _state.level >= 0:
+        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+    _state.level = 0
+    _state.duals = []
+    return 0
+
+
+def exit_dual_level(*, level=None):
+    for ref in _state.duals:
+        t = ref()
+        if t is not None:
+            t.__dict__.pop("_fw_grad", None)
+    _state.level, _state.duals = -1, ()
+
+
+class dual_level:
+    """``with dual_level():`` the scope in which dual tensors exist."""
+
+    def __enter__(self):
+        return enter_dual_level()
+
+    def __exit__(self, *exc):
+        exit_dual_level()
+        return False
+
+
+def _attach(t, tangent):
+    t.__dict__["_fw_grad"] = tangent
+    _state.duals.append(weakref.ref(t))
+
+
+def make_dual(tensor, tangent, *, level=None):
+    if _state.level < 0:
+        raise RuntimeError("Trying to create a dual Tensor for forward AD but no level exists, "
+                           "make sure to enter_dual_level() first.")
+    if tuple(tangent.shape) != tuple(tensor.shape):
+        raise RuntimeError("Trying to set a forward gradient that has a different size than "
+                           "that of the original Tensor, this is not supported. Tensor is of "
+                           f"size [{', '.join(map(str, tensor.shape))}] while the given forward "
+                           f"gradient is of size [{', '.join(map(str, tangent.shape))}].")
+    out = tensor.view_as(tensor)
+    _attach(out, tangent.detach())
+    return out
+
+
+def unpack_dual(tensor, *, level=None):
+    tangent = tensor.__dict__.get("_fw_grad") if _state.level >= 0 else None
+    primal = tensor.view_as(tensor) if tangent is not None else tensor
+    if tangent is not None:
+        primal.__dict__.pop("_fw_grad", None)
+    return UnpackedDualTensor(primal, tangent)
+
+
+def tangent_of(t):
+    return t.__dict__.get("_fw_grad") if isinstance(t, Tensor) else None
+
+
+def _tangents(value):
+    """The tangent array of an argument (a list of them for a list argument), or None."""
+    if isinstance(value, Tensor):
+        tan = tangent_of(value)
+        return None if tan is None else tan._data
+    if isinstance(value, (list, tuple)) and any(tangent_of(v) is not None for v in value):
+        import numpy as np
+        return type(value)(tangent_of(v)._data if tangent_of(v) is not None
+                           else np.zeros_like(v._data) if isinstance(v, Tensor) else 0.0
+                           for v in value)
+    return None
+
+
+def propagate(func, args, kwargs, arrays, kwarrays, out):
+    """Give ``out`` the tangent of ``func``'s result when an argument has one."""
+    values = list(args) + (list(kwargs.values()) if kwargs else [])
+    if not any(_tangents(v) is not None for v in values):
+        return
+    rule = lookup(func)
+    if rule is None or not rule.jvp:
+        raise NonDifferentiableError(
+            f"srcgrad: no forward derivative rule for {getattr(func, '__name__', func)!r}")
+    bound = rule.bind(args, kwargs or {})
+    arrays_bound = rule.bind(arrays, kwarrays or {})
+    tangents = {}
+    for p in rule.diff_params:
+        tan = _tangents(bound.get(p))
+        if tan is not None:
+            tangents["d" + p] = tan
+    positional, keywords = [], {}
+    for name, param in rule.signature.parameters.items():
+        if name not in arrays_bound:
+            continue
+        if param.kind is param.VAR_POSITIONAL:
+            positional.extend(arrays_bound[name])
+        elif param.kind is param.KEYWORD_ONLY or param.kind is param.VAR_KEYWORD:
+            keywords.update(arrays_bound[name] if param.kind is param.VAR_KEYWORD
+                            else {name: arrays_bound[name]})
+        else:
+            positional.append(arrays_bound[name])
+    tan = rule.jvp_function()(out._data, *positional, **keywords, **tangents)
+    if tan is not None:
+        import numpy as np
+        tan = np.asarray(tan)
+        if tan.shape != out._data.shape:
+            tan = np.broadcast_to(tan, out._data.shape).copy()
+        _attach(out, Tensor._make(tan.astype(out._data.dtype, copy=False)))

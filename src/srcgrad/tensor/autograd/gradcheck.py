@@ -1,0 +1,128 @@
+"""``torch.autograd.gradcheck`` / ``gradgradcheck``: backward checked against central
+finite differences, with PyTorch's arguments, warnings and error message."""
+import warnings
+
+import numpy as np
+
+from .. import grad_mode
+from ..core import Tensor
+from .engine import grad as _grad
+
+__all__ = ["gradcheck", "gradgradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """A gradient that disagrees with finite differences (PyTorch's class name)."""
+
+
+def _tuple(x):
+    return x if isinstance(x, tuple) else (x,) if isinstance(x, Tensor) else tuple(x)
+
+
+def _outputs(func, inputs):
+    out = func(*inputs)
+    outs = _tuple(out) if not isinstance(out, list) else tuple(out)
+    return tuple(o for o in outs if isinstance(o, Tensor))
+
+
+def _numerical(func, inputs, i, eps):
+    """d outputs / d inputs[i] by central differences: per output, (in.numel, out.numel)."""
+    x = inputs[i]
+    flat = x._data.reshape(-1)        # a view: perturbing it perturbs the input
+    columns = []
+    with grad_mode.no_grad():
+        for k in range(flat.size):
+            old = flat[k].copy()
+            flat[k] = old + eps
+            hi = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
+            flat[k] = old - eps
+            lo = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
+            flat[k] = old
+            columns.append([(h - l) / (2 * eps) for h, l in zip(hi, lo)])
+    n_out = len(columns[0]) if columns else len(_outputs(func, inputs))
+    return [np.array([c[o] for c in columns]).reshape(flat.size, -1) for o in range(n_out)]
+
+
+def _analytical(func, inputs, i):
+    outs = _outputs(func, inputs)
+    blocks = []
+    for o in outs:
+        jac = np.zeros((inputs[i].numel(), o.numel()))
+        if o.requires_grad:
+            for k in range(o.numel()):
+                v = np.zeros(o._data.size, dtype=o._data.dtype)
+                v[k] = 1
+                g, = _grad([o], [inputs[i]], [Tensor._make(v.reshape(o._data.shape))],
+                           retain_graph=True, allow_unused=True)
+                if g is not None:
+                    jac[:, k] = g._data.astype(np.float64).reshape(-1)
+        blocks.append(jac)
+    return blocks
+
+
+def _as_tensor(a, like):
+    return Tensor._make(a.astype(like._data.dtype if like._data.dtype.kind in "fc"
+                                 else np.float64))
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True,
+              nondet_tol=0.0, check_undefined_grad=True, check_grad_dtypes=False,
+              check_batched_grad=False, check_batched_forward_grad=False,
+              check_forward_ad=False, check_backward_ad=True, fast_mode=False, masked=None):
+    """True when the backward of ``func`` at ``inputs`` agrees with finite differences;
+    else raises ``GradcheckError`` (or returns False with ``raise_exception=False``)."""
+    inputs = _tuple(inputs)
+    wrt = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, "
+                         "but none of the them have requires_grad=True.")
+    for i in wrt:
+        if inputs[i]._data.dtype not in (np.float64, np.complex128):
+            warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
+                          "point or complex. This check will likely fail if all the inputs are "
+                          "not of double precision floating point or complex. ", UserWarning,
+                          stacklevel=2)
+    for n, i in enumerate(wrt):
+        numerical = _numerical(func, inputs, i, eps)
+        analytical = _analytical(func, inputs, i)
+        for o, (num, ana) in enumerate(zip(numerical, analytical)):
+            if not np.allclose(ana, num, rtol=rtol, atol=atol):
+                like = inputs[i]
+                msg = (f"Jacobian mismatch for output {o} with respect to input {n},\n"
+                       f"numerical:{_as_tensor(num, like)!r}\n"
+                       f"analytical:{_as_tensor(ana, like)!r}\n")
+                if raise_exception:
+                    raise GradcheckError(msg)
+                return False
+    return True
+
+
+def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
+                  gen_non_contig_grad_outputs=False, raise_exception=True, nondet_tol=0.0,
+                  check_undefined_grad=True, check_grad_dtypes=False, check_batched_grad=False,
+                  check_fwd_over_rev=False, check_rev_over_rev=True, fast_mode=False,
+                  masked=False):
+    """gradcheck of the backward of ``func``: second derivatives against finite
+    differences of the (recorded) first."""
+    inputs = _tuple(inputs)
+    outs = _outputs(func, inputs)
+    if grad_outputs is None:
+        from ..generator import _rng
+        grad_outputs = tuple(
+            Tensor._make(_rng().standard_normal(o._data.shape).astype(o._data.dtype),
+                         requires_grad=True) for o in outs)
+    else:
+        grad_outputs = _tuple(grad_outputs)
+    n_in = len(inputs)
+    wrt = [i for i, t in enumerate(inputs) if isinstance(t, Tensor) and t.requires_grad]
+
+    def first(*values):
+        xs, gs = values[:n_in], values[n_in:]
+        ys = _outputs(func, xs)
+        pairs = [(y, g) for y, g in zip(ys, gs) if y.requires_grad]
+        grads = _grad([y for y, _ in pairs], [xs[i] for i in wrt], [g for _, g in pairs],
+                      create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+
+    return gradcheck(first, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
