@@ -24,6 +24,7 @@ import types
 
 from ..errors import NonDifferentiableError
 from .. import rules
+from .source import library_name
 
 _SIGNATURES = {}        # code object -> Signature
 
@@ -60,6 +61,11 @@ def _target(f, args, kwargs, site):
     """(plain callable, positional args, keyword args, positions added in front)."""
     front = 0
     while True:
+        hit = rules.resolve_call(f, args, kwargs)
+        if hit is not None:         # a frozen distribution's method: the distribution's
+            f, args, kwargs = hit
+        if rules.lookup(f) is not None:     # (bound methods with rules: st.norm.logpdf)
+            return f, tuple(args), kwargs, front
         if isinstance(f, functools.partial):
             args = f.args + tuple(args)
             kwargs = {**f.keywords, **kwargs}
@@ -92,6 +98,13 @@ def call_forward(f, wrt, site, *args, **kwargs):
     if rule is not None:
         return _rule_forward(rule, target, full, kw, where, wrt, site)
     if isinstance(target, types.FunctionType) and not _internal(target):
+        library = library_name(target)
+        if library is not None:
+            raise NonDifferentiableError(
+                f"{site}: {library} has no derivative rule; srcgrad does not differentiate "
+                f"the internals of installed libraries (register its derivative with "
+                f"@sg.adjoint(...), wrap the call in sg.detach(...), or call "
+                f"sg.transform_library({library.split('.')[0]!r}))")
         return _function_forward(target, full, kw, where, wrt, site)
     if rules.is_nograd(target):
         raise NonDifferentiableError(
@@ -192,7 +205,8 @@ def call_jvp(f, wrt, site, tangents, *args, **kwargs):
     rule = rules.lookup(target)
     if rule is not None:
         sig = rule.signature
-    elif isinstance(target, types.FunctionType) and not _internal(target):
+    elif isinstance(target, types.FunctionType) and not _internal(target) and \
+            library_name(target) is None:
         sig = _signature(target)
     else:
         call_forward(f, (), site, *args, **kwargs)     # raises the error that says why

@@ -7,6 +7,7 @@ error raised later can name the user's file, line, column and source line.
 import builtins
 import inspect
 import linecache
+import os
 import textwrap
 import types
 
@@ -165,6 +166,52 @@ def get_function_ast(func):
 
 
 _MISSING = object()
+
+
+# -- library code -------------------------------------------------------------------------
+# A function with source but no rule that lives in an installed package (SciPy's
+# logsumexp, a library's helpers) is not transformed into its internals: a call of it
+# is an error that names it, unless the user opted in for its package.
+
+_TRANSFORMED_LIBRARIES = set()
+
+
+def transform_library(name):
+    """Let srcgrad differentiate the Python source of package ``name``'s functions
+    (installed packages are otherwise called as opaque functions, and an error names
+    the function that has no derivative rule)."""
+    _TRANSFORMED_LIBRARIES.add(name.split(".")[0])
+
+
+def _library_roots():
+    import sysconfig
+    paths = sysconfig.get_paths()
+    roots = {paths.get(k) for k in ("purelib", "platlib", "stdlib", "platstdlib")}
+    return tuple(os.path.realpath(r) + os.sep for r in roots if r)
+
+
+_ROOTS = None
+
+
+def library_name(func):
+    """``"scipy.special.logsumexp"`` when ``func`` (a Python function) comes from an
+    installed library the user did not opt in to transform, else None."""
+    global _ROOTS
+    code = getattr(func, "__code__", None)
+    if code is None:
+        return None
+    module = getattr(func, "__module__", None) or ""
+    if module.split(".")[0] in _TRANSFORMED_LIBRARIES or module.startswith("srcgrad"):
+        return None
+    filename = code.co_filename
+    if _ROOTS is None:
+        _ROOTS = _library_roots()
+    path = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
+    if not path or not (path.startswith(_ROOTS) or os.sep + "site-packages" + os.sep in path
+                        or os.sep + "dist-packages" + os.sep in path):
+        return None
+    return f"{module}.{getattr(func, '__qualname__', func.__name__)}" if module else \
+        func.__qualname__
 
 
 _LOCAL_IMPORTS = {}      # code object -> {name: module or object} imported inside it

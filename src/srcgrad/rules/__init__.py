@@ -9,7 +9,8 @@ from .registry import (Rule, defrule, defkernel, deflinear, defnograd, defmethod
                        facets_of, signature_of, view_of, method_view, nograd_method,
                        nograd_attribute, metadata_attribute, in_place_target,
                        writes_first_argument, reads_only_shape, reduction_param,
-                       all_nograd, all_rules, all_declared, METHODS)
+                       all_nograd, all_rules, all_declared, METHODS, defresolver,
+                       resolve_call)
 from .facets import ALL_AXES, ALL_PARAMS, Facets  # noqa: F401
 from . import numpy, python  # noqa: F401,E402
 from . import runtime_rules  # noqa: F401,E402  (generated code is differentiable too)

@@ -270,6 +270,26 @@ def lookup(func):
         return None
 
 
+_RESOLVERS = []     # callables whose objects stand for a call of another (a frozen distribution)
+
+
+def defresolver(resolver):
+    """``resolver(callee, args, kwargs)`` returns ``(function, args, kwargs)`` when a call
+    of ``callee`` is a call of ``function`` (which has a rule) with those arguments, else
+    None.  Calls resolved at run time (``st.norm(0, 2).logpdf(x)``) ask each one."""
+    _RESOLVERS.append(resolver)
+    return resolver
+
+
+def resolve_call(callee, args, kwargs):
+    """The ``(function, args, kwargs)`` a resolver maps a call to, or None."""
+    for r in _RESOLVERS:
+        hit = r(callee, args, kwargs)
+        if hit is not None:
+            return hit
+    return None
+
+
 def is_nograd(func):
     return _key(func) in _NOGRAD
 

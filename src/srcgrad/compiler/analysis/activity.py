@@ -20,7 +20,7 @@ from .. import syntax as A
 from ..ir import OpKind
 from ... import rules, runtime
 from ...errors import NonDifferentiableError
-from ..source import MISSING, resolve
+from ..source import MISSING, library_name, resolve
 from ...rules.python.operators import BINOPS, UNARYOPS
 
 class Op:
@@ -266,6 +266,9 @@ class Analysis:
             op.names = [a.id for a in args + list(kws.values()) if isinstance(a, gast.Name)]
             return op
         if isinstance(obj, types.FunctionType) and not _is_srcgrad_internal(obj):
+            library = library_name(obj)
+            if library is not None:
+                return self.library_call(v, s, f, library)
             return Op("call", func=obj, callee_args=(args, list(kws.items())))
         # a method of a module-level object (layer.apply(x)), or a callable object (layer(x))
         method = obj if isinstance(obj, types.MethodType) else getattr(
@@ -276,11 +279,28 @@ class Analysis:
                 else None
         if isinstance(method, types.MethodType) and isinstance(method.__func__, types.FunctionType) \
                 and not _is_srcgrad_internal(method.__func__):
+            if library_name(method.__func__) is not None:
+                return self.library_call(v, s, f, library_name(method.__func__))
             return Op("call", func=method, callee_args=(args, list(kws.items())))
         if isinstance(obj, type) and not issubclass(obj, np.ndarray):
             return Op("nograd") if obj in (int, bool, str, range, slice, type) else \
                 self.unknown(v, getattr(obj, "__name__", "?") + "()", s, obj)
         return self.unknown(v, _display(obj) + "()", s, obj)
+
+    def library_call(self, v, s, f, library):
+        """A call of an installed library's function that has no rule: an error where
+        it matters (its result carries a gradient), naming it as the user wrote it."""
+        written = A.unparse_short(f, 80)
+        base = f
+        while isinstance(base, gast.Attribute):
+            base = base.value
+        obj = self.static(base) if isinstance(base, gast.Name) else MISSING
+        if isinstance(obj, types.ModuleType) and isinstance(f, gast.Attribute):
+            written = obj.__name__ + written[len(base.id):]
+        op = self.unknown(v, f"{written}() ({library})" if library.split(".")[-1] not in
+                          written else f"{written}()", s)
+        op.library = library
+        return op
 
     def dynamic(self, f, args, kws, s, label):
         """A call of a callee known only at run time (compiler/dynamic.py)."""
@@ -376,6 +396,15 @@ class Analysis:
 
     def nondiff(self, s, op):
         label = getattr(op, "label", "this call")
+        if getattr(op, "library", None) is not None:
+            top = op.library.split(".")[0]
+            return NonDifferentiableError(
+                f"{label} has no derivative rule (at {self.info.filename}, line {s.lineno}: "
+                f"{self.info.line(s.lineno).strip()!s}). srcgrad does not differentiate the "
+                f"internals of installed libraries: register its derivative with "
+                f"@sg.adjoint(...), wrap the call in sg.detach(...) if no gradient should "
+                f"flow through it, or call sg.transform_library({top!r}) to let srcgrad "
+                f"transform that library's source.")
         msg = (f"{label} has no derivative rule and no Python source to transform "
                f"(at {self.info.filename}, line {s.lineno}: {self.info.line(s.lineno).strip()!s}). "
                f"Register its derivative with @sg.adjoint(...), or wrap the call in "

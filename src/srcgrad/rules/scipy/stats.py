@@ -20,9 +20,10 @@ import math
 
 import numpy as np
 import scipy.stats as st
+import scipy.stats._distn_infrastructure as _infrastructure
 
 from ..numpy.conventions import _fdtype
-from ..registry import deflinear, defkernel, defnograd, defrule
+from ..registry import deflinear, defkernel, defnograd, defresolver, defrule, lookup
 
 __all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid', 'mvn_dim']
 
@@ -292,3 +293,26 @@ deflinear(mvn_cov_grad, "t, cov", "mvn_cov(g, np.shape(t)[-1])", "mvn_cov_grad(d
 defnograd(mvn_dim, names=["ad.mvn_dim"])
 defkernel(mvn_resid, "x, mean", vjp=dict(x="unbroadcast(g, x)", mean="unbroadcast(-g, mean)"),
           jvp=dict(x="expand(dx, ans)", mean="expand(-dmean, ans)"))
+
+
+# -- frozen distributions: st.norm(loc, scale).logpdf(x) ------------------------------------
+# A frozen distribution holds its parameters (constants: the compiler refuses to build
+# one from values that carry a gradient); its methods are the distribution's methods
+# with those parameters appended, so they resolve to the same rules.
+
+def _frozen(callee, args, kwargs):
+    owner = getattr(callee, "__self__", None)
+    if not isinstance(owner, _infrastructure.rv_frozen):
+        return None
+    # (the frozen object holds its own copy of the distribution: the registered one is
+    # the module's instance of that name, of the same class)
+    public = getattr(st, getattr(owner.dist, "name", ""), None)
+    if type(public) is not type(owner.dist):
+        return None
+    method = getattr(public, callee.__name__, None)
+    if method is None or lookup(method) is None:
+        return None
+    return method, tuple(args) + tuple(owner.args), {**owner.kwds, **kwargs}
+
+
+defresolver(_frozen)
