@@ -30,6 +30,7 @@ programs get past the refusal.  ``--all`` generates everything in every seed.
     PYTHONPATH=src python -m pytest -q tests/test_fuzz_idioms.py    # the fixed seeds
     PYTHONPATH=src python tests/test_fuzz_idioms.py --many 3000 --all --min   # longer
     PYTHONPATH=src python tests/test_fuzz_idioms.py --seed 12 -v               # one program
+    PYTHONPATH=src python tests/test_fuzz_idioms.py --closures --many 300 --min
 """
 import importlib.util
 import os
@@ -43,11 +44,13 @@ import pytest
 sys.path.insert(0, os.path.dirname(__file__))
 import srcgrad as sg  # noqa: E402
 import test_fuzz as tf  # noqa: E402
+import fuzz_closures  # noqa: E402
 from fuzz_idioms import generate  # noqa: E402
 from test_fuzz import (Outcome, _copy, _dot, _rand_like, _same, _signature,  # noqa: E402
                        _Timeout, _with_timeout, compare_grad, load, located, minimize)
 
 N_SEEDS = 250
+N_CLOSURE_SEEDS = 80                 # programs of tests/fuzz_closures.py in the pytest run
 RTOL32, ATOL32 = 2e-3, 1e-3          # float32 gradient against float64 differences
 AG_RTOL, AG_ATOL = 1e-7, 1e-9        # srcgrad against autograd (float64)
 AG_RTOL32, AG_ATOL32 = 1e-3, 1e-4
@@ -75,11 +78,26 @@ REFUSED = {
 }
 REFUSED_EVERY = 4
 
+# tests/fuzz_closures.py: the features srcgrad gets wrong (feature -> the xfail test of
+# tests/test_regressions_fuzz9.py), and those it documents as refused (a function value
+# holding a value that carries a gradient; recursion)
+KNOWN_BROKEN_CLOSURES = {
+    "comp_sum_list_of_lists": "test_sum_of_lists_with_a_list_start",
+    "comp_set_floats": "test_set_comprehension_of_active_floats",
+    "factory_loop_defaults_k": "test_later_loop_of_closures_rebinding_a_dict_key",
+}
+REFUSED_CLOSURES = {
+    "lambda_passed_capture_refused", "factory_active_data_refused",
+    "fnvalue_methods_active_refused", "stmt_recursion_refused",
+}
 
-def disabled_features(seed, everything=False):
+
+def disabled_features(seed, everything=False, closures=False):
     if everything:
         return set()
-    return set(KNOWN_BROKEN) | (REFUSED if seed % REFUSED_EVERY else set())
+    refused = REFUSED | (REFUSED_CLOSURES if closures else set())
+    broken = set(KNOWN_BROKEN) | (set(KNOWN_BROKEN_CLOSURES) if closures else set())
+    return broken | (refused if seed % REFUSED_EVERY else set())
 
 
 def _as64(args):
@@ -304,8 +322,9 @@ def minimize_idioms(program):
     return prog, out
 
 
-def run_seed(seed, everything=False):
-    program = generate(seed, disabled_features(seed, everything))
+def run_seed(seed, everything=False, closures=False):
+    gen = fuzz_closures.generate if closures else generate
+    program = gen(seed, disabled_features(seed, everything, closures))
     try:
         return _with_timeout(lambda: check_program(program))
     except _Timeout:
@@ -320,10 +339,21 @@ def test_fuzz_idiom_program(seed):
                     f"features: {sorted(out.program.features)}")
 
 
+@pytest.mark.parametrize("seed", range(N_CLOSURE_SEEDS))
+def test_fuzz_closure_program(seed):
+    out = run_seed(seed, closures=True)
+    if out.status == "fail":
+        pytest.fail(f"seed {seed}: {out.detail}\n--- program ---\n{out.program.source}\n"
+                    f"features: {sorted(out.program.features)}")
+
+
 def test_known_broken_names_a_regression_test():
+    import test_regressions_fuzz9 as reg9
     import test_regressions_idioms as reg
     for feature, test in KNOWN_BROKEN.items():
         assert hasattr(reg, test), (feature, test)
+    for feature, test in KNOWN_BROKEN_CLOSURES.items():
+        assert hasattr(reg9, test), (feature, test)
 
 
 def main(argv):
@@ -338,6 +368,9 @@ def main(argv):
     ap.add_argument("--min", action="store_true", help="minimize each failing program")
     ap.add_argument("--all", action="store_true",
                     help="generate every feature in every seed (KNOWN_BROKEN, REFUSED too)")
+    ap.add_argument("--closures", action="store_true",
+                    help="programs of tests/fuzz_closures.py (comprehensions, lambdas, "
+                         "function values, varargs)")
     ap.add_argument("--stop", type=int, default=1000, help="stop after this many failures")
     o = ap.parse_args(argv)
     seeds = o.seed or range(o.start, o.start + (o.many or N_SEEDS))
@@ -345,7 +378,7 @@ def main(argv):
     fails, groups = [], collections.defaultdict(list)
     t0 = time.time()
     for s in seeds:
-        out = run_seed(s, o.all)
+        out = run_seed(s, o.all, o.closures)
         counts[out.status + ("+autograd" if out.detail == "autograd" else "")] += 1
         if out.status in ("rejected", "skipped"):
             reasons[out.detail.split("\n")[0][:110]] += 1
