@@ -419,7 +419,8 @@ def _zero_cotangent(aux):
     if isinstance(aux, float):
         return 0.0
     dt = getattr(aux, "dtype", None)
-    if dt is not None and getattr(aux, "shape", None) is not None and dt.kind in "fc":
+    if dt is not None and getattr(aux, "shape", None) is not None and \
+            runtime.dtype_kind(dt) in "fc":
         return runtime.zeros_like(aux)
     return None
 
@@ -443,7 +444,8 @@ def _is_integral(v):
     if isinstance(v, (bool, int)):
         return True
     dt = getattr(v, "dtype", None)
-    return dt is not None and getattr(v, "shape", None) is not None and dt.kind in "biu"
+    return dt is not None and getattr(v, "shape", None) is not None and \
+        runtime.dtype_kind(dt) in "biu"
 
 
 def _describe(v):

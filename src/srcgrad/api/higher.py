@@ -86,8 +86,8 @@ def _tangent_like(t, x, name):
     if not hasattr(x, "shape"):
         return float(t)
     dtype = getattr(x, "dtype", None)
-    if dtype is not None and dtype.kind in "fc":
-        return np.asarray(t, dtype=dtype)
+    if dtype is not None and runtime.dtype_kind(dtype) in "fc":
+        return runtime.array_ns(x, t).asarray(t, dtype=dtype)   # on x's backend
     return np.asarray(t, dtype=float)
 
 

@@ -114,6 +114,10 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     prologue = []
     for p in rev.copy_params:
         prologue.append(A.assign(p, A.call(A.attr(ad, "copy"), [A.name(p)])))
+    if names.np in A.names_read(fwd) | A.names_read(bwd):
+        # the backend seam: np.* computes in the arguments' array namespace
+        prologue.append(A.assign(names.np, A.call(A.attr(ad, "array_ns"),
+                                                  [A.name(p) for p in params])))
     # names pushed (or read by the adjoint sweep) that may be unbound on some path
     maybe_unbound = set(rev.saved_vars)
     if mode == "split":  # the forward returns everything the backward reads, on any path

@@ -8,6 +8,7 @@ will use (``np``, ``ad``, ``math`` never shadow the user's), and the lowered bod
 import math
 from dataclasses import dataclass
 
+import gast
 import numpy as np
 
 from . import pipeline
@@ -31,6 +32,8 @@ def front_end(func, wrt, kinds):
     """Parse and lower ``func`` for a derivative with respect to ``wrt``; ``kinds``
     maps parameters to what this call passes (``"num"``, ``"container"``...)."""
     fdef, info = get_function_ast(func)
+    if getattr(func, "__srcgrad_transformable__", False):
+        _drop_backend_binding(fdef)
     pipeline.after("parse", func, fdef)
     params = param_names(fdef)
     for w in wrt:
@@ -49,6 +52,17 @@ def front_end(func, wrt, kinds):
                      known_sequences=[n for n, k in kinds.items() if k == "container"])
     pipeline.after("normalize", func, body, fdef)
     return Front(fdef, info, params, names, body)
+
+
+def _drop_backend_binding(fdef):
+    """Generated code differentiated again: its ``np = ad.array_ns(...)`` is left out, so
+    ``np.*`` resolves to NumPy's rules; the new code binds its own namespace."""
+    def binding(s):
+        v = getattr(s, "value", None)
+        return isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+            isinstance(s.targets[0], gast.Name) and isinstance(v, gast.Call) and \
+            isinstance(v.func, gast.Attribute) and v.func.attr == "array_ns"
+    fdef.body = [s for s in fdef.body if not binding(s)]
 
 
 def param_names(fdef):

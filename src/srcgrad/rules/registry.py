@@ -177,10 +177,41 @@ _NOGRAD_ATTRIBUTES = {}      # ``x.shape``, ``t.grad_fn`` -> whether only metada
 
 def _key(func):
     """How the table knows ``func``: its identity; a bound method (a new object at each
-    attribute read, as ``scipy.stats.norm.logpdf`` is) by its instance and function."""
+    attribute read, as ``scipy.stats.norm.logpdf`` is) by its instance and function;
+    an array library's function named as the array API names it (``xp.tanh``,
+    ``array_api_strict.sum``) as the NumPy function of that name (:func:`defaliases`)."""
     if isinstance(func, types.MethodType):
         return (id(func.__self__), id(func.__func__))
-    return id(func)
+    key = id(func)
+    if key in _FACTS or not _ALIASES:
+        return key
+    target = _alias_target(func)
+    return key if target is None else id(target)
+
+
+_ALIASES = {}        # array API name -> the NumPy function it means
+_ALIAS_LIBRARIES = set()     # top-level modules whose functions those names may be
+
+
+def defaliases(libraries, names):
+    """Functions of the array ``libraries`` (top-level module names) called ``name``
+    are ``names[name]`` (a NumPy function with a rule): one table for every array-API
+    namespace, declared once."""
+    _ALIAS_LIBRARIES.update(libraries)
+    _ALIASES.update(names)
+
+
+def _alias_target(func):
+    try:
+        mod = getattr(func, "__module__", None) or type(func).__module__
+        name = func.__name__
+    except (AttributeError, TypeError):
+        return None
+    if not isinstance(mod, str) or mod.split(".", 1)[0] not in _ALIAS_LIBRARIES:
+        return None
+    if name.startswith("cupy_"):            # cupy's ufuncs are named cupy_tanh
+        name = name[5:]
+    return _ALIASES.get(name)
 
 
 def defrule(func, params, *, name=None, vjp=None, jvp=None, torch_name=None, user=False,

@@ -6,23 +6,15 @@ Python scalars, and never mutates its arguments.
 """
 import numpy as np
 
+from .backends import array_ns, dtype_kind
+
 __all__ = [
     "unbroadcast", "expand", "zeros_like", "ones_like_grad", "reduced_grad",
     "index_grad", "setitem", "zero_index", "add_grads", "shape_of",
     "keep_axis", "moveaxis_back", "minmax_grad", "sort_grad", "cast_like",
     "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "add_at", "detach", "data_of", "indexable", "indexable_grad",
-    "keys_of", "sum_grad", "mean_grad",
+    "keys_of", "sum_grad", "mean_grad", "dtype_kind",
 ]
-
-
-def array_ns(*xs):
-    """The array module of the first cupy array among xs, else numpy."""
-    for x in xs:
-        mod = type(x).__module__
-        if mod.startswith("cupy"):
-            import cupy
-            return cupy
-    return np
 
 
 def copy(x):
@@ -33,13 +25,14 @@ def copy(x):
         return dict(x)
     if hasattr(x, "copy") and not isinstance(x, tuple):
         return x.copy()
+    if hasattr(x, "__array_namespace__"):      # an array-API array: no copy method
+        return array_ns(x).copy(x)
     return x
 
 
 def take(g, index):
     """``g[index]`` as a new value (never a view into ``g``)."""
-    part = g[index]
-    return part.copy() if hasattr(part, "copy") and not isinstance(part, (dict, tuple)) else part
+    return copy(g[index])
 
 
 _ABSENT = type("_Absent", (), {"__repr__": lambda self: "<absent>"})()
@@ -73,7 +66,7 @@ def _check_float_output(y):
     (a zero gradient would be silently wrong)."""
     dt = getattr(y, "dtype", None)
     if dt is not None and getattr(y, "shape", None) is not None:
-        if dt.kind in "fc":
+        if dtype_kind(dt) in "fc":
             return
         what = f"an array of dtype {dt}"
     elif isinstance(y, float) or (type(y).__name__ == "Tensor" and hasattr(y, "grad_fn")):
@@ -108,7 +101,7 @@ def seed(y):
         raise NonScalarOutputError("grad can be implicitly created only for scalar outputs",
                                    shape)
     if getattr(y, "ndim", 0):
-        return np.ones_like(y)
+        return array_ns(y).ones_like(y)
     return 1.0
 
 
@@ -130,21 +123,25 @@ def unbroadcast(g, x):
     # x is the operand, or (when only its shape was recorded) its shape tuple
     xs = x if type(x) is tuple else getattr(x, "shape", None)
     gs = getattr(g, "shape", ())
+    xp = array_ns(g, x)
     if xs is None:                      # Python scalar (or list): sum everything
         if gs == ():
             return g
-        return g.sum()
+        return xp.sum(g)
     if gs == xs:
         return g
     nlead = len(gs) - len(xs)
     if nlead < 0:                       # g smaller than x (a scalar cotangent): broadcast up
-        return np.broadcast_to(g, xs).copy() if hasattr(g, "shape") else np.full(xs, g)
+        if hasattr(g, "shape"):
+            return copy(xp.broadcast_to(g, xs))
+        return xp.full_like(x, g, dtype=_float_like(x)) if hasattr(x, "shape") else \
+            np.full(xs, g)
     axes = tuple(range(nlead)) + tuple(
         nlead + i for i, n in enumerate(xs) if n == 1 and gs[nlead + i] != 1)
     if axes:
-        g = g.sum(axis=axes, keepdims=True)
+        g = xp.sum(g, axis=axes, keepdims=True)
     if nlead:
-        g = g.reshape(xs)
+        g = xp.reshape(g, xs)
     return g
 
 
@@ -155,53 +152,81 @@ def expand(t, ans):
         return t
     if s == ():
         return t
-    return np.broadcast_to(t, s)
+    xp = array_ns(t, ans)
+    if not hasattr(t, "shape"):
+        return xp.full_like(ans, t)
+    return xp.broadcast_to(t, s)
 
 
-def zeros_like(x):
-    """A zero gradient for ``x``: same shape, floating dtype; 0.0 for Python scalars."""
+def same_sequence(like, items):
+    """A list, tuple or namedtuple of ``like``'s type holding ``items`` (a namedtuple
+    is built from its fields: its constructor does not take one iterable)."""
+    if hasattr(type(like), "_make"):
+        return type(like)._make(items)
+    return type(like)(items)
+
+
+__all__ += ["same_sequence"]
+
+
+def zeros_like(x, xp=None):
+    """A zero gradient for ``x``: same shape, floating dtype; 0.0 for Python scalars.
+    ``xp``: the namespace of the whole computation (NumPy zeros of a NumPy parameter
+    become Dask zeros when the data is a Dask array, so Dask contributions add in)."""
     if isinstance(x, (dict,)):
-        return {k: zeros_like(v) for k, v in x.items()}
+        return {k: zeros_like(v, xp) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        if hasattr(x, "_fields"):       # a namedtuple (np.linalg.svd's SVDResult...)
-            return tuple(zeros_like(v) for v in x)
-        return type(x)(zeros_like(v) for v in x)
+        return same_sequence(x, [zeros_like(v, xp) for v in x])
     if hasattr(x, "shape"):
-        if x.dtype.kind in "fc":
-            return np.zeros_like(x)
-        return np.zeros_like(x, dtype=float)
+        if xp is None or xp is np:
+            xp = array_ns(x)
+        dt = _float_like(x)
+        if xp is np:
+            return np.zeros_like(x) if dt is x.dtype else np.zeros_like(x, dtype=dt)
+        return xp.zeros_like(x, dtype=dt)
     return 0.0
 
 
 def ones_like_grad(x):
-    return np.ones_like(x) if hasattr(x, "shape") else 1.0
+    return array_ns(x).ones_like(x) if hasattr(x, "shape") else 1.0
 
 
 def keep_axis(g, x, axis, keepdims):
     """Re-insert the reduced axes of a reduction so that ``g`` broadcasts against ``x``."""
     if keepdims or axis is None or not hasattr(g, "shape"):
         return g
-    nd = np.ndim(x)
+    nd = getattr(x, "ndim", None)
+    if nd is None:
+        nd = np.ndim(x)
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     axes = sorted(a % nd for a in axes)
-    shape = list(np.shape(g))
+    shape = list(g.shape)
     for a in axes:
         shape.insert(a, 1)
-    return g.reshape(shape)
+    return array_ns(g).reshape(g, tuple(shape))
 
 
 def reduced_grad(g, x, axis=None, keepdims=False):
     """Adjoint of a sum over ``axis``: ``g`` broadcast back to ``x``'s shape."""
     g = keep_axis(g, x, axis, keepdims)
-    xs = np.shape(x)
+    xs = shape_of(x) if hasattr(x, "shape") else np.shape(x)
+    xp = array_ns(g, x)
     if xs == ():
-        return g if not hasattr(g, "shape") else g.reshape(())
-    return np.broadcast_to(g, xs)
+        return g if not hasattr(g, "shape") else xp.reshape(g, ())
+    if not hasattr(g, "shape"):
+        return xp.full_like(x, g, dtype=_float_like(x))
+    return xp.broadcast_to(g, xs)
 
 
 def _float_like(a):
     dt = getattr(a, "dtype", None)
-    return dt if dt is not None and dt.kind in "fc" else np.float64
+    if dt is None:
+        return np.float64
+    kind = getattr(dt, "kind", None)
+    if kind is not None:
+        return dt if kind in "fc" else np.float64
+    # an array-API dtype (no .kind): the namespace's float64 for integers and bools
+    return dt if dtype_kind(dt) in "fc" else array_ns(a).float64
 
 
 def sum_grad(g, a, axis=None, keepdims=False):
@@ -210,10 +235,14 @@ def sum_grad(g, a, axis=None, keepdims=False):
         a = np.asarray(a)     # np.sum([x, y]): the list is read as an array
     if not hasattr(a, "shape"):
         return g
-    if axis is None:   # full_like dispatches to cupy for cupy arrays
-        return np.full_like(a, g, dtype=_float_like(a))
+    xp = array_ns(g, a)
+    if axis is None:
+        if hasattr(g, "shape"):   # a 0-d array cotangent (a device scalar): no host read
+            return xp.broadcast_to(xp.astype(g, _float_like(a)), a.shape) if xp is not np \
+                else np.broadcast_to(g, a.shape).astype(_float_like(a), copy=False)
+        return xp.full_like(a, g, dtype=_float_like(a))
     g = keep_axis(g, a, axis, keepdims)
-    return np.broadcast_to(g, a.shape).astype(_float_like(a), copy=False)
+    return _astype(xp, xp.broadcast_to(g, a.shape), _float_like(a))
 
 
 def mean_grad(g, a, axis=None, keepdims=False):
@@ -222,11 +251,29 @@ def mean_grad(g, a, axis=None, keepdims=False):
         a = np.asarray(a)     # np.sum([x, y]): the list is read as an array
     if not hasattr(a, "shape"):
         return g
+    xp = array_ns(g, a)
+    size = _size(a.shape)
     if axis is None:
-        return np.full_like(a, g / max(a.size, 1), dtype=_float_like(a))
+        if hasattr(g, "shape"):
+            return _astype(xp, xp.broadcast_to(g / max(size, 1), a.shape), _float_like(a))
+        return xp.full_like(a, g / max(size, 1), dtype=_float_like(a))
     g = keep_axis(g, a, axis, keepdims)
-    n = a.size // max(np.size(g), 1)
-    return np.broadcast_to(g / n, a.shape).astype(_float_like(a), copy=False)
+    n = size // max(_size(getattr(g, "shape", ())), 1)
+    return _astype(xp, xp.broadcast_to(g / n, a.shape), _float_like(a))
+
+
+def _size(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _astype(xp, a, dt):
+    """``a`` as dtype ``dt`` (no copy when it already is)."""
+    if a.dtype == dt:
+        return a
+    return a.astype(dt, copy=False) if xp is np else xp.astype(a, dt)
 
 
 def minmax_grad(g, ans, x, axis=None, keepdims=False):
@@ -236,19 +283,21 @@ def minmax_grad(g, ans, x, axis=None, keepdims=False):
     mask = (x == a)
     # the tie count in x's floating dtype: an int64 count made float32 gradients float64
     dt = _float_like(x)
-    count = mask.sum(axis=axis, keepdims=True, dtype=dt) if axis is not None else \
-        mask.sum(dtype=dt)
+    xp = array_ns(x, g)
+    mask = _astype(xp, mask, dt)
+    count = xp.sum(mask, axis=axis, keepdims=True) if axis is not None else xp.sum(mask)
     return mask * (g / count)   # divide the small array, then one full-size multiply
 
 
 def moveaxis_back(g, source, destination):
-    return np.moveaxis(g, destination, source)
+    return array_ns(g).moveaxis(g, destination, source)
 
 
 def sort_grad(g, x, axis=-1):
-    idx = np.argsort(x, axis=axis)
-    out = np.zeros_like(g)
-    np.put_along_axis(out, idx, g, axis=axis)
+    xp = array_ns(g, x)
+    idx = xp.argsort(x, axis=axis)
+    out = xp.zeros_like(g)
+    xp.put_along_axis(out, idx, g, axis=axis)
     return out
 
 
@@ -268,11 +317,12 @@ def index_grad(g, x, index):
         return tuple(out) if isinstance(x, tuple) else out
     if isinstance(x, dict):
         return {index: g}     # sparse: keys nobody read get zeros at the end (fill_like)
-    out = np.zeros_like(x, dtype=np.float64 if _is_int(x) else x.dtype)
+    xp = array_ns(g, x)
+    out = xp.zeros_like(x, dtype=_float_like(x))
     if _basic_index(index):
         out[index] = g
     else:
-        np.add.at(out, index, g)
+        xp.add.at(out, index, g)
     return out
 
 
@@ -311,13 +361,13 @@ def add_at(d, index, g):
     elif _basic_index(index):
         d[index] += g
     else:
-        np.add.at(d, index, g)
+        array_ns(d, g).add.at(d, index, g)
     return d
 
 
 def setitem(x, index, v):
     """``x[index] = v`` on a copy of ``x`` (the generated code never mutates inputs)."""
-    x = x.copy()
+    x = copy(x)
     x[index] = v
     return x
 
@@ -333,7 +383,7 @@ def zero_index(g, index):
         for i in (range(*index.indices(len(out))) if isinstance(index, slice) else [index]):
             out[i] = zeros_like(out[i])
         return tuple(out) if isinstance(g, tuple) else out   # (namedtuples: a plain tuple)
-    g = g.copy()
+    g = copy(g)
     g[index] = 0
     return g
 
@@ -355,8 +405,8 @@ def assign_grad(g, index, v):
         flat = np.zeros(pos.size, dtype=np.result_type(g, np.float32))
         flat[winner[wrote]] = np.asarray(g)[wrote]
         part = flat.reshape(shape)
-    elif hasattr(part, "copy"):
-        part = part.copy()
+    else:
+        part = copy(part)
     return unbroadcast(part, v)
 
 
@@ -375,15 +425,15 @@ def add_grads(a, b):
             out[k] = add_grads(out.get(k), v)
         return out
     if isinstance(a, (list, tuple)):
-        return type(a)(add_grads(x, y) for x, y in zip(a, b))
+        return same_sequence(a, [add_grads(x, y) for x, y in zip(a, b)])
     return a + b
 
 
 def cast_like(g, x):
     """Cast a gradient to ``x``'s floating dtype (float32 stays float32)."""
     dt = getattr(x, "dtype", None)
-    if dt is not None and dt.kind in "fc" and getattr(g, "dtype", dt) != dt:
-        return g.astype(dt)
+    if dt is not None and getattr(g, "dtype", dt) != dt and _float_like(x) == dt:
+        return _astype(array_ns(g), g, dt)
     return g
 
 
@@ -392,6 +442,7 @@ def as_float(g):
 
 
 def _promote_matmul(g, x, y):
+    np = array_ns(g, x, y)
     xd, yd = np.ndim(x), np.ndim(y)
     x1 = x[None, :] if xd == 1 else x
     y1 = y[:, None] if yd == 1 else y
@@ -410,6 +461,7 @@ def matmul_grad_x(g, x, y):
     """Adjoint of ``x @ y`` for x: 1-D, 2-D and batched (broadcast) operands."""
     if getattr(x, "ndim", 0) == 2 and getattr(y, "ndim", 0) == 2:   # the common case, fast
         return g @ y.T
+    np = array_ns(g, x, y)
     g1, x1, y1 = _promote_matmul(g, x, y)
     dx = g1 @ np.swapaxes(y1, -1, -2)
     if np.ndim(x) == 1:
@@ -421,6 +473,7 @@ def matmul_grad_y(g, x, y):
     """Adjoint of ``x @ y`` for y."""
     if getattr(x, "ndim", 0) == 2 and getattr(y, "ndim", 0) == 2:
         return x.T @ g
+    np = array_ns(g, x, y)
     g1, x1, y1 = _promote_matmul(g, x, y)
     dy = np.swapaxes(x1, -1, -2) @ g1
     if np.ndim(y) == 1:
@@ -436,7 +489,7 @@ def fill_like(g, x):
     if isinstance(x, (list, tuple)):
         if g is None:
             g = [None] * len(x)
-        return type(x)(fill_like(gi, xi) for gi, xi in zip(g, x))
+        return same_sequence(x, [fill_like(gi, xi) for gi, xi in zip(g, x)])
     if g is None:
         return zeros_like(x)
     return g

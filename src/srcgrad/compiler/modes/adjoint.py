@@ -382,8 +382,10 @@ class AdjointSweep(AdjointStates):
 
     def materialize(self, names, out):
         for n in sorted(names):
+            # zeros in the call's namespace: NumPy zeros of a NumPy parameter become Dask
+            # zeros when the data is Dask, so ``dw += <dask>`` adds into them
             out.append(A.assign(self.names.d(n), A.call(A.attr(self.names.ad, "zeros_like"),
-                                                         [A.name(n)])))
+                                                         [A.name(n), A.name(self.names.np)])))
 
     def bwd_if(self, s, state, depth):
         cond = getattr(s, "srcgrad_cond", None)

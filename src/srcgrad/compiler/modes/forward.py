@@ -606,6 +606,9 @@ def _build(func, wrt, kinds, tangent_only=False):
 
     ad = names.ad
     prologue = [A.assign(p, A.call(A.attr(ad, "copy"), [A.name(p)])) for p in fwd.copy_params]
+    if names.np in A.names_read(stmts):     # the backend seam (as in driver._assemble)
+        prologue.append(A.assign(names.np, A.call(A.attr(ad, "array_ns"),
+                                                  [A.name(p) for p in params])))
     value = A.const(None) if tangent_only else copy.deepcopy(result)
     ret = gast.Return(value=A.tuple_([value, tangent]))
     out = dead_code(prologue + stmts + [ret])

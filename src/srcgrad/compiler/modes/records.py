@@ -98,7 +98,9 @@ class ForwardSweep:
                 return [A.copy_loc(new, s)]
             cond = self.names.gen.fresh("cond")
             s.srcgrad_cond = cond
-            out = [A.assign(cond, s.test, like=s)]
+            # a Python bool, decided once: a lazy (Dask) or device condition is computed
+            # here, not again when the reverse sweep pops it
+            out = [A.assign(cond, A.call(A.name("bool"), [s.test]), like=s)]
             new = gast.If(test=A.name(cond), body=body or [gast.Pass()], orelse=orelse)
             out.append(A.copy_loc(new, s))
             if depth > 0:

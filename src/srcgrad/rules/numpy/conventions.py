@@ -11,6 +11,8 @@ arguments.  Shared conventions:
 """
 import numpy as np
 
+from ...runtime.backends import array_ns, dtype_kind
+
 from ..registry import defnograd, deftransformable
 
 __all__ = ['fill_tangents', 'no_second_derivative']
@@ -22,7 +24,10 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def _fit(grad, x):
     """``grad`` shaped as the parameter ``x``: reshaped for arrays, a scalar otherwise."""
     if hasattr(x, "shape"):
-        return np.reshape(grad, x.shape) if np.shape(grad) != x.shape else grad
+        if getattr(grad, "shape", None) == x.shape:
+            return grad
+        return array_ns(grad, x).reshape(grad, x.shape) if hasattr(grad, "shape") else \
+            array_ns(x).full_like(x, grad, dtype=_fdtype(x))
     if isinstance(x, (list, tuple)):
         return np.reshape(grad, np.shape(x))
     return np.sum(grad) if hasattr(grad, "shape") else grad
@@ -60,21 +65,24 @@ def _keep(g, ndim, axis, keepdims):
     """Re-insert reduced axes (size 1) into ``g`` so that it broadcasts against the input."""
     if keepdims or not hasattr(g, "shape") and axis is None:
         return g
-    shape = list(np.shape(g))
+    shape = list(getattr(g, "shape", ()))
     for a in _axes(axis, ndim):
         shape.insert(a, 1)
-    return np.reshape(g, shape)
+    return array_ns(g).reshape(g, tuple(shape))
 
 
 def _fdtype(x):
     """The floating dtype of a gradient for ``x`` (float32 stays float32)."""
-    return np.result_type(getattr(x, "dtype", np.float64), np.float32)
+    dt = getattr(x, "dtype", None)
+    if dt is None or isinstance(dt, np.dtype):
+        return np.result_type(dt or np.float64, np.float32)
+    return dt if dtype_kind(dt) in "fc" else array_ns(x).float64   # an array-API dtype
 
 
 def _zeros(x):
     """A floating zero of ``x``'s shape (``0.0`` for Python scalars)."""
     if hasattr(x, "shape"):
-        return np.zeros_like(x, dtype=np.result_type(x.dtype, np.float32))
+        return array_ns(x).zeros_like(x, dtype=_fdtype(x))
     if isinstance(x, (list, tuple)):
         return np.zeros(np.shape(x))
     return 0.0

@@ -11,6 +11,7 @@ import numpy as np
 from ..registry import defkernel, deflinear, defmethod, defnograd, defrule, deftransformable
 from .conventions import _along, _axes, _eye, _fdtype, _fit, _flat_axes, _keep, _like
 from .linalg import mT
+from ...runtime.backends import array_ns
 
 __all__ = ['gradient_apply', 'gradient_spacing', 'std_scale', 'prod_partials', 'minmax_jvp', 'var_grad', 'var_jvp', 'norm_grad', 'norm_jvp', 'ptp_grad', 'ptp_jvp', 'nanmean_grad', 'cumsum_grad', 'cumprod_grad', 'cumprod_jvp', 'diff_grad', 'trace_grad', 'cumulative_trim', 'cumulative_pad', 'nanvar_grad', 'nanvar_jvp', 'var_grad_a', 'prod_partials_grad', 'norm_grad_x', 'norm_grad_n', 'norm_grad_dn', 'norm_jvp_x', 'norm_jvp_n']
 
@@ -40,15 +41,28 @@ def prod_partials(a, axis=None):
 
 def minmax_jvp(da, ans, a, axis=None, keepdims=False):
     """Tangent of ``max(a, axis)`` / ``min``: ``da`` averaged over the extremal entries."""
+    np = array_ns(da, a)
     a_ = _keep(ans, np.ndim(a), axis, keepdims)
     mask = (a == a_)
+    if not hasattr(mask, "astype"):            # an array-API array: sums numbers only
+        mask = np.astype(mask, _fdtype(a))
     w = mask / np.sum(mask, axis=axis, keepdims=True, dtype=_fdtype(a))
     return np.sum(da * w, axis=axis, keepdims=keepdims)
 
 
+def _count(a, axis):
+    """How many entries each variance averages, from the shape alone (a Dask or device
+    array is never read to count)."""
+    shape = getattr(a, "shape", None)
+    if shape is None:
+        shape = np.shape(a)
+    return math.prod(shape[i] for i in _axes(axis, len(shape)))
+
+
 def var_grad(g, a, axis=None, ddof=0, keepdims=False):
     """Adjoint of ``np.var(a, axis, ddof=ddof, keepdims=keepdims)``."""
-    n = np.size(a) // max(np.size(np.mean(a, axis=axis)), 1) if np.size(a) else 0
+    n = _count(a, axis)
+    np = array_ns(g, a)
     centred = a - np.mean(a, axis=axis, keepdims=True)
     return _fit(2.0 * centred * _keep(g, np.ndim(a), axis, keepdims) / (n - ddof), a)
 
@@ -58,12 +72,14 @@ def std_scale(t, ans):
     deviation is 0 (constant data: the variance's own gradient is 0 there; autograd's
     and JAX's convention, and what central differences give)."""
     zero = ans == 0
+    np = array_ns(t, ans)
     return np.where(zero, 0.0, t / (2 * np.where(zero, 1.0, ans)))
 
 
 def var_jvp(da, a, axis=None, ddof=0, keepdims=False):
     """Tangent of ``np.var``: ``2 sum((a - mean) da) / (N - ddof)`` over ``axis``."""
-    n = np.size(a) // max(np.size(np.mean(a, axis=axis)), 1) if np.size(a) else 0
+    n = _count(a, axis)
+    np = array_ns(da, a)
     centred = a - np.mean(a, axis=axis, keepdims=True)
     return 2.0 * np.sum(centred * da, axis=axis, keepdims=keepdims) / (n - ddof)
 
