@@ -20,8 +20,6 @@ seed of four, like the idiom fuzzer's refused features.
 
     python tests/fuzz_closures.py SEED      # print one program
 """
-import random
-
 import fuzz_idioms
 from fuzz_idioms import CONSTS, _Gen
 
@@ -31,8 +29,40 @@ class Program(fuzz_idioms.Program):
 
 
 class _FunGen(_Gen):
+    _files = [0]
+
+    def run(self, body, helpers):
+        """fuzz_idioms' stand-in run, from a file when the program calls srcgrad itself
+        (srcgrad reads the source of what it differentiates)."""
+        if "sg." not in "".join(body + helpers):
+            return super().run(body, helpers)
+        import importlib.util
+        import os
+        import tempfile
+        import warnings
+        import numpy as np
+        if not hasattr(_FunGen, "_dir"):
+            _FunGen._dir = tempfile.mkdtemp(prefix="srcgrad_fuzz_standin_")
+        self._files[0] += 1
+        name = f"fuzz_closure_standin_{self.seed}_{self._files[0]}"
+        path = os.path.join(_FunGen._dir, name + ".py")
+        with open(path, "w") as fh:
+            fh.write(self.source(body, helpers, "locals()"))
+        try:
+            spec = importlib.util.spec_from_file_location(name, path)
+            mod = importlib.util.module_from_spec(spec)
+            with np.errstate(all="raise"), warnings.catch_warnings():
+                warnings.simplefilter("error")
+                spec.loader.exec_module(mod)
+                env = mod.f(*self.standins())
+        except Exception:
+            return None
+        if not all(fuzz_idioms._tame(v) for v in env.values()):
+            return None
+        return env
+
     def source(self, body, helpers, ret):
-        src = "import functools\n\nimport numpy as np\n\n\n"
+        src = "import functools\n\nimport numpy as np\n\nimport srcgrad as sg\n\n\n"
         for h in helpers:
             src += h + "\n\n\n"
         src += f"def f({', '.join(p for p, _ in self.params)}):\n"
@@ -276,7 +306,7 @@ class _FunGen(_Gen):
             # adjoints read (tests/test_regressions_fuzz9.py)
             fs, k = self.fresh("fs"), "k" if r.random() < 0.33 else self.fresh("k")
             lines += [f"{fs} = []", f"for {k} in range(3):",
-                      f"    def {g}(t, k={k}):", f"        return t * (k + 0.5) + np.sin(t)",
+                      f"    def {g}(t, k={k}):", "        return t * (k + 0.5) + np.sin(t)",
                       f"    {fs}.append({g})", f"{out} = {fs}[2]({e1}) * {fs}[0]({e2})"]
             if k == "k":
                 form = "loop_defaults_k"
@@ -288,7 +318,8 @@ class _FunGen(_Gen):
         e1, e2 = self.ex(), self.ex()
         form = r.choice(["param_ufunc", "param_helper", "param_twice", "default",
                          "default_override", "list", "dict", "loop_index", "partial",
-                         "partial_passed", "methods", "methods_active", "callable_object"])
+                         "partial_passed", "methods", "methods_active", "callable_object",
+                         "grad_inside", "value_and_grad_inside"])
         lines, helpers = [], []
         uf = r.choice(["np.sin", "np.tanh", "np.cos"])
         if form in ("param_ufunc", "param_helper", "param_twice"):
@@ -348,6 +379,17 @@ class _FunGen(_Gen):
                       f"{out} = {z} + {ls}[1]({e2})"]
             if form == "methods_active":
                 form = "methods_active_refused"
+        elif form in ("grad_inside", "value_and_grad_inside"):
+            # srcgrad called inside the differentiated function (a derivative of a derivative)
+            gf = self.fresh("gf")
+            if form == "grad_inside":
+                lines += [f"{gf} = sg.grad(lambda t: np.sum({self.fn_body('t')}))",
+                          f"{out} = {gf}({e1}) * {e2}"]
+            else:
+                helpers.append(f"def {h}(t):\n    return np.sum({self.fn_body('t')})")
+                v, d = self.fresh("val"), self.fresh("dv")
+                lines += [f"{v}, {d} = sg.value_and_grad({h})({e1})",
+                          f"{out} = {v} * 0.5 + np.sum({d} * {d})"]
         else:
             cls = self.fresh("Sq")
             helpers.append(f"class {cls}:\n    def __call__(self, t):\n        return t * t")

@@ -20,6 +20,13 @@ location and minimizer):
 * srcgrad either differentiates ``f`` or refuses it with its located
   ``UnsupportedSyntaxError`` / ``NonDifferentiableError``: anything else fails.
 
+The same checks run on the programs of tests/fuzz_closures.py (``--closures``:
+comprehensions, lambdas, map/filter/reduce, factories' closures, function values,
+varargs and starred forms, ``:=``, ``with``, srcgrad called inside), whose findings are
+tests/test_regressions_fuzz9.py (``KNOWN_BROKEN_CLOSURES``).  A float32 gradient that
+misses the float64 differences only by float32's rounding (srcgrad's float64 gradient
+of the same program passes them, and the two agree to 2%) draws new inputs.
+
 Idioms srcgrad is known to get wrong are not generated in the pytest run: each one is
 a feature tag in ``KNOWN_BROKEN``, with the regression test in
 tests/test_regressions_idioms.py (xfail) that shows it.  When that test passes,
@@ -50,10 +57,11 @@ from test_fuzz import (Outcome, _copy, _dot, _rand_like, _same, _signature,  # n
                        _Timeout, _with_timeout, compare_grad, load, located, minimize)
 
 N_SEEDS = 250
-N_CLOSURE_SEEDS = 80                 # programs of tests/fuzz_closures.py in the pytest run
+N_CLOSURE_SEEDS = 60                 # programs of tests/fuzz_closures.py in the pytest run
 RTOL32, ATOL32 = 2e-3, 1e-3          # float32 gradient against float64 differences
 AG_RTOL, AG_ATOL = 1e-7, 1e-9        # srcgrad against autograd (float64)
 AG_RTOL32, AG_ATOL32 = 1e-3, 1e-4
+ROUNDOFF32 = 2e-2                    # see _float32_roundoff
 
 # feature tag (fuzz_idioms.py) -> the xfail regression test showing srcgrad's bug
 # (tests/test_regressions_idioms.py): these features are not generated unless --all.
@@ -115,6 +123,22 @@ def _dtype_error(i, a, g):
         return (f"gradient of argument {i} has dtype {getattr(g, 'dtype', type(g).__name__)}, "
                 f"argument has {a.dtype}")
     return None
+
+
+def _float32_roundoff(f, args64, i, g):
+    """Is a float32 gradient that fails the finite differences (of f in float64) only
+    float32's rounding?  Yes when srcgrad's float64 gradient of the same program passes
+    them and the float32 one is within ROUNDOFF32 of it (a program whose values reach
+    hundreds loses digits in float32; a wrong derivative is off by far more)."""
+    try:
+        value64, g64 = _quiet(lambda: sg.value_and_grad(f, wrt=i)(*_copy(args64)))
+    except Exception:
+        return False
+    if compare_grad(f, args64, i, g64, value64) is not None:
+        return False
+    scale = max(1.0, abs(float(value64)))
+    return bool(np.allclose(np.asarray(g, np.float64), g64, rtol=ROUNDOFF32,
+                            atol=ATOL32 * scale))
 
 
 def check_jvp(f, args, grads, value, rng, tol):
@@ -195,13 +219,15 @@ def check_program(program, draws=4):
             if err:
                 return Outcome("fail", f"value_and_grad: {err}", program)
             err = compare_grad(f, args64, i, g, value, rtol, atol)
-            if err == "kink":
-                kink = True
+            if err and err != "kink" and f32 and _float32_roundoff(f, args64, i, g):
+                err = "float32 roundoff"
+            if err in ("kink", "float32 roundoff"):
+                kink = err
                 break
             if err:
                 return Outcome("fail", f"value_and_grad: {err}", program)
         if kink:
-            last = "kink"
+            last = kink
             continue
         # one argument alone, by name
         i = program.seed % len(args)
