@@ -181,3 +181,30 @@ def test_later_loop_rebinding_forward_mode_is_right():
               later_loop_of_closures_rebinds_a_key):
         _, t = sg.jvp(f, (x.copy(),), (v,))
         assert t == pytest.approx(float(fd_array(f, x) @ v), rel=1e-6, abs=1e-8)
+
+
+# -- a default that holds an integer taken from a tuple with an active item -------------
+# found while minimizing seed 5: ``k`` is an int, but it comes from unpacking
+# ``(0, x)``, and the closure with the default ``k=k`` is refused as holding a value
+# that carries a gradient (a located refusal, but of a program srcgrad accepts when the
+# int comes from elsewhere)
+
+def closure_default_from_an_unpacked_int(x):
+    v = 0.0
+    for k, t in [(0, x), (1, x * x)]:
+        v = v + np.sum(np.sin(t))
+    fs = []
+    for k in range(3):
+        def g(t, k=k):
+            return t * (k + 0.5) + np.sin(t)
+        fs.append(g)
+    return fs[2](x[0]) * fs[0](v)
+
+
+@pytest.mark.xfail(strict=True, reason="BUG: refused: a default k=k holding an int from "
+                                       "'for k, t in [(0, x), ...]' is taken to carry a "
+                                       "gradient (NonDifferentiableError)")
+def test_closure_default_from_an_unpacked_int_is_not_refused():
+    f = closure_default_from_an_unpacked_int
+    x = np.array([0.3, -0.5, 0.8])
+    np.testing.assert_allclose(sg.grad(f)(x), fd_array(f, x), rtol=1e-6, atol=1e-8)
