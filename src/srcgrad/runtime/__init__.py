@@ -123,13 +123,13 @@ def unbroadcast(g, x):
     # x is the operand, or (when only its shape was recorded) its shape tuple
     xs = x if type(x) is tuple else getattr(x, "shape", None)
     gs = getattr(g, "shape", ())
-    xp = array_ns(g, x)
     if xs is None:                      # Python scalar (or list): sum everything
         if gs == ():
             return g
-        return xp.sum(g)
+        return g.sum() if hasattr(g, "sum") else array_ns(g).sum(g)   # (array API: no .sum)
     if gs == xs:
         return g
+    xp = array_ns(g, x)
     nlead = len(gs) - len(xs)
     if nlead < 0:                       # g smaller than x (a scalar cotangent): broadcast up
         if hasattr(g, "shape"):
@@ -139,9 +139,9 @@ def unbroadcast(g, x):
     axes = tuple(range(nlead)) + tuple(
         nlead + i for i, n in enumerate(xs) if n == 1 and gs[nlead + i] != 1)
     if axes:
-        g = xp.sum(g, axis=axes, keepdims=True)
+        g = g.sum(axis=axes, keepdims=True) if xp is np else xp.sum(g, axis=axes, keepdims=True)
     if nlead:
-        g = xp.reshape(g, xs)
+        g = g.reshape(xs) if xp is np else xp.reshape(g, xs)
     return g
 
 
