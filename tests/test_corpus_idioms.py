@@ -60,13 +60,11 @@ REFUSED = {
     "polynomial_nested_defs_loop": _CLOSURE_ACTIVE + ": nested defs with defaults from the argument",
     "gp_nll_kernel_factory_inside": _CLOSURE_ACTIVE + ": a kernel factory called inside the loss",
     "rnn_reduce_over_time": _CLOSURE_ACTIVE + ": reduce(cell, xs, h0), cell closing over W",
-    "scan_rnn_regression": (_CLOSURE_ACTIVE + ": a scan step closing over the weights", None),
+    "scan_rnn_regression": _CLOSURE_ACTIVE + ": a scan step closing over the weights",
     "value_and_grad_inside_function": _CLOSURE_ACTIVE + ": sg.value_and_grad of a lambda over X, y",
     "maml_one_inner_step": _CLOSURE_ACTIVE + ": sg.grad of an inner loss closing over X, y",
     "nonlocal_accumulator": "nonlocal writes",
     # nesting srcgrad in srcgrad
-    "gradient_penalty_closure": "calling an sg.grad object inside differentiated code (the message "
-                                "says the closure has no Python source)",
     "jvp_inside_function": "sg.jvp of a lambda inside differentiated code",
     # recursion
     "recursive_tree_sum": _RECURSION,
@@ -102,6 +100,8 @@ REFUSED = {
     "isinstance_dispatch_on_layers": "constructing an object from differentiated values (the "
                                      "message says Conv1D has no Python source)",
     "attribute_write_then_read": "attribute writes on an object created inside",
+    "attribute_writes_on_local_object": "a method that writes self.total, its value dropped: "
+                                        "refused (was a silent zero)",
     # builtins, methods and library functions without a rule
     "bidirectional_rnn": "reversed() has no rule",
     "itertools_combinations_pairwise": "itertools.combinations has no rule",
@@ -117,29 +117,16 @@ REFUSED = {
 
 # What srcgrad gets WRONG today (a wrong number, or another exception); per mode as REFUSED.
 BUGS = {
-    "decorated_loss_wraps": "BUG: a functools.wraps decorator is skipped: srcgrad differentiates "
-                            "the undecorated function (wrong value and gradient)",
-    "attribute_writes_on_local_object": "BUG: silent zero gradient through a method that writes "
-                                        "self.total on an object created inside",
-    "isinstance_branches": ("BUG: silent zero gradient of a list argument when an isinstance "
-                            "helper is called in a loop over (list, float)", None),
-    "rnn_attention_readout": ("BUG: wrong gradient through zip(scores, hs) of a list built by a "
-                              "recurrent loop", None),
-    "scan_rnn_regression": (None, "BUG: forward mode gives a zero tangent through a closure over "
-                                  "a differentiated value passed to a helper"),
-    "em_q_function_detached_responsibilities": "BUG: SyntaxError in the generated code for "
-                                               "map(np.array, zip(*pairs))",
-    "zip_star_transpose_list_of_lists": "BUG: SyntaxError in the generated code for "
-                                        "[list(c) for c in zip(*rows)]",
-    "namedtuple_unpacked_like_tuples": "BUG: TypeError building the zero gradient of a namedtuple",
-    "partial_with_keywords": "BUG: sg.grad / sg.jvp of a functools.partial raise TypeError / "
-                             "AttributeError",
-    "bound_method_self_calls": (None, "BUG: sg.jvp of a bound method raises TypeError (missing "
-                                      "argument)"),
-    "ufunc_grad_passed_directly": "BUG: sg.grad(np.sin) raises TypeError",
-    "elementwise_grad_of_grad": "BUG: sg.grad of a lambda calling an sg.grad object refuses ('no "
-                                "Python source') even when run plainly; under sg.grad the error "
-                                "names the generated code, not the user's file",
+    "em_q_function_detached_responsibilities": "BUG: (of the check) the finite-difference "
+                                               "reference differentiates through sg.detach; "
+                                               "srcgrad's detached gradient is checked in "
+                                               "tests/test_statements_more.py",
+    "elementwise_grad_of_grad": "BUG: grad of code that calls a derivative resolved at run time "
+                                "is refused, and the error names the generated code",
+    "ufunc_grad_passed_directly": "BUG: grad of grad of sg.grad(np.sin) is refused, and the "
+                                  "error names the generated code",
+    "decorated_loss_wraps": "BUG: wrt=None through a *args wrapper gives (dw, (dX, dy)), not "
+                            "one gradient per argument passed",
 }
 
 

@@ -143,3 +143,34 @@ def test_return_inside_a_with_block_is_refused_where_it_is_written():
     with pytest.raises(sg.UnsupportedSyntaxError, match="with") as e:
         sg.grad(returns_inside_with)(X)
     assert e.value.filename == __file__
+
+
+def em_q_detached(components, data):
+    # EM's Q function: responsibilities held fixed (sg.detach), zip(*...) into arrays
+    logits, means, log_stds = map(np.array, zip(*components))
+    log_w = logits - np.log(np.sum(np.exp(logits)))
+    log_joint = log_w - 0.5 * ((data[:, None] - means) / np.exp(log_stds)) ** 2 - log_stds
+    joint = np.exp(log_joint)
+    resp = sg.detach(joint / np.sum(joint, axis=1, keepdims=True))
+    return -np.sum(resp * log_joint)
+
+
+def test_detached_responsibilities_are_held_fixed():
+    comps = [(0.2, -1.0, 0.1), (-0.3, 1.5, -0.2)]
+    data = np.array([-1.2, 0.3, 1.1, 2.0])
+    g = sg.grad(em_q_detached, wrt=0)(comps, data)
+    # the reference: the same function with the responsibilities computed once, at comps
+    logits, means, log_stds = map(np.array, zip(*comps))
+
+    def q(flat, resp):
+        lg, mu, ls = flat[:2], flat[2:4], flat[4:]
+        log_joint = (lg - np.log(np.sum(np.exp(lg))) -
+                     0.5 * ((data[:, None] - mu) / np.exp(ls)) ** 2 - ls)
+        return -np.sum(resp * log_joint)
+    flat = np.concatenate([logits, means, log_stds])
+    lj = (logits - np.log(np.sum(np.exp(logits))) -
+          0.5 * ((data[:, None] - means) / np.exp(log_stds)) ** 2 - log_stds)
+    resp = np.exp(lj) / np.sum(np.exp(lj), axis=1, keepdims=True)
+    fd = fd_grad(lambda v: q(v, resp), flat)
+    got = np.array([[g[k][j] for k in range(2)] for j in range(3)]).ravel()
+    np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-9)

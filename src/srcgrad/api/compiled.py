@@ -65,7 +65,7 @@ def compile(f):
 
     The wrapper's ``.source`` is the generated backward of the last compiled case.
     """
-    sig = inspect.signature(f)
+    sig = inspect.signature(f, follow_wrapped=False)
     # (positions of the arguments that need a gradient, the arguments' types) ->
     # (fwd, bwd, source).  The compiler specializes on the kind of each argument
     # (Python scalar, array...), which its type decides.

@@ -14,6 +14,7 @@ from ..errors import UnsupportedSyntaxError, NonDifferentiableError
 from ..compiler import sourcemap
 from ..compiler.source import check_function, unwrap
 from ..compiler.driver import reverse_function
+from ..compiler.dynamic import trampoline
 from ..compiler.cache import still_valid
 
 
@@ -53,7 +54,7 @@ class _Signature:
     """The parameter names of a function and how a call binds to them."""
 
     def __init__(self, func):
-        self.sig = inspect.signature(func)
+        self.sig = inspect.signature(func, follow_wrapped=False)
         self.names = list(self.sig.parameters)
         self.simple = all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
                           for p in self.sig.parameters.values())
@@ -139,6 +140,22 @@ def _rewrap(value, like):
 _NO_SELF = object()
 
 
+def plain_function(f):
+    """The Python function srcgrad transforms for ``f``: ``f`` itself (behind a method or
+    a srcgrad wrapper), or, for a callable that is not a def (``np.sin``, a
+    ``functools.partial``, a callable object), a small function that calls it."""
+    func = unwrap(f)
+    if isinstance(func, types.FunctionType) or isinstance(func, type) or \
+            _is_derivative_like(func):
+        return func
+    made = trampoline(func)
+    return made if made is not None else func
+
+
+def _is_derivative_like(f):
+    return isinstance(f, Transformed)
+
+
 class Transformed:
     """A transformed function: call it, or read its generated ``.source``."""
 
@@ -150,8 +167,8 @@ class Transformed:
         self.inner = func if _is_derivative(func) else None
         # a bound method (model.loss): self is passed along, never differentiated
         self.bound_self = func.__self__ if isinstance(func, types.MethodType) else _NO_SELF
-        self.func = unwrap(func)
-        check_function(self.func)   # a builtin, a ufunc, a lambda: a clear TypeError now
+        self.func = plain_function(func)
+        check_function(self.func)   # a class, a non-callable: a clear TypeError now
         self.sig = _Signature(self.func)
         if self.bound_self is not _NO_SELF and isinstance(wrt, (int, tuple, list)):
             # positions count the method's visible parameters, as for any function
@@ -295,7 +312,7 @@ def traced_function(f, bound):
     """
     if _is_derivative(f):
         return f.generated(bound)
-    return unwrap(f)
+    return plain_function(f)
 
 
 class GradFunction(Transformed):
@@ -520,7 +537,7 @@ def make_vjp(f, wrt, *example_args):
 @api_boundary
 def vjp(f, *args, wrt=None, **kwargs):
     """``(out, vjp_fn)``: ``vjp_fn(cotangent)`` returns the gradients for ``wrt``."""
-    func = unwrap(f)
+    func = plain_function(f)
     check_function(func)
     sig = _Signature(func)
     bound = sig.bind(args, kwargs)
@@ -604,7 +621,7 @@ def adjoint(func):
     it returns one gradient per parameter (a tuple if there are several).
     """
     def register(adj):
-        params = list(inspect.signature(func).parameters.values())
+        params = list(inspect.signature(func, follow_wrapped=False).parameters.values())
         pnames = [p.name for p in params]
         params_src = ", ".join(str(p) for p in params)
         key = f"_adjoint_{len(_USER_ADJOINTS)}"

@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import rules, runtime
 from .gradients import (api_boundary, _Signature, _kind, _leaves, _resolve_wrt, _to_tensors,
-                        _unwrap_tensors, grad, traced_function)
+                        _unwrap_tensors, grad, plain_function, traced_function)
 from ..compiler.modes.forward import _CACHE as _forward_cache, forward_function
 from ..compiler.source import unwrap
 from ..compiler.driver import reverse_function
@@ -32,7 +32,19 @@ class _Call:
     """A call of ``f``: its bound arguments, the function to transform, and ``wrt``."""
 
     def __init__(self, f, args, kwargs, wrt=None, default_wrt=None):
-        self.sig = _Signature(unwrap(f))
+        # a bound method (model.loss): its object is the first argument, never
+        # differentiated; positions (wrt, tangents) count the visible parameters
+        self.front = 0
+        if isinstance(f, types.MethodType):
+            args = (f.__self__,) + tuple(args)
+            self.front = 1
+            shift = (lambda w: w + 1 if isinstance(w, int) and w >= 0 else w)
+            if isinstance(wrt, (int, tuple, list)):
+                wrt = tuple(map(shift, wrt)) if isinstance(wrt, (tuple, list)) else shift(wrt)
+            if isinstance(default_wrt, (int, tuple, list)):
+                default_wrt = tuple(map(shift, default_wrt)) if isinstance(
+                    default_wrt, (tuple, list)) else shift(default_wrt)
+        self.sig = _Signature(plain_function(f))
         bound = self.sig.bind(args, kwargs)
         self.bound, self.tensors = _unwrap_tensors(bound)
         self.func = traced_function(f, self.bound)
@@ -76,8 +88,8 @@ def _tangent_like(t, x, name):
         if not isinstance(t, (list, tuple)) or len(t) != len(x):
             raise ValueError(f"the tangent for {name!r} must be a {type(x).__name__} of "
                              f"length {len(x)}")
-        return type(x)(_tangent_like(ti, xi, f"{name}[{i}]")
-                       for i, (ti, xi) in enumerate(zip(t, x)))
+        return runtime.same_sequence(x, [_tangent_like(ti, xi, f"{name}[{i}]")
+                                         for i, (ti, xi) in enumerate(zip(t, x))])
     if t is None:
         return runtime.zeros_like(x)
     if np.shape(t) != np.shape(x):
@@ -106,7 +118,7 @@ def jvp(f, primals, tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     call = _Call(f, primals, {}, wrt=())
     names = list(call.bound)
-    given = {names[i]: t for i, t in enumerate(tangents) if t is not None}
+    given = {names[i + call.front]: t for i, t in enumerate(tangents) if t is not None}
     out, dout = _forward(call, given)
     return call.out(out), call.out(dout)
 
@@ -139,7 +151,7 @@ def _inline_jvp(analysis, args, kws, stmt):
                     n = len(node.value.elts)
     elif isinstance(seq, (gast.Tuple, gast.List)):
         n = len(seq.elts)
-    params = [p for p in inspect.signature(g).parameters.values()
+    params = [p for p in inspect.signature(g, follow_wrapped=False).parameters.values()
               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if n is None:
         n = len([p for p in params if p.default is p.empty])
@@ -150,7 +162,7 @@ def _jvp_adapter(g, n):
     key = (g, n)
     if key not in _ADAPTERS:
         from ..compiler import codegen
-        names = [p.name for p in inspect.signature(g).parameters.values()][:n]
+        names = [p.name for p in inspect.signature(g, follow_wrapped=False).parameters.values()][:n]
         fwd = forward_function(g, tuple(names))
         callee = f"jvp_{g.__name__}"
         pos = ", ".join(f"primals[{i}]" for i in range(n))
@@ -419,7 +431,7 @@ def tangent(func):
     """
     def register(tan):
         existing = rules.lookup(func)
-        params = list(inspect.signature(func).parameters.values())
+        params = list(inspect.signature(func, follow_wrapped=False).parameters.values())
         pnames = [p.name for p in params]
         key = f"_tangent_{len(_USER_TANGENTS)}"
         checked = _checked_tangent(tan, func)

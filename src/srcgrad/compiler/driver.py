@@ -79,6 +79,7 @@ def _build(func, wrt, mode, kinds):
     # so that transforming the generated code again knows its temporaries
     for fn in (result if isinstance(result, tuple) else (result,)):
         fn.__srcgrad_temps__ = temps
+        fn.__srcgrad_namespace__ = front.names.np     # (the name of its array namespace)
     return result
 
 
@@ -121,7 +122,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     # names pushed (or read by the adjoint sweep) that may be unbound on some path
     maybe_unbound = set(rev.saved_vars)
     if mode == "split":  # the forward returns everything the backward reads, on any path
-        maybe_unbound |= A.names_read(bwd) & A.names_stored(fwd)
+        maybe_unbound |= (A.names_read(bwd) & A.names_stored(fwd)) - {names.np}
     bound = _always_bound(fwd)
     init = sorted(n for n in maybe_unbound if n not in params and n not in bound)
     if init:   # one line: ``add = matmul = h_prev = None`` (values pushed before first set)
@@ -213,7 +214,8 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     # split form: forward (primal + records) and backward (adjoint)
     bwd_reads = A.names_read(bwd) | A.names_read(grads)   # ``ad.zeros_like(w)`` reads w
     primal = A.names_stored(fwd) | set(params)
-    saved = sorted(bwd_reads & primal, key=lambda n: (n not in params, n))
+    # (the array namespace is not saved: the backward sweep finds it from its values)
+    saved = sorted((bwd_reads & primal) - {names.np}, key=lambda n: (n not in params, n))
     if rev.stack and rev.stack not in saved:
         saved.insert(0, rev.stack)
     # a name set on one path only (a branch's condition) is still packed into ``saved``
@@ -235,6 +237,9 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     mutated = _mutated_in_place(bwd)
     unpack += [A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)]))
                for n in saved if n in mutated]
+    if names.np in bwd_reads:
+        unpack.append(A.assign(names.np, A.call(A.attr(ad, "array_ns"), [A.name(dres)] + [
+            A.name(n) for n in saved if n in params])))
     bwd_body = unpack + list(bwd) + [gast.Return(value=A.tuple_(grads))]
     fname, bname = f"{fdef.name}_fwd", f"{fdef.name}_bwd"
     fdoc = (f"Forward sweep of {func.__qualname__} ({where}): its value and what the "

@@ -41,7 +41,7 @@ def _signature(func):
     code = getattr(func, "__code__", None)
     sig = _SIGNATURES.get(code) if code is not None else None
     if sig is None:
-        sig = inspect.signature(func)
+        sig = inspect.signature(func, follow_wrapped=False)
         if code is not None:
             _SIGNATURES[code] = sig
     return sig
@@ -320,3 +320,57 @@ def call_jvp_star(f, wrt, site, tangents, stars, pieces, kw_pieces):
             by_slot.update(zip(slots, list(t)))
     keys = tuple(by_slot)
     return call_jvp(f, keys, site, tuple(by_slot[k] for k in keys), *flat, **kwargs)
+
+
+# -- transforming a callable that is not a def: sg.grad(np.sin), sg.grad(partial(...)) ------
+
+_TRAMPOLINES = {}
+
+
+def trampoline(f):
+    """A Python function (with source, in linecache) that calls ``f``: what srcgrad
+    transforms for ``sg.grad(np.sin)``, ``sg.grad(functools.partial(loss, X=X))`` or
+    a callable object.  Its parameters are ``f``'s required ones (a ufunc's inputs;
+    a rule's parameters without defaults), then ``**kwargs`` for the rest, so that
+    ``wrt=None`` finds the arguments a call passes.  None when ``f`` is not callable."""
+    import linecache
+    import keyword
+    if not callable(f):
+        return None
+    names = None
+    rule = rules.lookup(f)
+    if rule is not None:
+        names = [p.name for p in rule.signature.parameters.values()
+                 if p.default is inspect.Parameter.empty and
+                 p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    elif getattr(f, "nin", None) is not None:            # a ufunc without a rule
+        names = ["x"] if f.nin == 1 else [f"x{i + 1}" for i in range(f.nin)]
+    else:
+        try:
+            sig = inspect.signature(f, follow_wrapped=False)
+            names = [p.name for p in sig.parameters.values()
+                     if p.default is inspect.Parameter.empty and
+                     p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            names = None
+    label = getattr(f, "__name__", None) or getattr(getattr(f, "func", None), "__name__",
+                                                    None) or type(f).__name__
+    label = "".join(c if c.isalnum() or c == "_" else "_" for c in label) or "f"
+    if keyword.iskeyword(label) or label[0].isdigit():
+        label = "call_" + label
+    params = ", ".join((names or []) + (["*args"] if names is None else []) + ["**kwargs"])
+    call = ", ".join((names or []) + (["*args"] if names is None else []) + ["**kwargs"])
+    key = (label, params)
+    src = (f"def __srcgrad_make__(_callee):\n"
+           f"    def {label}({params}):\n"
+           f"        return _callee({call})\n"
+           f"    return {label}\n")
+    filename = f"<srcgrad call of {label}({params})>"
+    if key not in _TRAMPOLINES:
+        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+        ns = {"__name__": "srcgrad_trampoline"}
+        exec(compile(src, filename, "exec"), ns)
+        _TRAMPOLINES[key] = ns["__srcgrad_make__"]
+    fn = _TRAMPOLINES[key](f)
+    fn.__srcgrad_called__ = f
+    return fn

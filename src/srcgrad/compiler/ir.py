@@ -44,6 +44,7 @@ class OpKind(str, enum.Enum):
     MUTATE = "mutate"        # another in-place change of a container
     RESTORE = "restore"      # the reverse sweep restores an overwritten value
     SETITEM = "setitem"      # y[i] = v
+    EFFECT = "effect"        # a call whose value is dropped, that may change an attribute
 
     # print and format as the plain string ("rule"), on every Python version
     __str__ = str.__str__

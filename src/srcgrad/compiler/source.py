@@ -128,8 +128,10 @@ def get_function_ast(func):
         return _lambda_ast(func)
     filename = func.__code__.co_filename
     try:
-        lines, first = inspect.findsource(func)
-        src_lines, first_line = inspect.getsourcelines(func)
+        # (by the code object: a function made by a decorator with functools.wraps is
+        # its own code, not the function it wraps, which inspect would read instead)
+        lines, first = inspect.findsource(func.__code__)
+        src_lines, first_line = inspect.getsourcelines(func.__code__)
     except (OSError, TypeError) as e:
         raise TypeError(
             f"srcgrad cannot read the source of {func.__qualname__} (from {filename}): {e}. "

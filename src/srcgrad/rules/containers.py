@@ -132,7 +132,7 @@ def seq_concat(a, b):
 def _shaped_as(g, x):
     """An array gradient ``g`` of x's shape in x's structure (a list gets a list)."""
     if isinstance(x, (list, tuple)):
-        return type(x)(_shaped_as(gi, xi) for gi, xi in zip(g, x))
+        return rt.same_sequence(x, [_shaped_as(gi, xi) for gi, xi in zip(g, x)])
     return g
 
 

@@ -166,8 +166,6 @@ def same_sequence(like, items):
     return type(like)(items)
 
 
-__all__ += ["same_sequence"]
-
 
 def zeros_like(x, xp=None):
     """A zero gradient for ``x``: same shape, floating dtype; 0.0 for Python scalars.

@@ -10,6 +10,7 @@ flow-insensitive (a variable is varied if any assignment makes it so), which
 over-approximates: an inactive variable is never treated as active's opposite.
 """
 import builtins
+import functools
 import operator
 import types
 
@@ -88,7 +89,7 @@ class Analysis:
                 self.assigns.append(s)
             elif isinstance(s, gast.Expr):
                 s.srcgrad_op = self.expr_op(s)
-                if s.srcgrad_op.kind in ("append", "mutate", "restore"):  # mutate: checked in activity()
+                if s.srcgrad_op.kind in ("append", "mutate", "restore", "effect"):  # checked in activity()
                     self.assigns.append(s)
             elif isinstance(s, gast.If):
                 self.classify(s.body)
@@ -139,7 +140,29 @@ class Analysis:
                 op.names = [a.id for a in list(v.args) + list(kws.values())
                             if isinstance(a, gast.Name) and a.id != target.id]
                 return op
+            effect = self.side_effect(v, s)
+            if effect is not None:
+                return effect
         return Op("nograd")
+
+    def side_effect(self, v, s):
+        """A call whose value is dropped (``acc.add(v)``, ``model.update(x)``): what it
+        changes (an object's attribute, a global) is invisible here, so a gradient
+        through it would be silently lost.  An Op checked in ``activity()`` (an error if
+        what it is given carries a gradient), or None for calls known to be harmless
+        (no rule, nograd, a user function that changes no attribute: its in-place
+        writes of arrays are followed by the alias analysis)."""
+        op = self.call_op(v, s)
+        if op.kind == "call" and getattr(op, "dynamic", None) is not None:
+            pass                      # the callee is known only at run time
+        elif op.kind == "call" and _writes_attributes(op.func):
+            pass
+        else:
+            return None
+        effect = Op("effect")
+        effect.names = sorted(A.names_read(v))
+        effect.label = getattr(op, "label", None) or A.unparse_short(v.func) + "()"
+        return effect
 
     def static(self, func_node):
         """Resolve a call target that is not a local variable."""
@@ -246,6 +269,9 @@ class Analysis:
         if "out" in kws and not (isinstance(kws["out"], gast.Constant) and kws["out"].value is None):
             raise self.info.error(v, "srcgrad does not support out= arguments: the result "
                                      "would alias an array; assign the result instead")
+        if isinstance(obj, functools.partial) or hasattr(obj, "__srcgrad_trace__"):
+            # a partial, a derivative (sg.grad(g)) called here: resolved when it runs
+            return self.dynamic(f, args, kws, s, A.unparse_short(f) + "()")
         inline = getattr(obj, "__srcgrad_inline__", None)
         if inline is not None:
             # a transformation called inside transformed code (``sg.jvp(g, ...)``): a
@@ -370,6 +396,11 @@ class Analysis:
             if op.kind == "unknown":
                 if tgt in useful and any(n in varied for n in srcs):
                     raise self.nondiff(s, op)
+            if op.kind == "effect" and any(n in varied for n in op.names):
+                raise self.info.error(s, f"the value of {op.label} is not used, and srcgrad "
+                                         f"cannot follow what the call changes (an object's "
+                                         f"attribute, a global) with a gradient; return the "
+                                         f"new value and assign it instead")
             if op.kind == "mutate":
                 # varied is enough: the target may be a view of a useful array
                 # (np.fill_diagonal(y.reshape(2, 2), 0), y[:2].fill(0)), whose change
@@ -438,6 +469,35 @@ class Analysis:
 
 # builtins that take any arguments and return no gradient (``range(*bounds)``)
 _NOGRAD_CALLABLES = (range, print, len, isinstance, slice, str, int, bool, type, repr, format)
+
+
+_ATTRIBUTE_WRITERS = {}
+
+
+def _writes_attributes(func, depth=0):
+    """Does ``func`` (a user function or bound method) assign an attribute
+    (``self.total = ...``, ``obj.x += 1``) or declare a global?"""
+    fn = getattr(func, "__func__", func)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return False
+    hit = _ATTRIBUTE_WRITERS.get(code)
+    if hit is None:
+        from ..source import get_function_ast
+        try:
+            fdef, _ = get_function_ast(fn)
+        except (TypeError, OSError, SyntaxError):
+            return False
+        hit = False
+        for n in A.walk(fdef.body):
+            targets = n.targets if isinstance(n, gast.Assign) else \
+                [n.target] if isinstance(n, (gast.AugAssign, gast.AnnAssign)) else []
+            if any(isinstance(t, gast.Attribute) for t in targets) or \
+                    isinstance(n, (gast.Global, gast.Nonlocal)):
+                hit = True
+                break
+        _ATTRIBUTE_WRITERS[code] = hit
+    return hit
 
 
 def _captured(fdef):

@@ -63,7 +63,7 @@ def call_targets(func, pos, kws):
     if not written:
         return []
     try:
-        sig = inspect.signature(func)
+        sig = inspect.signature(func, follow_wrapped=False)
         bound = sig.bind_partial(*range(len(pos)), **{k: k for k, _ in kws})
     except (TypeError, ValueError):
         return []
@@ -291,7 +291,7 @@ def call_targets_nested(obj, call, depth):
     if not written:
         return []
     try:
-        bound = inspect.signature(obj).bind_partial(
+        bound = inspect.signature(obj, follow_wrapped=False).bind_partial(
             *call.args, **{k.arg: k.value for k in call.keywords if k.arg is not None})
     except (TypeError, ValueError):
         return []

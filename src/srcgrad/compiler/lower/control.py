@@ -169,7 +169,8 @@ class ControlFlow:
                     per = self.assign_target(idx_t, _offset(idx, start), s)
                 per += self.assign_target(val_t, _item(seq, idx), s)
                 return pre, idx, _range_len(seq), per
-            if fn is builtins.zip and it.args and not it.keywords:
+            if fn is builtins.zip and it.args and not it.keywords and \
+                    not any(isinstance(a, gast.Starred) for a in it.args):
                 seqs = [self.atom(a, pre, "seq") for a in it.args]
                 idx = self.names.fresh("i")
                 n = A.call(A.name("min"), [A.call(A.name("len"), [q]) for q in seqs]) \

@@ -29,6 +29,7 @@ import functools
 import importlib
 
 import gast
+import numpy as np
 
 from .. import syntax as A
 from ..source import MISSING, add_local_import, local_imports, resolve
@@ -37,9 +38,13 @@ _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp
 _HOISTED = _COMPREHENSIONS + (gast.Lambda, gast.NamedExpr)
 
 
-def needs_desugaring(body):
-    return any(isinstance(n, _HOISTED + (gast.Import, gast.ImportFrom)) or
-               _is_functional_call_node(n) for n in A.walk(body))
+def needs_desugaring(body, func=None):
+    return getattr(func, "__srcgrad_namespace__", None) is not None or \
+        any(isinstance(n, _HOISTED + (gast.Import, gast.ImportFrom)) or
+            _is_functional_call_node(n) for n in A.walk(body))
+
+
+
 
 
 def _is_functional_call_node(n):
@@ -54,9 +59,13 @@ def _is_functional_call_node(n):
 def desugar(body, info, names, params=()):
     """``body`` (a list of statements) without the constructs above (a new list;
     the statements themselves may be changed in place)."""
-    if not needs_desugaring(body):
+    if not needs_desugaring(body, info.func):
         return body
-    return _Desugar(info, names, set(A.names_stored(body)) | set(params)).block(body)
+    space = getattr(info.func, "__srcgrad_namespace__", None)
+    if space is not None:
+        add_local_import(info.func, space, np)
+    locals_ = set(A.names_stored(body)) | set(params)
+    return _Desugar(info, names, locals_ - {space}).block(body)
 
 
 class _Desugar:
@@ -90,6 +99,20 @@ class _Desugar:
             return self.lambda_def(s.value, s.targets[0].id, s)
         if isinstance(s, (gast.Import, gast.ImportFrom)):
             return self.import_(s)
+        space = getattr(self.func, "__srcgrad_namespace__", None)
+        if space is not None and isinstance(s, gast.Assign) and \
+                space in A.names_stored(s.targets):
+            # generated code transformed again (grad of grad): the name it binds its
+            # array namespace to (``np = ad.array_ns(x)``, or unpacked from the saved
+            # values) reads as NumPy, whose functions have the rules; the new code
+            # binds its own namespace
+            if len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
+                return []
+            for t in s.targets:
+                for n in A.walk(t):
+                    if isinstance(n, gast.Name) and n.id == space:
+                        n.id = self.names.fresh("namespace")
+            return [s]
         if isinstance(s, gast.While):
             if _contains_hoisted(s.test):
                 raise self.info.error(s.test, "srcgrad cannot differentiate a comprehension, "

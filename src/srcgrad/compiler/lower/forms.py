@@ -133,6 +133,7 @@ def _is_zip_call(node, normalizer):
     """Is ``node`` a call of the builtin zip (positional arguments only)?"""
     return isinstance(node, gast.Call) and not normalizer._is_local(node.func) and \
         bool(node.args) and not node.keywords and \
+        not any(isinstance(a, gast.Starred) for a in node.args) and \
         resolve(node.func, normalizer.func) is builtins.zip
 
 

@@ -68,7 +68,11 @@ class AdjointSweep(AdjointStates):
         # is known to be an array or a float, ``+`` could concatenate two tuples
         indexed = isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and \
             expr.func.attr == "index_grad" and self.kinds.get(var) not in ("num", "float")
-        if container or indexed or self.kinds.get(var) == "container":
+        # ``+`` only where the value is known to be a number or an array: a name of
+        # unknown kind (a parameter nobody told us about, ``hs = seq[1]``) may hold a
+        # list, whose adjoint ``+`` would concatenate
+        unknown = self.kinds.get(var) not in ("num", "float") and var not in self.numeric()
+        if container or indexed or unknown or self.kinds.get(var) == "container":
             value = A.call(A.attr(self.names.ad, "add_grads"), [A.name(d), expr])
         elif state[var] == "owned":
             # an adjoint only we hold (zeros we made, or a sum we computed): add in place
@@ -78,6 +82,28 @@ class AdjointSweep(AdjointStates):
             value = gast.BinOp(left=A.name(d), op=gast.Add(), right=expr)
         out.append(A.assign(d, value))
         state[var] = "owned"
+
+    def numeric(self):
+        """Names every assignment of which computes a number or an array: an operator,
+        or a rule that is elementwise, a reduction, or a NumPy function that returns an
+        array (computed once per pass)."""
+        cached = getattr(self, "_numeric", None)
+        if cached is not None:
+            return cached
+        verdict = {}
+        for s in self.an.assigns:
+            t = s.targets[0] if isinstance(s, gast.Assign) else None
+            if not isinstance(t, gast.Name):
+                continue
+            op = getattr(s, "srcgrad_op", None)
+            ok = isinstance(s.value, (gast.BinOp, gast.UnaryOp))
+            if not ok and op is not None and op.kind == "rule":
+                f = op.rule.facets
+                ok = not f.container and (f.elementwise or f.reduction is not None or
+                                          op.rule.name.startswith("np."))
+            verdict[t.id] = verdict.get(t.id, True) and ok
+        self._numeric = frozenset(n for n, ok in verdict.items() if ok)
+        return self._numeric
 
     def instantiate(self, expr_src, op, ans, g, overrides=None):
         """A rule template with the user's names substituted."""
@@ -268,6 +294,10 @@ class AdjointSweep(AdjointStates):
                 continue
             contrib = self.instantiate(expr_src, op, ans, dy)
             contrib = self.drop_unbroadcast(contrib, op, p)
+            if p in op.rule.facets.sequence:
+                # a whole list bound to a sequence parameter (np.stack(xs)): its
+                # cotangent is a list, added item by item (``+`` would concatenate)
+                seq_items.add(n)
             # x * x: the same contribution twice is written once, times two
             for i, (m, e) in enumerate(contribs):
                 if m == n and A.unparse(e) == A.unparse(contrib):

@@ -315,10 +315,11 @@ class Forward(LineComments):
         y = s.targets[0].id
         op = s.srcgrad_op
         pos, kws = op.callee_args
+        self.refuse_varied_functions(s, pos, kws)
         if getattr(op, "dynamic", None) is not None:
             return self.dynamic_call(s, st, y, op, pos, kws)
         try:
-            sig = inspect.signature(op.func)
+            sig = inspect.signature(op.func, follow_wrapped=False)
             bound = sig.bind(*pos, **dict(kws))
         except TypeError as e:
             raise self.info.error(s, f"cannot bind the call to {op.func.__name__}: {e}")
@@ -352,6 +353,22 @@ class Forward(LineComments):
         value = gast.Call(func=A.name(fname), args=list(pos), keywords=keywords)
         target = A.tuple_([A.store(y), A.store(dy)], gast.Store())
         return out + [A.assign(target, value, like=s)]
+
+    def refuse_varied_functions(self, s, pos, kws):
+        """A function value passed on that holds a value with a tangent (a nested def
+        or lambda over one): the callee cannot see that tangent (reverse mode refuses
+        the call inside the callee; forward mode has no tangent to pass, so here)."""
+        varied_defs = {d.name for d in self.an.defs if d.name in self.an.varied}
+        for a in list(pos) + [v for _, v in kws]:
+            a = a.value if isinstance(a, gast.Starred) else a
+            if isinstance(a, gast.Name) and a.id in varied_defs:
+                raise NonDifferentiableError(
+                    f"{a.id} is a function built from values that depend on the "
+                    f"differentiated inputs, passed to another function (at "
+                    f"{self.info.filename}, line {s.lineno}: "
+                    f"{(self.info.line(s.lineno) or '').strip()}). srcgrad cannot follow a "
+                    f"gradient into what a function value holds: pass those values to it "
+                    f"as arguments.")
 
     def dynamic_call(self, s, st, y, op, pos, kws):
         """``y = f(a, b)`` with f known only at run time (compiler/dynamic.py):

@@ -170,7 +170,7 @@ class ForwardSweep:
             return self.fwd_dynamic_call(s, op, target, pos, kws, depth)
         import inspect
         try:
-            bound = inspect.signature(op.func).bind(*pos, **dict(kws))
+            bound = inspect.signature(op.func, follow_wrapped=False).bind(*pos, **dict(kws))
         except TypeError as e:
             raise self.info.error(s, f"cannot bind the call to {op.func.__name__}: {e}")
         # a parameter gets a gradient if its argument varies; ``*args`` / ``**kwargs``
