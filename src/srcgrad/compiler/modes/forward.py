@@ -654,5 +654,6 @@ def _build(func, wrt, kinds, tangent_only=False):
                        trees={name: newdef})[name]
     fn.__srcgrad_transformable__ = True
     fn.__srcgrad_temps__ = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())
+    fn.__srcgrad_namespace__ = names.np         # (the name of its array namespace)
     fn.tangent_params = dict(zip(wrt, tangent_params))
     return fn
