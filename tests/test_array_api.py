@@ -102,3 +102,124 @@ def test_forward_mode_equals_numpy():
     _, t = sg.jvp(lambda W: softmax_ce(W, X), (W,), (xp.asarray(v),))
     _, tn = sg.jvp(lambda W: softmax_ce_np(W, XN), (WN,), (v,))
     assert np.allclose(host(t), tn)
+
+
+# -- the rule table on array_api_strict -------------------------------------------------
+# every rule that an array-API name reaches (rules/numpy/array_api.py), on the sample
+# calls of tests/test_rules.py: the gradient of <w, f(args)> through the strict
+# namespace equals NumPy's, on both devices (NumPy's is checked against differences)
+
+def _table_cases():
+    import test_rules as T
+    from srcgrad.rules.numpy.array_api import ALIASES, LINALG_NAMES
+    cases = []
+    for name, target in sorted(ALIASES.items()):
+        rule = rules_lookup(target)
+        if rule is None:
+            continue
+        mod = xp.linalg if name in LINALG_NAMES and not hasattr(xp, name) else xp
+        fn = getattr(mod, name, None)
+        if fn is None:
+            continue
+        for i, s in enumerate(T.SAMPLES.get(rule.name, [])):
+            if len(s.args) <= 3 and not any(isinstance(v, np.ndarray) for v in s.kwargs.values()):
+                params = list(rule.signature.parameters)
+                wrt = tuple(j for j, a in enumerate(s.args)
+                            if isinstance(a, np.ndarray) and a.dtype.kind == "f" and
+                            params[j] in rule.vjp and (s.wrt is None or params[j] in s.wrt))
+                case = f"{name}-{i}"
+                for device, dev_id in zip(DEVICES, ("default", "device1")):
+                    why = NOT_YET.get(case) or NOT_YET.get(f"{case}@{dev_id}")
+                    loud = (AttributeError, TypeError, ValueError, RuntimeError,
+                            NotImplementedError)
+                    marks = [pytest.mark.xfail(raises=loud, strict=True, reason=why)] \
+                        if why else []
+                    cases.append(pytest.param(name, fn, target, s, wrt, device,
+                                              id=f"{case}-{dev_id}", marks=marks))
+    return cases
+
+
+# what does not run on array_api_strict yet, each a loud error (never a wrong value)
+_PAD = "diff/repeat adjoints pad with np.pad (no array-API counterpart)"
+_BOOL = "np.zeros(..., dtype=bool) inside the kernel: Python's bool is no array-API dtype"
+NOT_YET = {
+    "asarray-0": "np.asarray's rule reads dtype.kind",
+    **{f"clip-{i}": _BOOL for i in range(5)},
+    "copysign-4": "a Python float operand reaches an array-API function",
+    "cross-0": "np.cross has no array-API counterpart", "cross-1": "np.cross: none",
+    "cumulative_prod-2@device1": "an index array built on the default device",
+    "cumulative_prod-3@device1": "an index array built on the default device",
+    "cumulative_prod-5@device1": "an index array built on the default device",
+    "cumulative_sum-2@device1": "an index array built on the default device",
+    "cumulative_sum-3@device1": "an index array built on the default device",
+    "diff-0": _PAD, "diff-1": _PAD, "diff-2": _PAD, "repeat-5": _PAD,
+    "eigvalsh-0": "np.linalg.eigh(a, UPLO): the standard's eigh takes no UPLO",
+    "eigvalsh-2": "np.linalg.eigh(a, UPLO): the standard's eigh takes no UPLO",
+    "linspace-2": "integer arithmetic in the linspace adjoint",
+    "permute_dims-1": "the transpose adjoint reads axes as an array",
+    "permute_dims-2": "the transpose adjoint reads axes as an array",
+    "sort-0": "np.put_along_axis: no array-API scatter", "sort-2": "np.put_along_axis",
+    "sort-4": "np.put_along_axis: no array-API scatter",
+    "svdvals-0": "a .astype method call in the svd adjoint",
+    "svdvals-1": "a .astype method call in the svd adjoint",
+    "take_along_axis-0": "scatter-add along an axis: only 1-D first-axis indices",
+    "take_along_axis-1": "scatter-add along an axis: only 1-D first-axis indices",
+    **{f"tensordot-{i}": "the tensordot adjoint uses np.einsum" for i in range(4)},
+}
+
+
+def rules_lookup(f):
+    from srcgrad import rules
+    return rules.lookup(f)
+
+
+def _strict(v, device):
+    if isinstance(v, np.ndarray):
+        return xp.asarray(v, device=device)
+    if isinstance(v, (list, tuple)) and v and all(isinstance(e, np.ndarray) for e in v):
+        return type(v)(xp.asarray(e, device=device) for e in v)
+    return v
+
+
+def _loss(fn, total, n, kw, w):
+    """<w, fn(a, ...)> as a function of the n positional arguments."""
+    if n == 1:
+        def f(a):
+            return total(fn(a, **kw) * w)
+    elif n == 2:
+        def f(a, b):
+            return total(fn(a, b, **kw) * w)
+    else:
+        def f(a, b, c):
+            return total(fn(a, b, c, **kw) * w)
+    return f
+
+
+@pytest.mark.parametrize("name, fn, target, s, wrt, device", _table_cases())
+def test_rule_table_on_array_api_strict(name, fn, target, s, wrt, device):
+    args = [_strict(a, device) for a in s.args]
+    try:
+        out = fn(*args, **s.kwargs)
+    except (TypeError, ValueError, AttributeError) as e:   # the standard's signature differs
+        pytest.skip(f"array_api_strict.{name} does not take this call: {e}")
+    if not hasattr(out, "shape") or not xp.isdtype(out.dtype, "real floating"):
+        pytest.skip("not a floating array result")
+    wn = RS.randn(*out.shape) if out.shape else np.float64(RS.randn())
+    outn = target(*s.args, **s.kwargs)
+    assert np.allclose(host(out), outn)
+    if not wrt:
+        pytest.skip("no differentiable floating array argument")
+    g = sg.grad(_loss(fn, xp.sum, len(args), s.kwargs, xp.asarray(wn, device=device)),
+                argnums=wrt)(*args)
+    fnp = _loss(target, np.sum, len(args), s.kwargs, wn)
+    gn = sg.grad(fnp, argnums=wrt)(*s.args)
+    g, gn = (g, gn) if isinstance(g, tuple) else ((g,), (gn,))
+    for i, a, b in zip(wrt, g, gn):
+        assert a.device == args[i].device and a.dtype == args[i].dtype
+        assert np.allclose(host(a), b, rtol=1e-9, atol=1e-11)
+
+        def along(v, i=i):
+            xs = list(s.args)
+            xs[i] = v
+            return fnp(*xs)
+        assert np.allclose(b, central(along, s.args[i]), rtol=1e-5, atol=1e-6)

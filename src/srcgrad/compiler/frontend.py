@@ -55,13 +55,13 @@ def front_end(func, wrt, kinds):
 
 
 def _drop_backend_binding(fdef):
-    """Generated code differentiated again: its ``np = ad.array_ns(...)`` is left out, so
-    ``np.*`` resolves to NumPy's rules; the new code binds its own namespace."""
+    """Generated code (or a kernel) differentiated again: its ``np = ad.array_ns(...)`` is
+    left out, so ``np.*`` resolves to NumPy's rules; the new code binds its own namespace."""
     def binding(s):
         v = getattr(s, "value", None)
         return isinstance(s, gast.Assign) and len(s.targets) == 1 and \
             isinstance(s.targets[0], gast.Name) and isinstance(v, gast.Call) and \
-            isinstance(v.func, gast.Attribute) and v.func.attr == "array_ns"
+            getattr(v.func, "attr", getattr(v.func, "id", None)) == "array_ns"
     fdef.body = [s for s in fdef.body if not binding(s)]
 
 

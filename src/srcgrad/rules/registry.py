@@ -80,7 +80,7 @@ class Rule:
         differentiable parameter, in :attr:`diff_params` order.
         """
         sig = _runtime_signature(self, ["g", "ans"], [_P("needs", _P.KEYWORD_ONLY)])
-        lines = [f"def {_ident(self.name)}_vjp({sig}):"]
+        lines = [f"def {_ident(self.name)}_vjp({sig}):", _namespace_line(self, ["g", "ans"])]
         outs = []
         for i, p in enumerate(self.diff_params):
             expr = self.vjp.get(p)
@@ -101,7 +101,8 @@ class Rule:
         """``f(ans, <params>, *, d<param>=None...)``: the tangent of ``ans`` (None if none)."""
         sig = _runtime_signature(self, ["ans"], [_P("d" + p, _P.KEYWORD_ONLY, default=None)
                                                  for p in self.diff_params])
-        lines = [f"def {_ident(self.name)}_jvp({sig}):", "    _out = None"]
+        lines = [f"def {_ident(self.name)}_jvp({sig}):", _namespace_line(self, ["ans"]),
+                 "    _out = None"]
         for p in self.diff_params:
             expr = self.jvp.get(p)
             term = f"_missing({self.name!r}, {p!r}, 'forward')" if expr is None else f"({expr})"
@@ -115,6 +116,14 @@ class Rule:
         if self._jvp_fn is None:
             self._jvp_fn = _compile_rule_source(self.jvp_source(), self.name, "jvp")
         return self._jvp_fn
+
+
+def _namespace_line(rule, lead):
+    """``np = array_ns(...)``: a rule function computes in its operands' array namespace
+    (NumPy itself for NumPy operands)."""
+    names = lead + [p.name for p in rule.signature.parameters.values()
+                    if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return f"    np = array_ns({', '.join(names)})"
 
 
 _TEMPLATE_GLOBALS = []      # the provider of the globals templates run in (namespace.py)

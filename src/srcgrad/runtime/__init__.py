@@ -233,12 +233,13 @@ def sum_grad(g, a, axis=None, keepdims=False):
         a = np.asarray(a)     # np.sum([x, y]): the list is read as an array
     if not hasattr(a, "shape"):
         return g
+    if type(a) is np.ndarray and axis is None and type(g) is float:   # the common case
+        return np.full_like(a, g, dtype=_float_like(a))
     xp = array_ns(g, a)
     if axis is None:
-        if hasattr(g, "shape"):   # a 0-d array cotangent (a device scalar): no host read
-            return xp.broadcast_to(xp.astype(g, _float_like(a)), a.shape) if xp is not np \
-                else np.broadcast_to(g, a.shape).astype(_float_like(a), copy=False)
-        return xp.full_like(a, g, dtype=_float_like(a))
+        if xp is not np and hasattr(g, "shape"):   # a device scalar: never read on the host
+            return xp.broadcast_to(xp.astype(g, _float_like(a)), a.shape)
+        return xp.full_like(a, g, dtype=_float_like(a))   # (dispatches on a: cupy for cupy)
     g = keep_axis(g, a, axis, keepdims)
     return _astype(xp, xp.broadcast_to(g, a.shape), _float_like(a))
 
@@ -249,10 +250,12 @@ def mean_grad(g, a, axis=None, keepdims=False):
         a = np.asarray(a)     # np.sum([x, y]): the list is read as an array
     if not hasattr(a, "shape"):
         return g
+    if type(a) is np.ndarray and type(g) is float:     # the common case, fast
+        return np.full_like(a, g / max(a.size, 1), dtype=_float_like(a))
     xp = array_ns(g, a)
-    size = _size(a.shape)
+    size = _size(a.shape)        # from the shape: a Dask array is not computed to count
     if axis is None:
-        if hasattr(g, "shape"):
+        if xp is not np and hasattr(g, "shape"):
             return _astype(xp, xp.broadcast_to(g / max(size, 1), a.shape), _float_like(a))
         return xp.full_like(a, g / max(size, 1), dtype=_float_like(a))
     g = keep_axis(g, a, axis, keepdims)

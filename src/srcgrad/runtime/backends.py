@@ -19,7 +19,8 @@ import math
 
 import numpy as np
 
-__all__ = ["array_ns", "namespace_of", "dtype_kind", "DaskNamespace", "ArrayAPINamespace"]
+__all__ = ["array_ns", "namespace_of", "dtype_kind", "CupyNamespace", "DaskNamespace",
+           "ArrayAPINamespace"]
 
 _HOST = (np.ndarray, float, int, bool, complex, np.generic, type(None), str, slice)
 _BY_TYPE = {}        # array type -> its namespace (None: NumPy)
@@ -70,19 +71,17 @@ def dtype_kind(dt):
 def _rank(ns):
     # a device library wins over Dask over the rest: cupy data with numpy parameters
     # computes on the device; Dask data with numpy parameters stays lazy
-    if isinstance(ns, DaskNamespace):
-        return 1
-    return 2
+    return 1 if isinstance(ns, DaskNamespace) else 2
 
 
 def _namespace_for(x):
     mod = type(x).__module__ or ""
     root = mod.split(".", 1)[0]
-    if root in ("numpy", "builtins") or isinstance(x, _HOST):
-        return None
     if root == "cupy":
         import cupy
-        return cupy
+        return CupyNamespace(cupy)
+    if root in ("numpy", "builtins") or isinstance(x, _HOST):
+        return None
     if root == "dask" and hasattr(x, "dask"):
         return DaskNamespace()
     if root in ("torch", "srcgrad"):      # tensors follow their own dispatch
@@ -98,27 +97,36 @@ def _namespace_for(x):
     return ArrayAPINamespace(xp)
 
 
-class DaskNamespace:
-    """``dask.array``, falling back to NumPy's functions (which dispatch to Dask)."""
-    _instance = None
+class CupyNamespace:
+    """The ``cupy`` module, falling back to NumPy's functions for what it lacks (they
+    reach CuPy arrays through ``__array_function__``)."""
+    _cache = {}
 
-    def __new__(cls):
-        if cls._instance is None:
-            import dask.array as da
+    def __new__(cls, module):
+        self = cls._cache.get(id(module))
+        if self is None:
             self = super().__new__(cls)
-            self.__dict__["_da"] = da
-            cls._instance = self
-        return cls._instance
+            self.__dict__["_mod"] = module
+            cls._cache[id(module)] = self
+        return self
 
     def __getattr__(self, name):
-        value = getattr(self._da, name, None)
+        value = getattr(self._mod, name, None)
         if value is None or name in _NUMPY_FIRST:
             value = getattr(np, name)
         self.__dict__[name] = value       # the next lookup is a plain attribute read
         return value
 
     def __repr__(self):
-        return "<srcgrad backend: dask.array>"
+        return f"<srcgrad backend: {self._mod.__name__}>"
+
+
+class DaskNamespace(CupyNamespace):
+    """``dask.array``, falling back to NumPy's functions (which dispatch to Dask)."""
+
+    def __new__(cls):
+        import dask.array as da
+        return super().__new__(cls, da)
 
     # metadata read from the graph, never computed (NumPy's versions compute a Dask array)
     @staticmethod
@@ -213,7 +221,7 @@ class ArrayAPINamespace:
             value = getattr(xp, _RENAMED.get(name, name))
         else:
             value = getattr(np, name)      # constants (pi, newaxis) and submodules
-            if callable(value) and not isinstance(value, type(np)):
+            if callable(value) and not isinstance(value, (type(np), type)):
                 raise AttributeError(
                     f"srcgrad: numpy.{name} has no counterpart in {xp.__name__} (the array "
                     f"API namespace of the arguments); it would copy device arrays to the "
@@ -262,7 +270,9 @@ class ArrayAPINamespace:
     def _np_broadcast_to(self, a, shape):
         return self.xp.broadcast_to(a, tuple(shape))
 
-    def _np_reshape(self, a, shape):
+    def _np_reshape(self, a, shape, order="C"):
+        if order != "C":
+            raise NotImplementedError("srcgrad: the array API reshapes in C order only")
         return self.xp.reshape(a, tuple(shape) if not isinstance(shape, int) else (shape,))
 
     def _np_square(self, x):
@@ -273,3 +283,31 @@ class ArrayAPINamespace:
 
     def _np_copy(self, a):
         return self.xp.asarray(a, copy=True)
+
+    def _np_ravel(self, a, order="C"):
+        return self.xp.reshape(a, (-1,))
+
+    def _np_cumsum(self, a, axis=None, dtype=None):
+        if axis is None:
+            a, axis = self.xp.reshape(a, (-1,)), 0
+        return self.xp.cumulative_sum(a, axis=axis, dtype=dtype)
+
+    def _np_cumprod(self, a, axis=None, dtype=None):
+        if axis is None:
+            a, axis = self.xp.reshape(a, (-1,)), 0
+        return self.xp.cumulative_prod(a, axis=axis, dtype=dtype)
+
+    def _np_tril(self, m, k=0):
+        return self.xp.tril(m, k=k)
+
+    def _np_triu(self, m, k=0):
+        return self.xp.triu(m, k=k)
+
+    def _np_flip(self, m, axis=None):
+        return self.xp.flip(m, axis=axis)
+
+    def _np_roll(self, a, shift, axis=None):
+        return self.xp.roll(a, shift, axis=axis)
+
+    def _np_eye(self, N, M=None, k=0, dtype=None, like=None):
+        return self.xp.eye(N, M, k=k, dtype=dtype, device=_device(like))

@@ -10,6 +10,7 @@ arguments.  Shared conventions:
 * rules assume real inputs (no complex conjugation).
 """
 import numpy as np
+import numpy
 
 from ...runtime.backends import array_ns, dtype_kind
 
@@ -23,6 +24,7 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 def _fit(grad, x):
     """``grad`` shaped as the parameter ``x``: reshaped for arrays, a scalar otherwise."""
+    np = array_ns(grad, x)
     if hasattr(x, "shape"):
         if getattr(grad, "shape", None) == x.shape:
             return grad
@@ -35,6 +37,7 @@ def _fit(grad, x):
 
 def _sum_to(grad, x):
     """Sum ``grad`` over the axes along which ``x`` was broadcast (``x`` an array or scalar)."""
+    np = array_ns(grad, x)
     xs = np.shape(x)
     gs = np.shape(grad)
     if gs == xs:
@@ -54,6 +57,7 @@ def _broadcast_axes(gs, xs):
 
 def _axes(axis, ndim):
     """``axis`` (None, int or tuple; negatives allowed) as a sorted tuple of non-negative ints."""
+    np = array_ns(axis, ndim)
     if axis is None:
         return tuple(range(ndim))
     if isinstance(axis, (int, np.integer)):
@@ -73,6 +77,7 @@ def _keep(g, ndim, axis, keepdims):
 
 def _fdtype(x):
     """The floating dtype of a gradient for ``x`` (float32 stays float32)."""
+    np = array_ns(x)
     dt = getattr(x, "dtype", None)
     if dt is None or isinstance(dt, np.dtype):
         return np.result_type(dt or np.float64, np.float32)
@@ -81,6 +86,7 @@ def _fdtype(x):
 
 def _zeros(x):
     """A floating zero of ``x``'s shape (``0.0`` for Python scalars)."""
+    np = array_ns(x)
     if hasattr(x, "shape"):
         return array_ns(x).zeros_like(x, dtype=_fdtype(x))
     if isinstance(x, (list, tuple)):
@@ -90,27 +96,33 @@ def _zeros(x):
 
 def _like(values, ref):
     """``values`` (a numpy array built here, e.g. indices) on ``ref``'s backend."""
+    np = array_ns(values, ref)
     if isinstance(ref, np.ndarray) or not hasattr(ref, "__array_function__"):
         return np.asarray(values)
     return np.asarray(values, like=ref)
 
 
 def _eye(n, m, k, ref):
-    dtype = np.result_type(getattr(ref, "dtype", np.float64), np.float32)
-    if isinstance(ref, np.ndarray) or not hasattr(ref, "__array_function__"):
-        return np.eye(n, m, k, dtype=dtype)
-    return np.eye(n, m, k, dtype=dtype, like=ref)
+    dtype = _fdtype(ref)
+    if isinstance(ref, numpy.ndarray) or not hasattr(ref, "shape"):
+        return numpy.eye(n, m, k, dtype=dtype)
+    if hasattr(ref, "__array_function__"):      # cupy, dask: NumPy dispatches on like=
+        return numpy.eye(n, m, k, dtype=dtype, like=ref)
+    return array_ns(ref).eye(n, m, k=k, dtype=dtype, like=ref)   # the array API: ref's device
 
 
 def _ones(n, ref):
-    dtype = np.result_type(getattr(ref, "dtype", np.float64), np.float32)
-    if isinstance(ref, np.ndarray) or not hasattr(ref, "__array_function__"):
-        return np.ones(n, dtype=dtype)
-    return np.ones(n, dtype=dtype, like=ref)
+    dtype = _fdtype(ref)
+    if isinstance(ref, numpy.ndarray) or not hasattr(ref, "shape"):
+        return numpy.ones(n, dtype=dtype)
+    if hasattr(ref, "__array_function__"):
+        return numpy.ones(n, dtype=dtype, like=ref)
+    return array_ns(ref).ones(n, dtype=dtype, device=ref.device)
 
 
 def _along(a, axis):
     """``a`` flattened if ``axis`` is None (NumPy's cumulative convention), and the axis."""
+    np = array_ns(a, axis)
     return (np.ravel(a), 0) if axis is None else (a, axis)
 
 
@@ -128,6 +140,7 @@ def _flat_axes(a, axis):
 
     Returns ``(moved, undo)``: ``undo(m)`` maps an array shaped like ``moved`` back to
     ``a``'s shape."""
+    np = array_ns(a, axis)
     a = np.asarray(a) if not hasattr(a, "shape") else a
     nd = a.ndim
     axes = _axes(axis, nd) if nd else ()

@@ -2,6 +2,8 @@
 linspace, ``x.astype``, ``x.tolist``."""
 import numpy as np
 
+from ...runtime.backends import array_ns
+
 from ..registry import defkernel, deflinear, defmethod, defrule
 from .conventions import _fdtype, _like, _sum_to, _zeros
 
@@ -13,6 +15,7 @@ __all__ = ['array_grad', 'array_jvp', 'linspace_grad', 'tolist_grad', 'linspace_
 def array_grad(g, obj):
     """Adjoint of ``np.array(obj)`` / ``np.asarray``: the cotangent in ``obj``'s structure
     (an array for an array, a list of cotangents for a list of arrays or floats)."""
+    np = array_ns(g, obj)
     if hasattr(obj, "shape"):
         grad = np.reshape(g, obj.shape)
         return grad.astype(obj.dtype) if obj.dtype.kind == "f" and grad.dtype != obj.dtype \
@@ -26,6 +29,7 @@ def array_grad(g, obj):
 
 def array_jvp(dobj, obj, dtype=None, ndmin=0):
     """Tangent of ``np.array(obj)``: the array of the tangents (zeros where None)."""
+    np = array_ns(dobj, obj, dtype, ndmin)
     def fill(d, x):
         if isinstance(x, (list, tuple)):
             ds = d if d is not None else [None] * len(x)
@@ -40,6 +44,7 @@ def array_jvp(dobj, obj, dtype=None, ndmin=0):
 def linspace_grad(g, start, stop, num=50, endpoint=True, axis=0, which=0):
     """Adjoint of ``np.linspace(start, stop, num, endpoint, axis=axis)`` for start
     (which=0) or stop (which=1); sample i is ``start + (stop - start) * i / div``."""
+    np = array_ns(g, start, stop, num, endpoint, axis, which)
     div = (num - 1 if endpoint else num) or 1
     w = _like((np.arange(num) / div).astype(_fdtype(g)), g)
     w = 1.0 - w if which == 0 else w
@@ -49,6 +54,7 @@ def linspace_grad(g, start, stop, num=50, endpoint=True, axis=0, which=0):
 
 def tolist_grad(g, a):
     """Adjoint of ``a.tolist()``: the nested list of cotangents (None: zero) as an array."""
+    np = array_ns(g, a)
     def fill(gi, shape):
         if gi is None:
             return np.zeros(shape)
@@ -61,6 +67,7 @@ def tolist_grad(g, a):
 
 def linspace_grad_t(g, t, num=50, endpoint=True, axis=0, which=0):
     """Adjoint, for ``t``, of ``linspace_grad(t, ...)``: the samples' weights times ``g``."""
+    np = array_ns(g, t, num, endpoint, axis, which)
     z = np.zeros_like(g, dtype=_fdtype(g)) if hasattr(g, "shape") else 0.0
     out = np.linspace(g, z, num, endpoint, axis=axis) if which == 0 else \
         np.linspace(z, g, num, endpoint, axis=axis)

@@ -5,6 +5,8 @@ by their gaps).
 """
 import numpy as np
 
+from ...runtime.backends import array_ns
+
 from ..registry import defkernel, defnograd, defrule, deftransformable
 from .conventions import _eye, _fdtype
 from .linalg import mT
@@ -15,6 +17,7 @@ __all__ = ['eig_grad', 'eig_jvp', 'cholesky_grad', 'cholesky_jvp', 'eigh_grad', 
 # -- kernels ----------------------------------------------------------------------------
 
 def _eye_like(x):
+    np = array_ns(x)
     n = np.shape(x)[-1]
     return _eye(n, n, 0, x)
 
@@ -23,6 +26,7 @@ def _from_triangle(s, lower=True):
     """The gradient with respect to ``a`` of a function that reads one triangle of ``a``
     (LAPACK's symmetric routines), from ``s``, its gradient with respect to the
     symmetric matrix that triangle defines: the off-diagonal entries count twice."""
+    np = array_ns(s, lower)
     t = s + mT(s)
     off = np.tril(t, -1) if lower else np.triu(t, 1)
     return off + s * _eye_like(s)
@@ -30,6 +34,7 @@ def _from_triangle(s, lower=True):
 
 def _to_symmetric(da, lower=True):
     """The tangent of the symmetric matrix that one triangle of ``a`` defines."""
+    np = array_ns(da, lower)
     if lower:
         return np.tril(da) + mT(np.tril(da, -1))
     return np.triu(da) + mT(np.triu(da, 1))
@@ -37,12 +42,14 @@ def _to_symmetric(da, lower=True):
 
 def _phi(x):
     """Lower triangle with the diagonal halved."""
+    np = array_ns(x)
     return np.tril(x) - 0.5 * x * _eye_like(x)
 
 
 def cholesky_grad(g, ans, a, upper=False):
     """Adjoint of ``np.linalg.cholesky`` (``a = L L^T``, read from the lower triangle;
     ``upper=True``: ``a = U^T U`` read from the upper one)."""
+    np = array_ns(g, ans, a, upper)
     L, gL = (mT(ans), mT(g)) if upper else (ans, g)
     Linv = np.linalg.inv(L)
     s = mT(Linv) @ _phi(mT(L) @ gL) @ Linv
@@ -50,6 +57,7 @@ def cholesky_grad(g, ans, a, upper=False):
 
 
 def cholesky_jvp(da, ans, a, upper=False):
+    np = array_ns(da, ans, a, upper)
     L = mT(ans) if upper else ans
     Linv = np.linalg.inv(L)
     dL = L @ _phi(Linv @ _to_symmetric(da, lower=not upper) @ mT(Linv))
@@ -58,6 +66,7 @@ def cholesky_jvp(da, ans, a, upper=False):
 
 def _gap_inverse(w):
     """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it (a stack of them)."""
+    np = array_ns(w)
     diff = w[..., None, :] - w[..., :, None]
     eye = _eye_like(diff).astype(bool)
     return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, diff))
@@ -72,6 +81,7 @@ def _parts(g, k):
 
 def eigh_grad(g, ans, a, UPLO="L"):
     """Adjoint of ``np.linalg.eigh(a, UPLO)`` (distinct eigenvalues)."""
+    np = array_ns(g, ans, a, UPLO)
     w, v = ans
     gw, gv = _parts(g, 2)
     inner = 0.0
@@ -84,6 +94,7 @@ def eigh_grad(g, ans, a, UPLO="L"):
 
 
 def eigh_jvp(da, ans, a, UPLO="L"):
+    np = array_ns(da, ans, a, UPLO)
     w, v = ans
     dp = mT(v) @ _to_symmetric(da, lower=UPLO.upper() == "L") @ v
     dw = np.diagonal(dp, axis1=-2, axis2=-1)
@@ -92,14 +103,17 @@ def eigh_jvp(da, ans, a, UPLO="L"):
 
 
 def eigvalsh_grad(g, a, UPLO="L"):
+    np = array_ns(g, a, UPLO)
     return eigh_grad((g, None), np.linalg.eigh(a, UPLO), a, UPLO)
 
 
 def eigvalsh_jvp(da, a, UPLO="L"):
+    np = array_ns(da, a, UPLO)
     return eigh_jvp(da, np.linalg.eigh(a, UPLO), a, UPLO)[0]
 
 
 def _real_eig(w):
+    np = array_ns(w)
     if np.iscomplexobj(w):
         from ...errors import NonDifferentiableError
         raise NonDifferentiableError("np.linalg.eig: derivative for real eigenvalues only "
@@ -109,6 +123,7 @@ def _real_eig(w):
 def eig_grad(g, ans, a):
     """Adjoint of ``np.linalg.eig(a)`` for a real matrix with real, distinct eigenvalues
     (eigenvectors of unit norm, as LAPACK returns them)."""
+    np = array_ns(g, ans, a)
     w, v = ans
     _real_eig(w)
     gw, gv = _parts(g, 2)
@@ -123,6 +138,7 @@ def eig_grad(g, ans, a):
 
 
 def eig_jvp(da, ans, a):
+    np = array_ns(da, ans, a)
     w, v = ans
     _real_eig(w)
     p = np.linalg.solve(v, da @ v)                            # v^-1 da v
@@ -134,6 +150,7 @@ def eig_jvp(da, ans, a):
 
 def _reduced_svd(ans, a, full_matrices, compute_uv, g=None):
     """``(u, s, vt, gu, gs, gvt)`` of the thin SVD, whatever form the call returned."""
+    np = array_ns(ans, a, full_matrices, compute_uv, g)
     if not compute_uv:
         u, s, vt = np.linalg.svd(a, full_matrices=False)
         return u, s, vt, None, g, None
@@ -158,6 +175,7 @@ def _reduced_svd(ans, a, full_matrices, compute_uv, g=None):
 
 def svd_grad(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     """Adjoint of ``np.linalg.svd`` (distinct, non-zero singular values)."""
+    np = array_ns(g, ans, a, full_matrices, compute_uv, hermitian)
     u, s, vt, gu, gs, gvt = _reduced_svd(ans, a, full_matrices, compute_uv, g)
     v = mT(vt)
     m, n = np.shape(a)[-2:]
@@ -184,6 +202,7 @@ def svd_grad(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 def svd_jvp(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    np = array_ns(da, ans, a, full_matrices, compute_uv, hermitian)
     if hermitian:
         da = _to_symmetric(da)
     m, n = np.shape(a)[-2:]
@@ -227,6 +246,7 @@ def pinv_jvp(da, ans, a, hermitian=False):
 
 
 def _qr_parts(ans, a, mode, g=None):
+    np = array_ns(ans, a, mode, g)
     m, n = np.shape(a)[-2:]
     if mode not in ("reduced", "complete", "r"):
         raise NotImplementedError(f"np.linalg.qr: no derivative for mode={mode!r}")
@@ -251,6 +271,7 @@ def _qr_parts(ans, a, mode, g=None):
 
 def qr_grad(g, ans, a, mode="reduced"):
     """Adjoint of ``np.linalg.qr`` (m >= n, full column rank)."""
+    np = array_ns(g, ans, a, mode)
     q, r, gq, gr = _qr_parts(ans, a, mode, g)
     nmat = 0.0
     if gr is not None:
@@ -265,6 +286,7 @@ def qr_grad(g, ans, a, mode="reduced"):
 
 
 def qr_jvp(da, ans, a, mode="reduced"):
+    np = array_ns(da, ans, a, mode)
     q, r, _, _ = _qr_parts(ans, a, mode)
     c = mT(np.linalg.solve(mT(r), mT(mT(q) @ da)))          # q^T da r^-1
     low = np.tril(c, -1)
@@ -282,6 +304,7 @@ def qr_jvp(da, ans, a, mode="reduced"):
 
 def slogdet_grad(g, a):
     """Adjoint of ``np.linalg.slogdet``: only ``logabsdet`` carries a gradient."""
+    np = array_ns(g, a)
     _, glog = _parts(g, 2)
     if glog is None:
         return np.zeros_like(a, dtype=_fdtype(a))
@@ -289,12 +312,14 @@ def slogdet_grad(g, a):
 
 
 def slogdet_jvp(da, ans, a):
+    np = array_ns(da, ans, a)
     sign, _ = ans
     return (np.zeros_like(sign, dtype=_fdtype(sign)),
             np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1))
 
 
 def _tensorinv_shapes(a, ind):
+    np = array_ns(a, ind)
     shape = np.shape(a)
     rows = int(np.prod(shape[:ind]))
     return rows, int(np.prod(shape[ind:]))
@@ -302,6 +327,7 @@ def _tensorinv_shapes(a, ind):
 
 def tensorinv_grad(g, ans, a, ind=2):
     """Adjoint of ``np.linalg.tensorinv(a, ind)``: the inverse's adjoint, reshaped."""
+    np = array_ns(g, ans, a, ind)
     rows, cols = _tensorinv_shapes(a, ind)
     x = np.reshape(ans, (cols, rows))
     gx = np.reshape(g, (cols, rows))
@@ -309,6 +335,7 @@ def tensorinv_grad(g, ans, a, ind=2):
 
 
 def tensorinv_jvp(da, ans, a, ind=2):
+    np = array_ns(da, ans, a, ind)
     rows, cols = _tensorinv_shapes(a, ind)
     x = np.reshape(ans, (cols, rows))
     return np.reshape(-x @ np.reshape(da, (rows, cols)) @ x, np.shape(ans))
@@ -316,12 +343,14 @@ def tensorinv_jvp(da, ans, a, ind=2):
 
 def slogdet_grad_t(g, t, a):
     """Adjoint, for ``t = (t_sign, t_logabsdet)``, of ``slogdet_grad(t, a)``."""
+    np = array_ns(g, t, a)
     glog = np.sum(g * mT(np.linalg.inv(a)), axis=(-2, -1))
     return (np.zeros_like(glog), glog)
 
 
 def slogdet_grad_a(g, t, a):
     """Adjoint, for ``a``, of ``slogdet_grad(t, a) = t_log inv(a)^T``."""
+    np = array_ns(g, t, a)
     _, tlog = _parts(t, 2)
     if tlog is None:
         return np.zeros_like(a, dtype=_fdtype(a))
@@ -331,6 +360,7 @@ def slogdet_grad_a(g, t, a):
 
 def slogdet_grad_da(da, t, a):
     """Tangent of ``slogdet_grad(t, a)`` along ``da``."""
+    np = array_ns(da, t, a)
     _, tlog = _parts(t, 2)
     if tlog is None:
         return np.zeros_like(a, dtype=_fdtype(a))

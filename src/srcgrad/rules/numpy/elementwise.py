@@ -17,6 +17,8 @@ import math
 
 import numpy as np
 
+from ...runtime.backends import array_ns
+
 from ..registry import defkernel, defmethod, defnograd, defrule, deftransformable
 from .conventions import _fdtype
 
@@ -30,8 +32,13 @@ def balanced_eq(x, z, y):
 
     In ``z``'s floating dtype, so that a float32 cotangent stays float32.
     """
-    w = (x == z) / (1.0 + (x == y))
-    return w.astype(_fdtype(z), copy=False) if hasattr(w, "astype") else w
+    won, tie = (x == z), (x == y)
+    if hasattr(won, "astype") or not hasattr(won, "shape"):      # NumPy, CuPy, numbers
+        w = won / (1.0 + tie)
+        return w.astype(_fdtype(z), copy=False) if hasattr(w, "astype") else w
+    xp = array_ns(x, z, y)               # the array API: no arithmetic on booleans
+    dt = _fdtype(z)
+    return xp.astype(won, dt) / (1.0 + xp.astype(tie, dt))
 
 
 def log_pos(x):
@@ -40,6 +47,7 @@ def log_pos(x):
     A Python scalar gives a Python float and an array keeps its dtype, so that a
     float32 gradient stays float32.
     """
+    np = array_ns(x)
     if not hasattr(x, "shape"):
         return math.log(x) if x > 0 else 0.0
     return np.log(np.where(x > 0, x, 1))
@@ -47,6 +55,7 @@ def log_pos(x):
 
 def clip_mask(a, a_min, a_max):
     """True where ``clip(a, a_min, a_max)`` passes ``a`` through (None: no bound)."""
+    np = array_ns(a, a_min, a_max)
     mask = np.ones_like(a, dtype=bool) if hasattr(a, "shape") else True
     if a_min is not None:
         mask = mask & (a >= a_min)
@@ -61,6 +70,7 @@ def sinc_deriv(x):
     Near 0 the quotient cancels; there the Taylor series ``-pi^2 x / 3 + pi^4 x^3 / 30``
     is used instead (both agree to rounding at the switch, |x| = 1e-3).
     """
+    np = array_ns(x)
     small = np.abs(x) < 1e-3
     safe = np.where(small, 1.0, x)
     series = -np.pi ** 2 * x / 3 + np.pi ** 4 * x ** 3 / 30

@@ -2,6 +2,8 @@
 select.  Adjoints scatter back, and repeated indices accumulate."""
 import numpy as np
 
+from ...runtime.backends import array_ns
+
 from ..registry import declare, deflinear, defnograd, defmethod, defrule
 from .conventions import _along, _fdtype, _fit, _like, _sum_to, fill_tangents
 
@@ -11,6 +13,7 @@ __all__ = ['take_grad', 'take_along_axis_grad', 'sort_jvp', 'compress_grad', 'ex
 # -- kernels ----------------------------------------------------------------------------
 
 def _wrap_index(indices, n, mode):
+    np = array_ns(indices, n, mode)
     if mode == "clip":
         return np.clip(indices, 0, n - 1)
     if mode == "wrap":
@@ -20,6 +23,7 @@ def _wrap_index(indices, n, mode):
 
 def take_grad(g, a, indices, axis=None, mode="raise"):
     """Adjoint of ``np.take``: scatter-add (repeated indices accumulate)."""
+    np = array_ns(g, a, indices, axis, mode)
     x, ax = _along(a, axis)
     out = np.zeros_like(x, dtype=np.result_type(x, g, np.float32))
     idx = _wrap_index(indices, x.shape[ax], mode)
@@ -29,6 +33,7 @@ def take_grad(g, a, indices, axis=None, mode="raise"):
 
 def take_along_axis_grad(g, arr, indices, axis=-1):
     """Adjoint of ``np.take_along_axis``: scatter-add along ``axis``."""
+    np = array_ns(g, arr, indices, axis)
     x, ax = _along(arr, axis)
     ax = ax % x.ndim
     out = np.zeros_like(x, dtype=np.result_type(x, g, np.float32))
@@ -40,6 +45,7 @@ def take_along_axis_grad(g, arr, indices, axis=-1):
 
 def sort_jvp(da, a, axis=-1):
     """Tangent of ``np.sort``: ``da`` permuted as ``a`` was sorted."""
+    np = array_ns(da, a, axis)
     if axis is None:
         return np.ravel(da)[np.argsort(a, axis=None)]
     return np.take_along_axis(da, np.argsort(a, axis=axis), axis=axis)
@@ -47,6 +53,7 @@ def sort_jvp(da, a, axis=-1):
 
 def compress_grad(g, condition, a, axis=None):
     """Adjoint of ``np.compress(condition, a, axis)``: ``g`` back at the kept positions."""
+    np = array_ns(g, condition, a, axis)
     x, ax = _along(a, axis)
     keep = np.nonzero(np.asarray(condition))[0]
     out = np.zeros_like(x, dtype=np.result_type(x, g, np.float32))
@@ -56,6 +63,7 @@ def compress_grad(g, condition, a, axis=None):
 
 def extract_grad(g, condition, arr):
     """Adjoint of ``np.extract(condition, arr)`` (``ravel(arr)[ravel(condition) != 0]``)."""
+    np = array_ns(g, condition, arr)
     keep = np.nonzero(np.ravel(condition))[0]
     out = np.zeros_like(np.ravel(arr), dtype=np.result_type(getattr(arr, "dtype", np.float64),
                                                             g, np.float32))
@@ -66,6 +74,7 @@ def extract_grad(g, condition, arr):
 def _select_masks(condlist, ref):
     """Where each choice of ``np.select`` wins (the first true condition), and where the
     default does; ``ref`` has the result's shape (and backend)."""
+    np = array_ns(condlist, ref)
     shape = np.shape(ref)
     taken = np.zeros_like(ref, dtype=bool) if hasattr(ref, "shape") else np.zeros((), bool)
     masks = []
@@ -89,6 +98,7 @@ def npselect_default_grad(g, condlist, default):
 
 
 def npselect_jvp(dchoicelist, ans, condlist, choicelist):
+    np = array_ns(dchoicelist, ans, condlist, choicelist)
     masks, _ = _select_masks(condlist, ans)
     out = np.zeros_like(ans, dtype=_fdtype(ans))
     for m, d in zip(masks, fill_tangents(dchoicelist, choicelist)):
@@ -97,6 +107,7 @@ def npselect_jvp(dchoicelist, ans, condlist, choicelist):
 
 
 def npselect_default_jvp(ddefault, ans, condlist):
+    np = array_ns(ddefault, ans, condlist)
     _, rest = _select_masks(condlist, ans)
     return rest * ddefault + np.zeros_like(ans, dtype=_fdtype(ans))
 

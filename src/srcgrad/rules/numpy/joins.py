@@ -2,6 +2,8 @@
 its variants, unstack, meshgrid."""
 import numpy as np
 
+from ...runtime.backends import array_ns
+
 from ..registry import deflinear, defrule, deftransformable
 from .conventions import _fit, _zeros, fill_tangents
 
@@ -15,6 +17,7 @@ _PROMOTE = {0: lambda x: x, 1: np.atleast_1d, 2: np.atleast_2d, 3: np.atleast_3d
 
 
 def _join_axis(arrays, how):
+    np = array_ns(arrays, how)
     if how == "hstack":
         return 0 if all(np.ndim(x) <= 1 for x in arrays) else 1
     return {"vstack": 0, "dstack": 2, "column_stack": 1}[how]
@@ -23,6 +26,7 @@ def _join_axis(arrays, how):
 def join_grad(g, arrays, axis=0, how="concatenate"):
     """Adjoint of joining ``arrays``: concatenate (axis None: flattened), stack, hstack,
     vstack, dstack, column_stack.  A list (or tuple) of cotangents, one per array."""
+    np = array_ns(g, arrays, axis, how)
     if how == "stack":
         parts = [np.take(g, i, axis=axis) for i in range(len(arrays))]
     else:
@@ -41,6 +45,7 @@ def join_grad(g, arrays, axis=0, how="concatenate"):
 
 def join_jvp(darrays, arrays, axis=0, how="concatenate"):
     """Tangent of a join: the same join of the tangents (zeros where None)."""
+    np = array_ns(darrays, arrays, axis, how)
     ts = fill_tangents(darrays, arrays)
     if how == "concatenate":
         return np.concatenate(ts, axis=axis)
@@ -51,16 +56,19 @@ def join_jvp(darrays, arrays, axis=0, how="concatenate"):
 
 def split_grad(g, ary, indices_or_sections, axis=0):
     """Adjoint of ``np.split`` / ``array_split``: concatenate the pieces' cotangents."""
+    np = array_ns(g, ary, indices_or_sections, axis)
     pieces = np.array_split(ary, indices_or_sections, axis=axis)
     return np.concatenate(fill_tangents(g, pieces), axis=axis)
 
 
 def split_jvp(dary, ary, indices_or_sections, axis=0):
+    np = array_ns(dary, ary, indices_or_sections, axis)
     return np.array_split(dary, indices_or_sections, axis=axis)
 
 
 def append_grad(g, arr, values, axis=None):
     """Adjoint of ``np.append(arr, values, axis)``: a pair of cotangents."""
+    np = array_ns(g, arr, values, axis)
     if axis is None:
         n = np.size(arr)
         gf = np.ravel(g)
@@ -73,6 +81,7 @@ def append_grad(g, arr, values, axis=None):
 def meshgrid_grad(g, xi, sparse=False, indexing="xy"):
     """Adjoint of ``np.meshgrid(*xi, sparse=sparse, indexing=indexing)``: each output
     is its input along one axis, repeated along the others; sum the repeats."""
+    np = array_ns(g, xi, sparse, indexing)
     n = len(xi)
     grads = []
     for i, x in enumerate(xi):
@@ -89,6 +98,7 @@ def meshgrid_grad(g, xi, sparse=False, indexing="xy"):
 
 
 def meshgrid_jvp(dxi, xi, sparse=False, indexing="xy"):
+    np = array_ns(dxi, xi, sparse, indexing)
     ts = fill_tangents(dxi, xi)
     out = np.meshgrid(*[np.ravel(np.asarray(t, dtype=np.float64)) if not hasattr(t, "shape")
                         else t for t in ts], sparse=sparse, indexing=indexing)

@@ -8,6 +8,8 @@ differentiate: their own rules (grad of grad) come from :func:`_bilinear_kernel`
 """
 import numpy as np
 
+from ...runtime.backends import array_ns
+
 from ..facets import ALL_AXES
 from ..registry import defkernel, defnograd, defrule, deftransformable
 from .conventions import _LETTERS, _eye, _fdtype, _fit, _ones, _sum_to, _zeros
@@ -19,6 +21,7 @@ __all__ = ['mT', 'einsum_grad', 'einsum_jvp', 'tensordot_grad', 'dot_grad', 'inn
 
 def mT(x):
     """The matrix transpose of a stack of matrices (``x.mT``)."""
+    np = array_ns(x)
     return np.swapaxes(x, -1, -2)
 
 
@@ -30,6 +33,7 @@ def _einsum_parse(operands):
     so that ``einsum(",".join(terms) + "->" + out, *arrays)`` equals the call.
     ``positions`` are the indices of the array operands among ``operands``.
     """
+    np = array_ns(operands)
     if isinstance(operands[0], str):
         subs = operands[0].replace(" ", "")
         positions = list(range(1, len(operands)))
@@ -73,6 +77,7 @@ def _einsum_adjoint_plan(terms, out, arrays, i):
     operands: the cotangent, the other arrays, then one identity matrix per repeated
     label and one vector of ones per label summed inside this operand alone, as the
     list of ``("eye" | "ones", size)``)."""
+    np = array_ns(terms, out, arrays, i)
     x = arrays[i]
     used = set("".join(terms) + out)
     fresh = (c for c in _LETTERS if c not in used)
@@ -96,6 +101,7 @@ def _einsum_adjoint_plan(terms, out, arrays, i):
 
 def _einsum_adjoint(g, terms, out, arrays, i):
     """Gradient of ``einsum(terms -> out, *arrays)`` with respect to ``arrays[i]``."""
+    np = array_ns(g, terms, out, arrays, i)
     x = arrays[i]
     subs, extras = _einsum_adjoint_plan(terms, out, arrays, i)
     ops = [g]
@@ -122,6 +128,7 @@ def einsum_grad(g, operands):
 
 def einsum_jvp(doperands, operands, optimize=False):
     """Tangent of ``np.einsum(*operands)``: one einsum per operand that has a tangent."""
+    np = array_ns(doperands, operands, optimize)
     _, _, _, positions = _einsum_parse(operands)
     out = None
     for p in positions:
@@ -137,6 +144,7 @@ def einsum_jvp(doperands, operands, optimize=False):
 
 def _tensordot_terms(na, nb, axes):
     """Einsum terms for ``np.tensordot`` of an ``na``-D and an ``nb``-D array."""
+    np = array_ns(na, nb, axes)
     if isinstance(axes, (int, np.integer)):
         axa, axb = list(range(na - axes, na)), list(range(axes))
     else:
@@ -157,12 +165,14 @@ def _tensordot_terms(na, nb, axes):
 
 def tensordot_grad(g, a, b, axes=2, which=0):
     """Adjoint of ``np.tensordot(a, b, axes)`` for ``a`` (which=0) or ``b`` (which=1)."""
+    np = array_ns(g, a, b, axes, which)
     terms, out = _tensordot_terms(np.ndim(a), np.ndim(b), axes)
     return _einsum_adjoint(g, terms, out, [a, b], which)
 
 
 def dot_grad(g, a, b, which=0):
     """Adjoint of ``np.dot(a, b)`` (scalars, vectors, matrices and N-D) for a or b."""
+    np = array_ns(g, a, b, which)
     na, nb = np.ndim(a), np.ndim(b)
     if na == 0 or nb == 0:
         axes = 0
@@ -173,12 +183,14 @@ def dot_grad(g, a, b, which=0):
 
 def inner_grad(g, a, b, which=0):
     """Adjoint of ``np.inner(a, b)`` (a sum over both last axes)."""
+    np = array_ns(g, a, b, which)
     axes = 0 if np.ndim(a) == 0 or np.ndim(b) == 0 else ([-1], [-1])
     return tensordot_grad(g, a, b, axes, which)
 
 
 def outer_grad(g, a, b, which=0):
     """Adjoint of ``np.outer(a, b)`` (inputs are flattened)."""
+    np = array_ns(g, a, b, which)
     if which == 0:
         return _fit(g @ np.ravel(b), a)
     return _fit(np.ravel(a) @ g, b)
@@ -186,6 +198,7 @@ def outer_grad(g, a, b, which=0):
 
 def kron_grad(g, a, b, which=0):
     """Adjoint of ``np.kron(a, b)``."""
+    np = array_ns(g, a, b, which)
     nd = max(np.ndim(a), np.ndim(b))
     sa = (1,) * (nd - np.ndim(a)) + np.shape(a)
     sb = (1,) * (nd - np.ndim(b)) + np.shape(b)
@@ -199,6 +212,7 @@ def kron_grad(g, a, b, which=0):
 
 def cross_grad(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None, which=0):
     """Adjoint of ``np.cross`` (2- and 3-vectors) for ``a`` (which=0) or ``b`` (which=1)."""
+    np = array_ns(g, a, b, axisa, axisb, axisc, axis, which)
     if axis is not None:
         axisa = axisb = axisc = axis
     a_, b_ = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
@@ -217,6 +231,7 @@ def cross_grad(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None, which=0):
 
 def _solve(a, rhs, vector):
     """``np.linalg.solve`` with ``rhs`` a (stack of) vector(s) when ``vector``."""
+    np = array_ns(a, rhs, vector)
     if vector:
         return np.linalg.solve(a, rhs[..., None])[..., 0]
     return np.linalg.solve(a, rhs)
@@ -224,11 +239,13 @@ def _solve(a, rhs, vector):
 
 def solve_grad_b(g, a, b):
     """Adjoint of ``x = np.linalg.solve(a, b)`` for ``b``: ``solve(a.T, g)``."""
+    np = array_ns(g, a, b)
     return _sum_to(_solve(mT(a), g, np.ndim(b) == 1), b)
 
 
 def solve_grad_a(g, ans, a, b):
     """Adjoint of ``x = np.linalg.solve(a, b)`` for ``a``: ``-solve(a.T, g) x.T``."""
+    np = array_ns(g, ans, a, b)
     gb = _solve(mT(a), g, np.ndim(b) == 1)
     if np.ndim(b) == 1:
         return _sum_to(-gb[..., :, None] * ans[..., None, :], a)
@@ -237,6 +254,7 @@ def solve_grad_a(g, ans, a, b):
 
 def solve_jvp_a(da, ans, a, b):
     """Tangent of ``x = np.linalg.solve(a, b)`` along ``da``: ``-solve(a, da x)``."""
+    np = array_ns(da, ans, a, b)
     if np.ndim(b) == 1:
         return -_solve(a, (da @ ans[..., None])[..., 0], True)
     return -_solve(a, da @ ans, False)
@@ -244,6 +262,7 @@ def solve_jvp_a(da, ans, a, b):
 
 def solve_jvp_b(db, a, b):
     """Tangent of ``x = np.linalg.solve(a, b)`` along ``db``: ``solve(a, db)``."""
+    np = array_ns(db, a, b)
     return _solve(a, db, np.ndim(b) == 1)
 
 
@@ -259,6 +278,7 @@ def _conv_window(mode, m, n, correlate):
 
 
 def _conv_adjoint(g, a, w, start, which):
+    np = array_ns(g, a, w, start, which)
     full = np.size(a) + np.size(w) - 1
     g = np.ravel(g)
     gfull = np.pad(g, (start, full - start - g.shape[0]))
@@ -267,6 +287,7 @@ def _conv_adjoint(g, a, w, start, which):
 
 def convolve_grad(g, a, v, mode="full", which=0):
     """Adjoint of ``np.convolve(a, v, mode)`` for ``a`` (which=0) or ``v`` (which=1)."""
+    np = array_ns(g, a, v, mode, which)
     start = _conv_window(mode, np.size(a), np.size(v), False)
     return _fit(_conv_adjoint(g, a, v, start, which), a if which == 0 else v)
 
@@ -274,6 +295,7 @@ def convolve_grad(g, a, v, mode="full", which=0):
 def correlate_grad(g, a, v, mode="valid", which=0):
     """Adjoint of ``np.correlate(a, v, mode)`` (real inputs): a convolution with ``v``
     reversed."""
+    np = array_ns(g, a, v, mode, which)
     start = _conv_window(mode, np.size(a), np.size(v), True)
     w = np.flip(np.ravel(v))
     if which == 0:
@@ -283,6 +305,7 @@ def correlate_grad(g, a, v, mode="valid", which=0):
 
 def vecdot_grad(g, x, y, axis=-1):
     """Adjoint of ``np.vecdot(x, y, axis=axis)`` for ``x`` (swap the operands for ``y``)."""
+    np = array_ns(g, x, y, axis)
     xm, ym = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
     grad = np.expand_dims(g, -1) * ym
     return np.moveaxis(_sum_to(grad, xm), -1, axis)
@@ -304,6 +327,7 @@ def vecmat_grad(g, v, A, which=0):
 
 def _chain_terms(arrays):
     """Einsum terms of ``np.linalg.multi_dot(arrays)`` (first / last may be 1-D)."""
+    np = array_ns(arrays)
     n = len(arrays)
     labels = _LETTERS[:n + 1]
     terms = [labels[i:i + 2] for i in range(n)]
@@ -318,6 +342,7 @@ def _chain_terms(arrays):
 def multi_dot_grad(g, arrays):
     """Adjoint of ``np.linalg.multi_dot(arrays)``: for ``A_i``, the product of the
     transposed matrices before it, ``g`` and the transposed matrices after it."""
+    np = array_ns(g, arrays)
     k = len(arrays)
     mats = []
     for i in range(k):
@@ -338,6 +363,7 @@ def multi_dot_grad(g, arrays):
 
 
 def multi_dot_jvp(darrays, arrays):
+    np = array_ns(darrays, arrays)
     out = None
     for i, d in enumerate(darrays if darrays is not None else []):
         if d is None:
@@ -351,12 +377,14 @@ def multi_dot_jvp(darrays, arrays):
 
 def _power_base(a, n):
     """``(b, |n|)`` with ``a^n = b^|n|``: ``b`` is ``a`` or its inverse."""
+    np = array_ns(a, n)
     return (a if n >= 0 else np.linalg.inv(a)), abs(n)
 
 
 def matrix_power_grad(g, a, n):
     """Adjoint of ``np.linalg.matrix_power(a, n)``: ``sum_k (b^T)^k g (b^T)^(m-1-k)`` for
     ``a^n = b^m``, then through ``b = inv(a)`` when ``n < 0``."""
+    np = array_ns(g, a, n)
     if n == 0:
         return np.zeros_like(a, dtype=np.result_type(a, np.float32))
     b, m = _power_base(a, n)
@@ -374,6 +402,7 @@ def matrix_power_grad(g, a, n):
 
 def matrix_power_jvp(da, a, n):
     """Tangent of ``np.linalg.matrix_power(a, n)``: ``sum_k b^k db b^(m-1-k)``."""
+    np = array_ns(da, a, n)
     if n == 0:
         return np.zeros_like(da)
     b, m = _power_base(a, n)
@@ -389,6 +418,7 @@ def matrix_power_jvp(da, a, n):
 
 def polyval_grad_p(g, p, x):
     """Adjoint of ``np.polyval(p, x)`` for the coefficients ``p`` (highest power first)."""
+    np = array_ns(g, p, x)
     n = len(p)
     grad = []
     for i in range(n):
@@ -401,6 +431,7 @@ def polyval_grad_p(g, p, x):
 
 
 def _poly_dtype(p, x):
+    np = array_ns(p, x)
     return np.result_type(getattr(p, "dtype", np.float64) if not isinstance(p, (list, tuple))
                           else np.float64, getattr(x, "dtype", np.float64), np.float32)
 
@@ -408,6 +439,7 @@ def _poly_dtype(p, x):
 def polyval_deriv(p, x):
     """``d polyval(p, x) / dx``, in the floating dtype of ``p`` and ``x``: the
     polynomial with coefficients ``p[i] * (n - 1 - i)``."""
+    np = array_ns(p, x)
     n = len(p)
     dtype = _poly_dtype(p, x)
     if n < 2:

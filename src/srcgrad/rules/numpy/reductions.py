@@ -24,6 +24,7 @@ def prod_partials(a, axis=None):
     Exact with zeros in the input (no division): built from exclusive cumulative
     products from the left and from the right.
     """
+    np = array_ns(a, axis)
     a = a if hasattr(a, "shape") else np.asarray(a, dtype=float)
     axes = _axes(axis, a.ndim)
     if not axes:                                # a 0-d input: d a / d a = 1
@@ -36,7 +37,8 @@ def prod_partials(a, axis=None):
     right = np.flip(np.cumprod(np.concatenate(
         [ones, np.flip(flat[..., 1:], axis=-1)], axis=-1), axis=-1), axis=-1)
     out = np.reshape(left * right, moved.shape)
-    return np.transpose(out, np.argsort(rest + list(axes)))
+    perm = rest + list(axes)
+    return np.transpose(out, tuple(sorted(range(len(perm)), key=perm.__getitem__)))
 
 
 def minmax_jvp(da, ans, a, axis=None, keepdims=False):
@@ -53,6 +55,7 @@ def minmax_jvp(da, ans, a, axis=None, keepdims=False):
 def _count(a, axis):
     """How many entries each variance averages, from the shape alone (a Dask or device
     array is never read to count)."""
+    np = array_ns(a, axis)
     shape = getattr(a, "shape", None)
     if shape is None:
         shape = np.shape(a)
@@ -86,6 +89,7 @@ def var_jvp(da, a, axis=None, ddof=0, keepdims=False):
 
 def _norm_weights(x, ans, ord, axis, keepdims, vector=False):
     """``W`` with ``d norm = sum(W * dx)`` over the reduced axes (``W`` has x's shape)."""
+    np = array_ns(x, ans, ord, axis, keepdims, vector)
     nd = np.ndim(x)
     if axis is None and not vector and nd == 2 and ord is not None:
         axis = (0, 1)                           # a matrix norm of a 2-D input
@@ -132,6 +136,7 @@ def _norm_weights(x, ans, ord, axis, keepdims, vector=False):
 
 
 def _norm_axes(x, ord, axis, vector):
+    np = array_ns(x, ord, axis, vector)
     if axis is None and not vector and np.ndim(x) == 2 and ord is not None:
         return (0, 1)
     return axis
@@ -139,17 +144,20 @@ def _norm_axes(x, ord, axis, vector):
 
 def norm_grad(g, ans, x, ord=None, axis=None, keepdims=False, vector=False):
     """Adjoint of ``np.linalg.norm`` (``vector=True``: ``np.linalg.vector_norm``)."""
+    np = array_ns(g, ans, x, ord, axis, keepdims, vector)
     w = _norm_weights(x, ans, ord, axis, keepdims, vector)
     return _fit(_keep(g, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims) * w, x)
 
 
 def norm_jvp(dx, ans, x, ord=None, axis=None, keepdims=False, vector=False):
     """Tangent of ``np.linalg.norm``: ``sum(W * dx)`` over the reduced axes."""
+    np = array_ns(dx, ans, x, ord, axis, keepdims, vector)
     w = _norm_weights(x, ans, ord, axis, keepdims, vector)
     return np.sum(dx * w, axis=_norm_axes(x, ord, axis, vector), keepdims=keepdims)
 
 
 def _ptp_weights(a, axis):
+    np = array_ns(a, axis)
     hi = np.max(a, axis=axis, keepdims=True)
     lo = np.min(a, axis=axis, keepdims=True)
     up, down = (a == hi), (a == lo)
@@ -159,15 +167,18 @@ def _ptp_weights(a, axis):
 
 def ptp_grad(g, a, axis=None, keepdims=False):
     """Adjoint of ``np.ptp`` (max - min), ties shared equally."""
+    np = array_ns(g, a, axis, keepdims)
     return _fit(_keep(g, np.ndim(a), axis, keepdims) * _ptp_weights(a, axis), a)
 
 
 def ptp_jvp(da, a, axis=None, keepdims=False):
+    np = array_ns(da, a, axis, keepdims)
     return np.sum(da * _ptp_weights(a, axis), axis=axis, keepdims=keepdims)
 
 
 def nanmean_grad(g, a, axis=None, keepdims=False):
     """Adjoint of ``np.nanmean``: ``g`` shared among the non-NaN entries of each group."""
+    np = array_ns(g, a, axis, keepdims)
     ok = ~np.isnan(a)
     count = np.sum(ok, axis=axis, keepdims=True, dtype=_fdtype(a))
     return _keep(g, np.ndim(a), axis, keepdims) * ok / count
@@ -175,12 +186,14 @@ def nanmean_grad(g, a, axis=None, keepdims=False):
 
 def cumsum_grad(g, a, axis=None):
     """Adjoint of ``np.cumsum``: a reversed cumulative sum."""
+    np = array_ns(g, a, axis)
     _, ax = _along(a, axis)
     return _fit(np.flip(np.cumsum(np.flip(g, axis=ax), axis=ax), axis=ax), a)
 
 
 def cumprod_grad(g, ans, a, axis=None):
     """Adjoint of ``np.cumprod``; exact with zeros (then O(n^2) along ``axis``)."""
+    np = array_ns(g, ans, a, axis)
     x, ax = _along(a, axis)
     if not np.any(x == 0):
         return _fit(np.flip(np.cumsum(np.flip(g * ans, axis=ax), axis=ax), axis=ax) / x, a)
@@ -196,6 +209,7 @@ def cumprod_grad(g, ans, a, axis=None):
 
 def cumprod_jvp(da, ans, a, axis=None):
     """Tangent of ``np.cumprod``; exact with zeros."""
+    np = array_ns(da, ans, a, axis)
     x, ax = _along(a, axis)
     d, _ = _along(da, axis)
     if not np.any(x == 0):
@@ -212,6 +226,7 @@ def cumprod_jvp(da, ans, a, axis=None):
 
 def diff_grad(g, a, n=1, axis=-1):
     """Adjoint of ``np.diff(a, n, axis)``: ``n`` times the adjoint of one difference."""
+    np = array_ns(g, a, n, axis)
     for _ in range(n):
         pad = [(0, 0)] * np.ndim(g)
         pad[axis % np.ndim(g)] = (1, 1)
@@ -225,6 +240,7 @@ def _gradient_plan(f, varargs, axis, edge_order):
     """``(axes, matrices, single)`` of ``np.gradient(f, *varargs, axis, edge_order)``:
     along ``axes[k]`` the result is ``matrices[k] @ f`` (the matrix: ``np.gradient`` of
     the identity, so spacings and edges are NumPy's own); ``single``: one array out."""
+    np = array_ns(f, varargs, axis, edge_order)
     nd = np.ndim(f)
     if axis is None:
         axes = list(range(nd))
@@ -247,6 +263,7 @@ def _gradient_plan(f, varargs, axis, edge_order):
 def gradient_apply(t, f, varargs=(), axis=None, edge_order=1, transpose=False):
     """``np.gradient(t, *varargs, ...)`` for ``f``'s shape (linear in ``t``); with
     ``transpose``, its adjoint: ``t`` is one cotangent per axis (None: zero)."""
+    np = array_ns(t, f, varargs, axis, edge_order, transpose)
     axes, mats, single = _gradient_plan(f, varargs, axis, edge_order)
     if not transpose:
         outs = []
@@ -272,6 +289,7 @@ def gradient_spacing(varargs):
 
 def trace_grad(g, a, offset=0, axis1=0, axis2=1):
     """Adjoint of ``np.trace``: ``g`` on the ``offset`` diagonal of every matrix."""
+    np = array_ns(g, a, offset, axis1, axis2)
     nd = np.ndim(a)
     axis1, axis2 = axis1 % nd, axis2 % nd
     m, n = np.shape(a)[axis1], np.shape(a)[axis2]
@@ -281,6 +299,7 @@ def trace_grad(g, a, offset=0, axis1=0, axis2=1):
 
 def cumulative_trim(g, x, axis=None, include_initial=False):
     """The cotangent of ``np.cumulative_sum/prod`` without its initial slice."""
+    np = array_ns(g, x, axis, include_initial)
     if not include_initial:
         return g
     ax = 0 if axis is None else axis
@@ -289,6 +308,7 @@ def cumulative_trim(g, x, axis=None, include_initial=False):
 
 def cumulative_pad(t, axis=None, include_initial=False):
     """A tangent of ``np.cumulative_prod`` with the (constant) initial slice put back."""
+    np = array_ns(t, axis, include_initial)
     if not include_initial:
         return t
     ax = 0 if axis is None else axis
@@ -299,6 +319,7 @@ def cumulative_pad(t, axis=None, include_initial=False):
 
 def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
     """Adjoint of ``np.nanvar``: as ``np.var`` over the non-NaN entries; NaNs get 0."""
+    np = array_ns(g, a, axis, ddof, keepdims)
     ok = ~np.isnan(a)
     n = np.sum(ok, axis=axis, keepdims=True, dtype=_fdtype(a))
     centred = np.where(ok, a - np.nanmean(a, axis=axis, keepdims=True), 0)
@@ -306,6 +327,7 @@ def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
 
 
 def nanvar_jvp(da, a, axis=None, ddof=0, keepdims=False):
+    np = array_ns(da, a, axis, ddof, keepdims)
     ok = ~np.isnan(a)
     n = np.sum(ok, axis=axis, keepdims=keepdims, dtype=_fdtype(a))
     centred = np.where(ok, a - np.nanmean(a, axis=axis, keepdims=True), 0)
@@ -315,6 +337,7 @@ def nanvar_jvp(da, a, axis=None, ddof=0, keepdims=False):
 def var_grad_a(g, t, a, axis=None, ddof=0, keepdims=False):
     """Adjoint, for ``a``, of ``var_grad(t, a, ...) = 2 (a - mean a) t / (N - ddof)``:
     the centring is self-adjoint."""
+    np = array_ns(g, t, a, axis, ddof, keepdims)
     n = np.size(a) // max(np.size(np.mean(a, axis=axis)), 1) if np.size(a) else 0
     h = g * _keep(t, np.ndim(a), axis, keepdims)
     return _fit(2.0 * (h - np.mean(h, axis=axis, keepdims=True)) / (n - ddof), a)
@@ -324,6 +347,7 @@ def prod_partials_grad(g, a, axis=None):
     """Adjoint (and, the matrix being symmetric, tangent) of ``prod_partials(a, axis)``:
     ``d P_i / d a_j`` is the product of the group without ``a_i`` and ``a_j`` (i != j).
     Exact with zeros; O(n^2) in the group size."""
+    np = array_ns(g, a, axis)
     a = a if hasattr(a, "shape") else np.asarray(a, dtype=float)
     flat, undo = _flat_axes(a, axis)
     gf, _ = _flat_axes(np.broadcast_to(g, np.shape(a)), axis)
@@ -341,6 +365,7 @@ def prod_partials_grad(g, a, axis=None):
 def _norm_dweights(x, n, ord, axis, keepdims, vector):
     """``(dW/dx, dW/dn)`` of the weights ``W`` of ``norm_grad`` (``W`` depends on ``x_i``
     and the norm ``n`` only): elementwise, ``n`` broadcast to ``x``."""
+    np = array_ns(x, n, ord, axis, keepdims, vector)
     nd = np.ndim(x)
     axes = _norm_axes(x, ord, axis, vector)
     axes_t = tuple(range(nd)) if axes is None else \
@@ -363,17 +388,20 @@ def _norm_dweights(x, n, ord, axis, keepdims, vector):
 
 
 def _norm_sum(v, x, ord, axis, keepdims, vector):
+    np = array_ns(v, x, ord, axis, keepdims, vector)
     return np.sum(v, axis=_norm_axes(x, ord, axis, vector), keepdims=keepdims)
 
 
 def norm_grad_x(g, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
     """Adjoint (and tangent), for ``x``, of ``norm_grad(t, n, x, ...) = keep(t) W``."""
+    np = array_ns(g, t, n, x, ord, axis, keepdims, vector)
     dwx, _ = _norm_dweights(x, n, ord, axis, keepdims, vector)
     return _fit(g * _keep(t, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims) * dwx, x)
 
 
 def norm_grad_n(g, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
     """Adjoint, for the norm ``n``, of ``norm_grad(t, n, x, ...)``."""
+    np = array_ns(g, t, n, x, ord, axis, keepdims, vector)
     _, dwn = _norm_dweights(x, n, ord, axis, keepdims, vector)
     tk = _keep(t, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims)
     return _fit(_norm_sum(g * tk * dwn, x, ord, axis, keepdims, vector), n)
@@ -381,6 +409,7 @@ def norm_grad_n(g, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
 
 def norm_grad_dn(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
     """Tangent of ``norm_grad(t, n, x, ...)`` along ``dn``."""
+    np = array_ns(dn, t, n, x, ord, axis, keepdims, vector)
     _, dwn = _norm_dweights(x, n, ord, axis, keepdims, vector)
     axes = _norm_axes(x, ord, axis, vector)
     return _keep(t, np.ndim(x), axes, keepdims) * _keep(dn, np.ndim(x), axes, keepdims) * dwn

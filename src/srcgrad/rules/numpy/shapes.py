@@ -6,6 +6,8 @@ writes into the argument, which the aliasing analysis must know.
 """
 import numpy as np
 
+from ...runtime.backends import array_ns
+
 from ..registry import deflinear, defrule, deftransformable
 from .conventions import _along, _eye, _fit, _like, fill_tangents
 
@@ -16,6 +18,7 @@ __all__ = ['diagonal_grad', 'diag_grad', 'pad_value_grad', 'transpose_grad', 'tr
 
 def _diag_block(g, m, n, k, ref):
     """Stack of ``m x n`` matrices with ``g[..., i]`` on diagonal ``k`` (last two axes)."""
+    np = array_ns(g, m, n, k, ref)
     length = np.shape(g)[-1]
     along = m if k >= 0 else n                  # pad g to the length of its broadcast axis
     pad = [(0, 0)] * (np.ndim(g) - 1) + [(0, along - length)]
@@ -26,6 +29,7 @@ def _diag_block(g, m, n, k, ref):
 
 def diagonal_grad(g, a, offset=0, axis1=0, axis2=1):
     """Adjoint of ``np.diagonal(a, offset, axis1, axis2)``."""
+    np = array_ns(g, a, offset, axis1, axis2)
     nd = np.ndim(a)
     axis1, axis2 = axis1 % nd, axis2 % nd
     m, n = np.shape(a)[axis1], np.shape(a)[axis2]
@@ -35,6 +39,7 @@ def diagonal_grad(g, a, offset=0, axis1=0, axis2=1):
 
 def diag_grad(g, v, k=0):
     """Adjoint of ``np.diag(v, k)``: extract a diagonal (1-D v) or build a matrix (2-D v)."""
+    np = array_ns(g, v, k)
     if np.ndim(v) == 1:
         return np.diagonal(g, k).copy()
     return diagonal_grad(g, v, k, 0, 1)
@@ -43,6 +48,7 @@ def diag_grad(g, v, k=0):
 def pad_value_grad(g, array, pad_width, constant_values=0):
     """Adjoint of ``np.pad(..., mode='constant')`` for a scalar ``constant_values``:
     the sum of the cotangent over the padding."""
+    np = array_ns(g, array, pad_width, constant_values)
     if np.ndim(constant_values) > 0:
         raise NotImplementedError("np.pad: derivative for a scalar constant_values only")
     return np.sum(g) - np.sum(pad_grad(g, array, pad_width, "constant"))
@@ -61,17 +67,20 @@ def _perm(axes, ndim):
 def transpose_apply(t, axes=None):
     """``np.transpose(t, axes)`` for ``axes`` in any accepted form (``a.transpose()``'s
     empty tuple, ``a.transpose((1, 0))``'s tuple in a tuple)."""
+    np = array_ns(t, axes)
     return np.transpose(t, _perm(axes, np.ndim(t)))
 
 
 def transpose_grad(g, axes=None):
     """Adjoint of a transpose: the inverse permutation (``axes`` in any accepted form)."""
+    np = array_ns(g, axes)
     perm = _perm(axes, np.ndim(g))
     return np.transpose(g, tuple(int(i) for i in np.argsort(perm)))
 
 
 def _gather_index(a, order):
     """Positions (in ``a``'s C order) read by ``np.ravel(a, order)``."""
+    np = array_ns(a, order)
     index = np.empty_like(a, dtype=np.intp, order="K" if order in ("K", "A") else "C")
     index[...] = np.arange(np.size(a)).reshape(np.shape(a))
     return np.ravel(index, order="K" if order == "K" else
@@ -81,6 +90,7 @@ def _gather_index(a, order):
 
 def ravel_grad(g, a, order="C"):
     """Adjoint of ``np.ravel(a, order)`` / ``a.flatten(order)`` for every order."""
+    np = array_ns(g, a, order)
     if order in ("C", "F", None):
         return np.reshape(g, np.shape(a), order=order or "C")
     index = _like(_gather_index(a, order), g)
@@ -91,6 +101,7 @@ def ravel_grad(g, a, order="C"):
 
 def ravel_jvp(da, a, order="C"):
     """Tangent of ``np.ravel(a, order)``: ``da`` read in the order ``a`` is read."""
+    np = array_ns(da, a, order)
     if order in ("C", "F", None):
         return np.ravel(da, order=order or "C")
     return np.ravel(da)[_like(_gather_index(a, order), da)]
@@ -98,12 +109,14 @@ def ravel_jvp(da, a, order="C"):
 
 def roll_grad(g, shift, axis=None):
     """Adjoint of ``np.roll``: roll back."""
+    np = array_ns(g, shift, axis)
     back = -shift if isinstance(shift, (int, np.integer)) else tuple(-s for s in shift)
     return np.roll(g, back, axis)
 
 
 def tile_grad(g, A, reps):
     """Adjoint of ``np.tile(A, reps)``: sum the tiles."""
+    np = array_ns(g, A, reps)
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
     nd = max(np.ndim(A), len(reps))
     shape = (1,) * (nd - np.ndim(A)) + np.shape(A)
@@ -114,6 +127,7 @@ def tile_grad(g, A, reps):
 
 def repeat_grad(g, a, repeats, axis=None):
     """Adjoint of ``np.repeat``: sum each run of copies."""
+    np = array_ns(g, a, repeats, axis)
     x, ax = _along(a, axis)
     if np.ndim(repeats) == 0 or np.size(repeats) == 1:
         r = int(np.ravel(repeats)[0]) if np.ndim(repeats) else int(repeats)
@@ -132,6 +146,7 @@ def repeat_grad(g, a, repeats, axis=None):
 def pad_grad(g, array, pad_width, mode="constant"):
     """Adjoint of ``np.pad`` for the modes that copy entries (constant, edge, reflect,
     symmetric, wrap): each input entry collects the cotangent of all its copies."""
+    np = array_ns(g, array, pad_width, mode)
     size = np.size(array)
     index = np.arange(size).reshape(np.shape(array))
     if mode == "constant":
@@ -163,6 +178,7 @@ def atleast_jvp(darys, arys, fn):
 
 def rollaxis_grad(g, a, axis, start=0):
     """Adjoint of ``np.rollaxis(a, axis, start)``: the inverse permutation."""
+    np = array_ns(g, a, axis, start)
     n = np.ndim(a)
     axis = axis % n
     start = start + n if start < 0 else start
@@ -177,6 +193,7 @@ def rollaxis_grad(g, a, axis, start=0):
 
 def diagflat_grad(g, v, k=0):
     """Adjoint of ``np.diagflat(v, k)``: the ``k`` diagonal, in ``v``'s shape."""
+    np = array_ns(g, v, k)
     return _fit(np.diagonal(g, k).copy(), v)
 
 

@@ -3,6 +3,8 @@ average.  The gradient of an order statistic goes to the entries it is read from
 """
 import numpy as np
 
+from ...runtime.backends import array_ns
+
 from ..registry import defkernel, defnograd, defrule, deftransformable
 from .conventions import _axes, _fdtype, _fit, _flat_axes, _keep, _like
 
@@ -17,10 +19,12 @@ def _matched_order(ans, a, axis):
     ``ans`` is a permutation of ``a`` along ``axis`` (np.partition, np.sort); sorting
     both the same stable way pairs every output slot with one input entry, ties
     included (a bijection, so no entry gets two cotangents)."""
+    np = array_ns(ans, a, axis)
     return np.argsort(a, axis=-1, kind="stable"), np.argsort(ans, axis=-1, kind="stable")
 
 
 def _along_last(x, axis):
+    np = array_ns(x, axis)
     if axis is None:
         return np.ravel(x), 0
     return np.moveaxis(x, axis, -1), axis
@@ -28,6 +32,7 @@ def _along_last(x, axis):
 
 def permuted_grad(g, ans, a, axis=-1):
     """Adjoint of a function whose result is ``a`` permuted along ``axis`` (np.partition)."""
+    np = array_ns(g, ans, a, axis)
     x, ax = _along_last(a, axis)
     y, _ = _along_last(ans, axis)
     gm, _ = _along_last(g, axis)
@@ -39,6 +44,7 @@ def permuted_grad(g, ans, a, axis=-1):
 
 
 def permuted_jvp(da, ans, a, axis=-1):
+    np = array_ns(da, ans, a, axis)
     x, ax = _along_last(a, axis)
     y, _ = _along_last(ans, axis)
     d, _ = _along_last(da, axis)
@@ -51,6 +57,7 @@ def permuted_jvp(da, ans, a, axis=-1):
 def _quantile_weights(n, q, method):
     """``(lo, hi, frac)``: quantile ``q`` of ``n`` sorted values is
     ``(1 - frac) * sorted[lo] + frac * sorted[hi]`` (NumPy's methods)."""
+    np = array_ns(n, q, method)
     pos = np.asarray(q, dtype=np.float64) * (n - 1)
     if method == "linear":
         lo = np.floor(pos)
@@ -71,6 +78,7 @@ def _quantile_weights(n, q, method):
 
 
 def _quantile_setup(a, q, axis, method):
+    np = array_ns(a, q, axis, method)
     flat, undo = _flat_axes(a, axis)
     n = flat.shape[-1]
     order = np.argsort(flat, axis=-1, kind="stable")
@@ -81,6 +89,7 @@ def _quantile_setup(a, q, axis, method):
 def _flat_layout(a, axis):
     """``(perm, shape)``: ``np.reshape(np.transpose(a, perm), shape)`` is ``a`` with the
     ``axis`` axes moved last and merged (as :func:`_flat_axes`)."""
+    np = array_ns(a, axis)
     nd = np.ndim(a)
     axes = _axes(axis, nd) if nd else ()
     rest = [i for i in range(nd) if i not in axes]
@@ -96,6 +105,7 @@ def _quantile_order(a, q, axis, method):
 def quantile_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
     """Adjoint of ``np.quantile(a, q * scale, axis, keepdims=keepdims, method=method)``
     (np.median: q = 0.5; np.percentile: scale = 1/100) with respect to ``a``."""
+    np = array_ns(g, a, q, axis, keepdims, method, scale)
     flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
     lead = flat.shape[:-1]
     nq = lo.size
@@ -111,6 +121,7 @@ def quantile_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1.0
 
 
 def quantile_jvp(da, ans, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
+    np = array_ns(da, ans, a, q, axis, keepdims, method, scale)
     flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
     d, _ = _flat_axes(da, axis)
     d_sorted = np.take_along_axis(d, order, axis=-1)
@@ -123,6 +134,7 @@ def quantile_jvp(da, ans, a, q, axis=None, keepdims=False, method="linear", scal
 def quantile_q_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
     """Adjoint of ``np.quantile`` with respect to ``q``: the slope between the two
     sorted values it interpolates (zero for the methods that pick one value)."""
+    np = array_ns(g, a, q, axis, keepdims, method, scale)
     if method != "linear":
         return _fit(np.zeros(np.shape(q), dtype=_fdtype(q)), q)
     n, order, lo, hi = _quantile_order(a, np.asarray(q) * scale, axis, method)
@@ -137,6 +149,7 @@ def quantile_q_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1
 
 
 def quantile_q_jvp(dq, ans, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
+    np = array_ns(dq, ans, a, q, axis, keepdims, method, scale)
     flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
     if method != "linear":
         return np.zeros_like(ans, dtype=_fdtype(ans))
@@ -149,6 +162,7 @@ def quantile_q_jvp(dq, ans, a, q, axis=None, keepdims=False, method="linear", sc
 
 def _average_parts(a, axis, weights):
     """Weights broadcast to ``a`` (a 1-D ``weights`` lies along ``axis``), their sum."""
+    np = array_ns(a, axis, weights)
     if weights is None:
         w = np.ones_like(a, dtype=_fdtype(a))
     else:
@@ -168,6 +182,7 @@ def _other_axes(ndim, axis):
 def average_grad(g, a, axis=None, weights=None, keepdims=False, which=0):
     """Adjoint of ``np.average(a, axis, weights, keepdims=keepdims)`` for ``a`` (which=0)
     or ``weights`` (which=1)."""
+    np = array_ns(g, a, axis, weights, keepdims, which)
     w, sw = _average_parts(a, axis, weights)
     gk = _keep(g, np.ndim(a), axis, keepdims)
     if which == 0:
@@ -180,6 +195,7 @@ def average_grad(g, a, axis=None, weights=None, keepdims=False, which=0):
 
 
 def average_jvp(dweights, a, axis=None, weights=None, keepdims=False):
+    np = array_ns(dweights, a, axis, weights, keepdims)
     w, sw = _average_parts(a, axis, weights)
     dw, _ = _average_parts(a, axis, dweights)
     avg = np.sum(a * w, axis=axis, keepdims=True) / sw

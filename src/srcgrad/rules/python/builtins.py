@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from ...runtime.backends import array_ns
+
 from ..facets import ALL_PARAMS
 from ..registry import defkernel, defnograd, defnograd_methods, defrule
 from ..numpy.conventions import _sum_to, _zeros, fill_tangents
@@ -22,6 +24,7 @@ __all__ = ['seq_sum_grad', 'seq_sum_jvp', 'seq_prod_grad', 'seq_prod_jvp', 'sele
 def seq_sum_grad(g, iterable):
     """Adjoint of ``sum(iterable)`` / ``math.fsum``: ``g`` for every item (un-broadcast);
     for an ndarray (summed over axis 0), ``g`` broadcast back."""
+    np = array_ns(g, iterable)
     if hasattr(iterable, "shape"):
         return np.broadcast_to(g, iterable.shape)
     grads = [_sum_to(g, x) for x in iterable]
@@ -29,6 +32,7 @@ def seq_sum_grad(g, iterable):
 
 
 def seq_sum_jvp(diterable, iterable):
+    np = array_ns(diterable, iterable)
     if hasattr(iterable, "shape"):
         return np.sum(diterable, axis=0)
     out = 0.0
@@ -59,6 +63,7 @@ def seq_prod_jvp(diterable, iterable, start=1):
 
 def _selected(args, ans):
     """``(items, index)``: the argument(s) of ``max``/``min`` and which one was returned."""
+    np = array_ns(args, ans)
     items = args[0] if len(args) == 1 else args
     if hasattr(items, "shape"):
         for i in range(len(items)):
@@ -78,6 +83,7 @@ def select_grad(g, ans, args):
 
     ``args`` is the bound ``*args`` tuple: several items, or one iterable of items.
     """
+    np = array_ns(g, ans, args)
     items, k = _selected(args, ans)
     if hasattr(items, "shape"):
         grad = np.zeros_like(items, dtype=np.result_type(items, np.float32))
