@@ -263,6 +263,12 @@ def mean_grad(g, a, axis=None, keepdims=False):
     return _astype(xp, xp.broadcast_to(g / n, a.shape), _float_like(a))
 
 
+def _on(x):
+    """``device=`` for creation functions of array-API namespaces (NumPy: none)."""
+    return {} if type(x) is np.ndarray or not hasattr(x, "__array_namespace__") or \
+        hasattr(x, "__array_function__") else {"device": x.device}
+
+
 def _size(shape):
     n = 1
     for s in shape:
@@ -398,14 +404,16 @@ def assign_grad(g, index, v):
     """
     part = g[index]
     if not _basic_index(index):
-        shape = np.shape(part)
-        pos = np.arange(int(np.prod(shape)), dtype=np.intp).reshape(shape)
-        winner = np.full(np.shape(g), -1, dtype=np.intp)
+        # index arrays built in g's namespace (on its device): no host round trip
+        xp = array_ns(g)
+        shape = tuple(part.shape)
+        pos = xp.reshape(xp.arange(_size(shape), dtype=xp.int64, **_on(g)), shape)
+        winner = xp.full(tuple(g.shape), -1, dtype=xp.int64, **_on(g))
         winner[index] = pos
         wrote = winner >= 0
-        flat = np.zeros(pos.size, dtype=np.result_type(g, np.float32))
-        flat[winner[wrote]] = np.asarray(g)[wrote]
-        part = flat.reshape(shape)
+        flat = xp.zeros(_size(shape), dtype=_float_like(g), **_on(g))
+        flat[winner[wrote]] = g[wrote]
+        part = xp.reshape(flat, shape)
     else:
         part = copy(part)
     return unbroadcast(part, v)

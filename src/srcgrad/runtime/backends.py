@@ -284,6 +284,10 @@ class ArrayAPINamespace:
     def _np_copy(self, a):
         return self.xp.asarray(a, copy=True)
 
+    def _np_asarray(self, a, dtype=None, like=None, copy=None):
+        device = _device(like) if like is not None else _device(a)
+        return self.xp.asarray(a, dtype=dtype, device=device, copy=copy)
+
     def _np_ravel(self, a, order="C"):
         return self.xp.reshape(a, (-1,))
 
