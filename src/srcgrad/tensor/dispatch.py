@@ -18,7 +18,8 @@ from .. import runtime
 from ..errors import NonDifferentiableError
 from ..rules import lookup
 from . import dtypes, grad_mode
-from .autograd import InputMeta, _node_class, rule_reads, vjp_function
+from .autograd.nodes import InputMeta, _node_class, vjp_function
+from .autograd.reads import rule_reads
 from .autograd import forward_ad as _forward
 from .core import InferenceCounter, Tensor, _wrap_dim
 from .device import CPU

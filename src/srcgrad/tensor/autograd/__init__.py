@@ -15,6 +15,7 @@ from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, 
 from .nodes import (_SECOND_TIME, AccumulateGrad, InputMeta, Node, RuleNode, _modified_message,
                     _node_class, vjp_function)
 from .reads import function_reads, rule_reads, value_reads
+from . import lifted  # noqa: E402,F401  (installs the recorded backward of rule nodes)
 from . import forward_ad, functional  # noqa: E402,F401  (torch.autograd.<module>)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from ..legacy import Variable  # noqa: E402  (legacy: a tensor)

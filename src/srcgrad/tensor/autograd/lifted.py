@@ -22,6 +22,7 @@ import numpy as np
 
 from ...rules import is_nograd, lookup
 from ..core import Tensor
+from . import nodes as _nodes
 from .nodes import AccumulateGrad
 
 __all__ = ["lifted", "run_recorded"]
@@ -219,3 +220,6 @@ def run_recorded(node, g):
     except Exception:         # noqa: BLE001 - NotLiftable, or a template needing arrays:
         return None           # the caller reruns it on arrays (a real error shows there)
     return [_constant(gi) if not isinstance(gi, (Tensor, type(None))) else gi for gi in grads]
+
+
+_nodes.RECORDED[:] = [run_recorded]     # RuleNode.apply_graph runs rules on tensors with it

@@ -274,10 +274,9 @@ class RuleNode(Node):
     def apply_graph(self, g):
         """The rule run on tensors (:mod:`.lifted`): its operations are recorded."""
         self._check_saved()
-        from .lifted import run_recorded
-        if self._diff is None:
+        if self._diff is None or not RECORDED:
             return Node.apply_graph(self, g)
-        grads = run_recorded(self, g)
+        grads = RECORDED[0](self, g)
         if grads is None:                    # the template cannot run on tensors
             return Node.apply_graph(self, g)
         return grads if self._layout is None else self._laid_out(grads)
@@ -287,6 +286,11 @@ class RuleNode(Node):
         if self._has_saved:           # free the memory; shape-only nodes can run again
             self._args, self._kwargs, self._ans = (), {}, None
             self._saved = ()
+
+
+# how a rule runs on tensors when the backward pass is recorded (create_graph): installed
+# by :mod:`.lifted`, which builds on this module (no import back)
+RECORDED = []
 
 
 def vjp_function(rule):
