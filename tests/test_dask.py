@@ -109,3 +109,16 @@ def test_float32_stays_float32():
                                         np.ones(3, np.float32), X32, Y32)
     assert all(x.dtype == np.float32 for x in g)
     assert sg.grad(logreg, argnums=0)(w32, X32, Y32).dtype == np.float32
+
+
+def test_example_trains_on_chunks(capsys):
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parent.parent / "examples" / "dask_logreg.py"
+    spec = importlib.util.spec_from_file_location("dask_logreg", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    mod.main(["--n", "40000", "--chunks", "10000", "--steps", "2"])   # checks vs NumPy
+    out = capsys.readouterr().out
+    losses = [float(line.split()[-1]) for line in out.splitlines() if "step" in line]
+    assert len(losses) == 4 and losses[1] < losses[0] and losses[3] < losses[2]
