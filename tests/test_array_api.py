@@ -223,3 +223,29 @@ def test_rule_table_on_array_api_strict(name, fn, target, s, wrt, device):
             xs[i] = v
             return fnp(*xs)
         assert np.allclose(b, central(along, s.args[i]), rtol=1e-5, atol=1e-6)
+
+
+def halve_while(x, t):
+    steps = 0
+    while xp.sum(x * x) > t and steps < 10:
+        x = xp.sin(x) * 0.5
+        steps = steps + 1
+    return xp.sum(x ** 3)
+
+
+def halve_while_np(x, t):
+    steps = 0
+    while np.sum(x * x) > t and steps < 10:
+        x = np.sin(x) * 0.5
+        steps = steps + 1
+    return np.sum(x ** 3)
+
+
+@pytest.mark.parametrize("device", DEVICES, ids=["default", "device1"])
+def test_while_loop_equals_numpy(device):
+    xn = RS.randn(5) + 1.0
+    g = sg.grad(halve_while, argnums=0)(xp.asarray(xn, device=device), 0.01)
+    gn = sg.grad(halve_while_np, argnums=0)(xn, 0.01)
+    assert np.allclose(gn, central(lambda v: halve_while_np(v, 0.01), xn), atol=1e-6)
+    assert g.device == xp.asarray(xn, device=device).device
+    assert np.allclose(host(g), gn, rtol=1e-10, atol=1e-12)
