@@ -42,8 +42,6 @@ def sum_of_lists_comprehension(x):
     return np.sum(sum([[t] * 2 for t in [x, x * x]], [])[1])
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: sum(lists, []) is differentiated as a sum of "
-                                       "its items, not a concatenation: d/da is 3.0, not 0")
 def test_sum_of_lists_with_a_list_start():
     args = (0.3, 0.7)
     g = sg.grad(sum_of_lists, wrt=(0, 1))(*args)
@@ -51,16 +49,12 @@ def test_sum_of_lists_with_a_list_start():
                                rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: the adjoint of sum(lists, []) reshapes the "
-                                       "concatenated gradient to one item's shape")
 def test_sum_of_lists_with_a_list_start_from_a_comprehension():
     x = np.array([0.3, -0.5, 0.8])
     np.testing.assert_allclose(sg.grad(sum_of_lists_comprehension)(x),
                                fd_array(sum_of_lists_comprehension, x), rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: forward mode of sum(lists, []) adds a float "
-                                       "tangent to a list (TypeError)")
 def test_sum_of_lists_with_a_list_start_forward():
     args = (0.3, 0.7)
     _, t = sg.jvp(sum_of_lists, args, (0.0, 1.0))
@@ -78,8 +72,6 @@ def set_comprehension(a, b):
     return sum({t * 2.0 for t in [a, b]})
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a set literal of active floats gives a silent "
-                                       "zero gradient (0.0, 0.0), in reverse and forward mode")
 def test_set_literal_of_active_floats():
     args = (0.3, 0.7)
     try:
@@ -99,9 +91,6 @@ def test_set_literal_of_active_floats_forward():
     assert t == pytest.approx(fd(set_literal, args, 0), rel=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a set comprehension of active floats raises "
-                                       "AttributeError ('Assign' object has no attribute "
-                                       "'lineno') while building its error message")
 def test_set_comprehension_of_active_floats():
     args = (0.3, 0.7)
     try:
@@ -150,24 +139,18 @@ def later_loop_of_closures_rebinds_a_key(x):
     return fs[2](x[0]) * fs[0](v)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a later 'for i in ...: pass' rebinding i is not "
-                                       "undone before the adjoint of x[i]: gradient on x[1]")
 def test_later_loop_rebinding_an_index_read_by_an_earlier_adjoint():
     x = np.array([0.3, -0.5, 0.8])
     np.testing.assert_allclose(sg.grad(later_loop_rebinds_an_index)(x),
                                fd_array(later_loop_rebinds_an_index, x), rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a later loop rebinding the key k of a dict loop: "
-                                       "the dict's gradient goes to key 1, d/dx is a silent 0")
 def test_later_loop_rebinding_a_dict_key_read_by_an_earlier_adjoint():
     x = np.array([0.3, -0.5, 0.8])
     np.testing.assert_allclose(sg.grad(later_loop_rebinds_a_key)(x),
                                fd_array(later_loop_rebinds_a_key, x), rtol=1e-6, atol=1e-8)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: closures made in a later loop over k (k=k "
-                                       "defaults) after a dict loop over k: wrong gradient")
 def test_later_loop_of_closures_rebinding_a_dict_key():
     f = later_loop_of_closures_rebinds_a_key
     x = np.array([0.3, -0.5, 0.8])

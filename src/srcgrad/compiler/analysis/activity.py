@@ -206,6 +206,9 @@ class Analysis:
                 # ``np.r_[x, y]``, ``np.c_[...]``: indexing an object that builds arrays
                 return self.unknown(v, A.unparse_short(v.value) + "[...]", s, base)
             return Op("rule", rules.lookup(operator.getitem), {"x": v.value, "index": v.slice})
+        if isinstance(v, gast.Set):
+            # a set of values that may carry gradients: no order, duplicates merged
+            return self.unknown(v, "a set {...}", s)
         if isinstance(v, (gast.Tuple, gast.List, gast.Dict)):
             op = Op("literal")
             elts = v.values if isinstance(v, gast.Dict) else v.elts
@@ -266,6 +269,8 @@ class Analysis:
             return self.dynamic(f, args, kws, s, A.unparse_short(f) + "()")
         if _is_srcgrad_stop(obj):
             return Op("nograd")
+        if obj is set or obj is frozenset:
+            return self.unknown(v, f"{obj.__name__}()", s)
         if "out" in kws and not (isinstance(kws["out"], gast.Constant) and kws["out"].value is None):
             raise self.info.error(v, "srcgrad does not support out= arguments: the result "
                                      "would alias an array; assign the result instead")

@@ -138,6 +138,19 @@ class ControlFlow:
                 [first, A.tuple_([_item(q, idx) for q in seqs])]), s)
         return pre, idx, A.call(A.name("range"), [n]), per
 
+    def bound_elsewhere(self, loop):
+        """Is the loop's target name also bound outside this loop statement?"""
+        counts = getattr(self, "_store_counts", None)
+        if counts is None:
+            counts = self._store_counts = {}
+            for n in A.walk(self.fdef.body):
+                if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
+                    counts[n.id] = counts.get(n.id, 0) + 1
+        name = loop.target.id
+        inside = sum(1 for n in A.walk(loop) if isinstance(n, gast.Name) and
+                     isinstance(n.ctx, gast.Store) and n.id == name)
+        return counts.get(name, 0) > inside
+
     def loop_header(self, s):
         """(pre-statements, index name, range expression, per-iteration statements)."""
         it = s.iter
@@ -145,8 +158,14 @@ class ControlFlow:
         if isinstance(it, gast.Call) and not self._is_local(it.func):
             fn = resolve(it.func, self.func)
             if fn is builtins.range:
-                if isinstance(s.target, gast.Name):
+                if isinstance(s.target, gast.Name) and not self.bound_elsewhere(s):
                     return [], s.target.id, it, []
+                if isinstance(s.target, gast.Name):
+                    # the name is bound outside this loop too (``i = 0; ...; for i in
+                    # range(n)``): the loop counts in a name of its own and assigns the
+                    # user's, an assignment whose old value the reverse sweep restores
+                    idx = self.names.fresh(s.target.id)
+                    return [], idx, it, self.assign_target(s.target, A.name(idx), s)
             if fn is builtins.enumerate and len(it.args) >= 1 and _is_zip_call(it.args[0], self):
                 return self._enumerate_zip(s, it, pre)
             if fn is builtins.enumerate and len(it.args) >= 1:

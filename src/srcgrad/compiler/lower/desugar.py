@@ -51,7 +51,7 @@ def _is_functional_call_node(n):
     if not isinstance(n, gast.Call):
         return False
     f = n.func
-    if isinstance(f, gast.Name) and f.id in ("map", "filter", "sorted", "max", "min"):
+    if isinstance(f, gast.Name) and f.id in ("map", "filter", "sorted", "max", "min", "sum"):
         return True
     return isinstance(f, gast.Attribute) and f.attr == "reduce"
 
@@ -341,7 +341,7 @@ class _Desugar:
 
         pre.append(level_loop(0, first_iter))
         if isinstance(e, gast.SetComp):
-            return A.call(A.name("set"), [A.name(result)])
+            return A.copy_loc(A.call(A.name("set"), [A.name(result)]), e)
         return A.name(result)
 
     def lambda_def(self, lam, name, like):
@@ -393,6 +393,10 @@ class _Desugar:
             return self.comprehension(A.copy_loc(comp, e), pre)
         if obj is functools.reduce and len(e.args) in (2, 3) and not kws:
             return self.reduce(e, pre)
+        start = e.args[1] if len(e.args) == 2 else kws.get("start")
+        if obj is builtins.sum and e.args and isinstance(start, (gast.List, gast.Tuple)):
+            # ``sum(lists, [])``: a concatenation, item by item (``acc = acc + item``)
+            return self.fold(e, e.args[0], start, pre)
         if obj is builtins.sorted and "key" in kws and len(e.args) == 1 and \
                 set(kws) <= {"key", "reverse"}:
             seq, keys = self.keyed(e, kws["key"], pre)
@@ -433,6 +437,19 @@ class _Desugar:
         self.comprehension(A.copy_loc(comp, e), pre, into=keys)
         self.locals |= {seq, keys}
         return seq, keys
+
+    def fold(self, e, seq_expr, start, pre):
+        seq = self.expr(seq_expr, pre)
+        acc = self.names.fresh("acc")
+        pre.append(A.assign(acc, self.expr(start, pre), like=e))
+        item = self.names.fresh("item")
+        loop = gast.For(target=A.store(item), iter=seq,
+                        body=[A.assign(acc, gast.BinOp(left=A.name(acc), op=gast.Add(),
+                                                       right=A.name(item)), like=e)],
+                        orelse=[], type_comment=None)
+        pre.append(A.copy_loc(loop, e))
+        self.locals |= {acc, item}
+        return A.name(acc)
 
     def reduce(self, e, pre):
         f = self.expr(e.args[0], pre)
