@@ -165,6 +165,11 @@ def lifted(func):
     if cached is not None:
         return cached
     glb = {k: (v if k.startswith("__") else _lift(v)) for k, v in func.__globals__.items()}
+    if "array_ns" in glb and "np" in glb:
+        # rule functions and kernels choose their namespace from their operands
+        # (``np = array_ns(x)``): on tensors that is the lifted NumPy
+        lifted_np = glb["np"]
+        glb["array_ns"] = lambda *xs: lifted_np
     out = types.FunctionType(func.__code__, glb, func.__name__, func.__defaults__,
                              func.__closure__)
     out.__kwdefaults__ = func.__kwdefaults__
