@@ -15,7 +15,7 @@ from . import pipeline
 from . import syntax as A
 from .lower import normalize
 from .names import Names
-from .source import get_function_ast, resolve
+from .source import add_local_import, get_function_ast, resolve
 from ..rules import helper_names, namespace as ad_namespace
 
 
@@ -34,6 +34,7 @@ def front_end(func, wrt, kinds):
     fdef, info = get_function_ast(func)
     if getattr(func, "__srcgrad_transformable__", False):
         _drop_backend_binding(fdef)
+        _inline_namespace_calls(fdef, func)
     pipeline.after("parse", func, fdef)
     params = param_names(fdef)
     for w in wrt:
@@ -63,6 +64,22 @@ def _drop_backend_binding(fdef):
             isinstance(s.targets[0], gast.Name) and isinstance(v, gast.Call) and \
             getattr(v.func, "attr", getattr(v.func, "id", None)) == "array_ns"
     fdef.body = [s for s in fdef.body if not binding(s)]
+
+
+_NUMPY = "__srcgrad_numpy__"
+
+
+def _inline_namespace_calls(fdef, func):
+    """``array_ns(x).reshape(...)`` in a kernel differentiated again: the namespace read
+    as NumPy's (whose functions have the rules), as for ``np = array_ns(x)``."""
+    found = False
+    for n in A.walk(fdef.body):
+        if isinstance(n, gast.Attribute) and isinstance(n.value, gast.Call) and \
+                getattr(n.value.func, "attr", getattr(n.value.func, "id", None)) == "array_ns":
+            n.value = A.name(_NUMPY)
+            found = True
+    if found:
+        add_local_import(func, _NUMPY, np)
 
 
 def param_names(fdef):

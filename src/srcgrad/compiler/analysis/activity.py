@@ -269,6 +269,9 @@ class Analysis:
             return self.dynamic(f, args, kws, s, A.unparse_short(f) + "()")
         if _is_srcgrad_stop(obj):
             return Op("nograd")
+        if obj is getattr and len(args) >= 2 and isinstance(args[1], gast.Constant) and \
+                isinstance(args[1].value, str) and rules.nograd_attribute(args[1].value):
+            return Op("nograd")      # getattr(g, "shape", ()): metadata, as g.shape
         if obj is set or obj is frozenset:
             return self.unknown(v, f"{obj.__name__}()", s)
         if "out" in kws and not (isinstance(kws["out"], gast.Constant) and kws["out"].value is None):
