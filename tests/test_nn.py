@@ -70,7 +70,9 @@ OPTIMIZERS = {
 
 # float64: the same algorithm to rounding; float32: sums of 200 float32 values are added in
 # a different order by NumPy and PyTorch (about 1e-7 apart), which momentum then amplifies
-TOLERANCE = {"float64": 1e-10, "float32": 1e-5}
+# float32: NumPy and torch add the 200 float32 terms of a loss in different orders (about
+# 1e-7 apart), and 60 steps of momentum amplify that to ~2e-5 on some machines
+TOLERANCE = {"float64": 1e-10, "float32": 1e-4}
 
 
 @pytest.mark.parametrize("dtype", sorted(TOLERANCE))
