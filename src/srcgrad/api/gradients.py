@@ -15,6 +15,7 @@ from ..compiler import sourcemap
 from ..compiler.source import check_function, unwrap
 from ..compiler.driver import reverse_function
 from ..compiler.dynamic import trampoline
+from ..compiler.analysis.kinds import argument_kind
 from ..compiler.cache import still_valid
 
 
@@ -39,15 +40,7 @@ def _is_float(x):
     return False
 
 
-def _kind(x):
-    """How the compiler may specialize on an argument: Python scalar, array, container."""
-    if isinstance(x, (dict, list, tuple)):
-        return "container"
-    if isinstance(x, (float, int)) and not isinstance(x, bool):
-        return "float"
-    if hasattr(x, "shape"):
-        return "num"
-    return "other"
+_kind = argument_kind     # (compiler/analysis/kinds.py)
 
 
 class _Signature:

@@ -23,8 +23,9 @@ import inspect
 import types
 
 from ..errors import NonDifferentiableError
-from .. import rules
+from .. import rules, runtime
 from .source import library_name
+from .analysis.kinds import argument_kind
 
 _SIGNATURES = {}        # code object -> Signature
 
@@ -45,16 +46,6 @@ def _signature(func):
         if code is not None:
             _SIGNATURES[code] = sig
     return sig
-
-
-def _kind(x):
-    if isinstance(x, (dict, list, tuple)):
-        return "container"
-    if isinstance(x, (float, int)) and not isinstance(x, bool):
-        return "float"
-    if hasattr(x, "shape"):
-        return "num"
-    return "other"
 
 
 def _target(f, args, kwargs, site):
@@ -164,7 +155,7 @@ def _function_forward(func, args, kwargs, where, wrt, site):
     params.sort(key=order.index)
     bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
-    kinds = {n: _kind(v) for n, v in bound.arguments.items()}
+    kinds = {n: argument_kind(v) for n, v in bound.arguments.items()}
     fwd, bwd = BUILD["reverse"](func, tuple(params), "split", kinds)
     value, saved = fwd(*args, **kwargs)
     index = {p: i for i, p in enumerate(params)}
@@ -223,9 +214,9 @@ def call_jvp(f, wrt, site, tangents, *args, **kwargs):
             packed = marks.arguments[p]
             if p not in by_param:
                 if isinstance(packed, dict):
-                    by_param[p] = {k: _zero(kw[k]) for k in packed}
+                    by_param[p] = {k: runtime.zeros_like(kw[k]) for k in packed}
                 else:
-                    by_param[p] = [_zero(full[j]) for j in packed]
+                    by_param[p] = [runtime.zeros_like(full[j]) for j in packed]
             by_param[p][sub] = t
     by_param = {p: tuple(v) if isinstance(v, list) else v for p, v in by_param.items()}
     if rule is not None:
@@ -239,15 +230,10 @@ def call_jvp(f, wrt, site, tangents, *args, **kwargs):
     params = [p for p in sig.parameters if p in by_param]
     bound = sig.bind(*full, **kw)
     bound.apply_defaults()
-    kinds = {n: _kind(v) for n, v in bound.arguments.items()}
+    kinds = {n: argument_kind(v) for n, v in bound.arguments.items()}
     fn = BUILD["forward"](target, tuple(params), kinds)
     return fn(*full, **kw, **{fn.tangent_params[p]: by_param[p] for p in params})
 
-
-def _zero(x):
-    import numpy as np
-    return np.zeros_like(x) if hasattr(x, "shape") else 0.0 * x if isinstance(
-        x, (int, float)) else x
 
 
 # -- starred calls: f(a, *xs, k=b, **kw) --------------------------------------------------

@@ -374,6 +374,17 @@ def type_params():
     return {"type_params": []} if "type_params" in gast.FunctionDef._fields else {}
 
 
+def params_of(fdef):
+    """A def's parameters (argument nodes), in signature order."""
+    a = fdef.args
+    out = list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
+    if a.vararg:
+        out.append(a.vararg)
+    if a.kwarg:
+        out.append(a.kwarg)
+    return out
+
+
 def funcdef(fdef, name, body):
     args = copy.deepcopy(fdef.args)
     return gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,

@@ -512,9 +512,7 @@ def _captured(fdef):
     """The names a nested def reads from the enclosing function: free names of its
     body and the (hoisted) names of its defaults."""
     a = fdef.args
-    own = A.names_stored(fdef.body) | {p.id for p in list(a.posonlyargs) + list(a.args) +
-                                       list(a.kwonlyargs) + [x for x in (a.vararg, a.kwarg)
-                                                             if x is not None]}
+    own = A.names_stored(fdef.body) | {p.id for p in A.params_of(fdef)}
     reads = A.names_read(fdef.body) - own
     reads |= A.names_read(list(a.defaults) + [d for d in a.kw_defaults if d is not None])
     return reads

@@ -11,6 +11,18 @@ from .. import syntax as A
 from ...rules import facets_of, namespace as ad_namespace
 
 
+def argument_kind(x):
+    """How the compiler may specialize on an argument value: Python scalar, array,
+    container (what the call path and calls resolved at run time both key on)."""
+    if isinstance(x, (dict, list, tuple)):
+        return "container"
+    if isinstance(x, (float, int)) and not isinstance(x, bool):
+        return "float"
+    if hasattr(x, "shape"):
+        return "num"
+    return "other"
+
+
 def _builds_container(v):
     """``ad.as_list(x)``: a kernel whose rule says it returns a Python container (a call
     that only looks like one costs an ``add_grads``, nothing more)."""

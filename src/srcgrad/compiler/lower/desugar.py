@@ -88,7 +88,7 @@ class _Desugar:
             s.args.defaults = [self.expr(d, pre) for d in s.args.defaults]
             s.args.kw_defaults = [d if d is None else self.expr(d, pre)
                                   for d in s.args.kw_defaults]
-            inner = set(A.names_stored(s.body)) | {a.id for a in _params(s)}
+            inner = set(A.names_stored(s.body)) | {a.id for a in A.params_of(s)}
             saved, self.locals = self.locals, self.locals | inner
             s.body = self.block(s.body)
             self.locals = saved
@@ -477,13 +477,3 @@ class _Desugar:
 
 def _contains_hoisted(e):
     return any(isinstance(n, _HOISTED) or _is_functional_call_node(n) for n in A.walk(e))
-
-
-def _params(fdef):
-    a = fdef.args
-    out = list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
-    if a.vararg:
-        out.append(a.vararg)
-    if a.kwarg:
-        out.append(a.kwarg)
-    return out

@@ -35,13 +35,7 @@ class Normalizer(ControlFlow, Expressions):
 
     @staticmethod
     def _params(fdef):
-        a = fdef.args
-        out = list(a.posonlyargs) + list(a.args) + list(a.kwonlyargs)
-        if a.vararg:
-            out.append(a.vararg)
-        if a.kwarg:
-            out.append(a.kwarg)
-        return out
+        return A.params_of(fdef)
 
     # -- entry ---------------------------------------------------------------
     def run(self):
