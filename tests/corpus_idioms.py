@@ -24,35 +24,16 @@ from scipy.special import logsumexp
 
 import srcgrad as sg
 
-CASES = []                       # (name, function, args)
+from corpus_support import Corpus
 
-
-def case(*args, name=None):
-    """Register the decorated function with the inputs ``args`` (returns it unchanged)."""
-    def deco(f):
-        register(name or f.__name__, f, *args)
-        return f
-    return deco
-
-
-def register(name, f, *args):
-    CASES.append((name, f, args))
-
-
-_rs = npr.RandomState(20261201)           # the corpus's inputs, drawn once in order
-
-
-def randn(*shape, scale=1.0):
-    return scale * _rs.randn(*shape)
-
-
-def uniform(lo, hi, *shape):
-    return _rs.uniform(lo, hi, shape)
+_corpus = Corpus(20261201)            # this module's programs and inputs
+CASES, case, register = _corpus.cases, _corpus.case, _corpus.register
+randn, uniform = _corpus.randn, _corpus.uniform
 
 
 def init_layers(layer_sizes, scale=0.5):
     """autograd's init_random_params: a list of (weights, biases) tuples."""
-    return [(scale * _rs.randn(m, n), scale * _rs.randn(n))
+    return [(scale * randn(m, n), scale * randn(n))
             for m, n in zip(layer_sizes[:-1], layer_sizes[1:])]
 
 
@@ -105,7 +86,7 @@ def jax_predict(params, image):
 
 
 def init_network_params(sizes, scale=0.4):
-    return [(scale * _rs.randn(n, m), scale * _rs.randn(n)) for m, n in zip(sizes[:-1], sizes[1:])]
+    return [(scale * randn(n, m), scale * randn(n)) for m, n in zip(sizes[:-1], sizes[1:])]
 
 
 @case(init_network_params([3, 5, 3]), X_SMALL + 0.05, T_ONEHOT)

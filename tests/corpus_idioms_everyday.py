@@ -14,34 +14,14 @@ import operator
 from functools import partial, reduce
 
 import numpy as np
-import numpy.random as npr
 
 import srcgrad as sg
 
-CASES = []                       # (name, function, args)
+from corpus_support import Corpus
 
-
-def case(*args, name=None):
-    """Register the decorated function with the inputs ``args`` (returns it unchanged)."""
-    def deco(f):
-        register(name or f.__name__, f, *args)
-        return f
-    return deco
-
-
-def register(name, f, *args):
-    CASES.append((name, f, args))
-
-
-_rs = npr.RandomState(20261204)           # this module's inputs, drawn once in order
-
-
-def randn(*shape, scale=1.0):
-    return scale * _rs.randn(*shape)
-
-
-def uniform(lo, hi, *shape):
-    return _rs.uniform(lo, hi, shape)
+_corpus = Corpus(20261204)            # this module's programs and inputs
+CASES, case, register = _corpus.cases, _corpus.case, _corpus.register
+randn, uniform = _corpus.randn, _corpus.uniform
 
 
 X_SMALL = randn(6, 3)

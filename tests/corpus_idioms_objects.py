@@ -12,30 +12,15 @@ import numpy as np
 import numpy.random as npr
 from scipy.special import logsumexp
 
-CASES = []                       # (name, function, args)
+from corpus_support import Corpus
 
-
-def case(*args, name=None):
-    """Register the decorated function with the inputs ``args`` (returns it unchanged)."""
-    def deco(f):
-        register(name or f.__name__, f, *args)
-        return f
-    return deco
-
-
-def register(name, f, *args):
-    CASES.append((name, f, args))
-
-
-_rs = npr.RandomState(20261203)           # this module's inputs, drawn once in order
-
-
-def randn(*shape, scale=1.0):
-    return scale * _rs.randn(*shape)
+_corpus = Corpus(20261203)            # this module's programs and inputs
+CASES, case, register = _corpus.cases, _corpus.case, _corpus.register
+randn, uniform = _corpus.randn, _corpus.uniform
 
 
 def init_layers(layer_sizes, scale=0.5):
-    return [(scale * _rs.randn(m, n), scale * _rs.randn(n))
+    return [(scale * randn(m, n), scale * randn(n))
             for m, n in zip(layer_sizes[:-1], layer_sizes[1:])]
 
 

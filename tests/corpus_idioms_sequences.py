@@ -8,35 +8,15 @@ load a copy of the module on autograd.numpy).
 from functools import reduce
 
 import numpy as np
-import numpy.random as npr
 from scipy.special import gammaln, logsumexp
 
 import srcgrad as sg
 
-CASES = []                       # (name, function, args)
+from corpus_support import Corpus
 
-
-def case(*args, name=None):
-    """Register the decorated function with the inputs ``args`` (returns it unchanged)."""
-    def deco(f):
-        register(name or f.__name__, f, *args)
-        return f
-    return deco
-
-
-def register(name, f, *args):
-    CASES.append((name, f, args))
-
-
-_rs = npr.RandomState(20261202)           # this module's inputs, drawn once in order
-
-
-def randn(*shape, scale=1.0):
-    return scale * _rs.randn(*shape)
-
-
-def uniform(lo, hi, *shape):
-    return _rs.uniform(lo, hi, shape)
+_corpus = Corpus(20261202)            # this module's programs and inputs
+CASES, case, register = _corpus.cases, _corpus.case, _corpus.register
+randn, uniform = _corpus.randn, _corpus.uniform
 
 
 def sigmoid(x):
@@ -55,9 +35,9 @@ def concat_and_multiply(weights, *args):
 
 
 def create_rnn_params(input_size, state_size, output_size, scale=0.3):
-    return {'init hiddens': scale * _rs.randn(1, state_size),
-            'change': scale * _rs.randn(input_size + state_size + 1, state_size),
-            'predict': scale * _rs.randn(state_size + 1, output_size)}
+    return {'init hiddens': scale * randn(1, state_size),
+            'change': scale * randn(input_size + state_size + 1, state_size),
+            'predict': scale * randn(state_size + 1, output_size)}
 
 
 SEQ = randn(5, 2, 3)                       # time, batch, features
@@ -86,7 +66,7 @@ def rnn_log_likelihood(params, inputs, targets):
 
 def create_lstm_params(input_size, state_size, output_size, scale=0.3):
     def rp(*shape):
-        return _rs.randn(*shape) * scale
+        return randn(*shape) * scale
     return {'init cells': rp(1, state_size), 'init hiddens': rp(1, state_size),
             'change': rp(input_size + state_size + 1, state_size),
             'forget': rp(input_size + state_size + 1, state_size),
@@ -126,7 +106,7 @@ def gru_cell(params, h, x):
 
 
 def gru_params(n_in, n_h, scale=0.4):
-    return tuple(scale * _rs.randn(*s) for _ in range(3) for s in [(n_in, n_h), (n_h, n_h), (n_h,)])
+    return tuple(scale * randn(*s) for _ in range(3) for s in [(n_in, n_h), (n_h, n_h), (n_h,)])
 
 
 @case(gru_params(3, 2), SEQ[:, 0, :])
@@ -281,7 +261,7 @@ GMM_DATA = np.concatenate([randn(6) - 1.5, randn(6) + 1.0])
 
 
 def init_gmm(k):
-    return [(0.1 * _rs.randn(), _rs.randn(), 0.1 * _rs.randn()) for _ in range(k)]
+    return [(0.1 * randn(), randn(), 0.1 * randn()) for _ in range(k)]
 
 
 @case(init_gmm(3), GMM_DATA)
