@@ -357,10 +357,11 @@ SAMPLES["float"] = [S(2.5), S(np.array(1.5)), S(np.float64(-0.5))]
 SAMPLES["pow"] = [S(1.5, 2.0), S(P(3), 1.5), S(2.0, A(3)), S(P(3), A(2, 3))]
 SAMPLES["sum"] = [S([1.5, 2.5]), S([A(3), A(3)]), S((A(2, 3), A(3))), S(A(3, 4)),
                   S([1.0, 2.0], 0.5), S([A(3)], A(3)), S([0.5, A(2)], start=1.0)]
-SAMPLES["max"] = [S(1.5, 2.5), S([1.5, 3.5, 2.5]), S((1.0, 0.5)), S(A(4)), S(1.0, 2.0, 3.0),
-                  S([0.5, -2.0], key=abs)]
-SAMPLES["min"] = [S(1.5, 2.5), S([1.5, 3.5, 2.5]), S((1.0, 0.5)), S(A(4)), S(3.0, 2.0, 1.0),
-                  S([0.5, -2.0], key=abs)]
+# (size-1 arrays compared: the result is one of the argument arrays itself, an alias)
+SAMPLES["max"] = [S(np.array([0.3]), np.array([-0.4])), S(1.5, 2.5), S([1.5, 3.5, 2.5]),
+                  S((1.0, 0.5)), S(A(4)), S(1.0, 2.0, 3.0), S([0.5, -2.0], key=abs)]
+SAMPLES["min"] = [S(np.array([0.3]), np.array([-0.4])), S(1.5, 2.5), S([1.5, 3.5, 2.5]),
+                  S((1.0, 0.5)), S(A(4)), S(3.0, 2.0, 1.0), S([0.5, -2.0], key=abs)]
 
 
 # added with tests/test_corpus_numpy.py

@@ -632,3 +632,15 @@ def test_enable_grad_inside_no_grad_differentiates_again():
     np.testing.assert_allclose(sg.grad(no_grad_inside_enable_grad)(X), 2 * X)
     _, t = sg.jvp(enable_grad_inside_no_grad, (X,), (np.ones(3),))
     assert t == pytest.approx(6.0)
+
+
+def min_returns_its_argument(x):
+    v = min(2.0, x)       # a size-1 array smaller than 2.0: v is x itself
+    v -= 0.5 * x          # so this changes x too
+    return np.sum(v + x)
+
+
+def test_builtin_min_result_aliases_its_argument():
+    # was a wrong value and gradient with no error (fuzz seed 30002, --jvp --hvp)
+    with pytest.raises(sg.UnsupportedSyntaxError, match="share memory"):
+        sg.grad(min_returns_its_argument)(np.array([1.5]))

@@ -123,10 +123,11 @@ defrule(builtins.sum, "iterable, start=0", torch_name="SumBackward0",
         vjp=dict(iterable="seq_sum_grad(g, iterable)", start="unbroadcast(g, start)"),
         jvp=dict(iterable="expand(seq_sum_jvp(diterable, iterable), ans)",
                  start="expand(dstart, ans)"))
-# max(a, b, ...) or max(iterable): the gradient goes to the item returned
-defrule(builtins.max, "*args, key=None, default=None",
+# max(a, b, ...) or max(iterable): the gradient goes to the item returned, which is that
+# argument itself (the same array object: an alias of it)
+defrule(builtins.max, "*args, key=None, default=None", view_of="args",
         vjp=dict(args="select_grad(g, ans, args)"), jvp=dict(args="select_jvp(dargs, args, ans)"))
-defrule(builtins.min, "*args, key=None, default=None",
+defrule(builtins.min, "*args, key=None, default=None", view_of="args",
         vjp=dict(args="select_grad(g, ans, args)"), jvp=dict(args="select_jvp(dargs, args, ans)"))
 
 defnograd(builtins.range, builtins.int, builtins.bool, builtins.round,
