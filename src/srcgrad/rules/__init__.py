@@ -1,4 +1,5 @@
-"""The derivative table.  Importing this package registers every rule.
+"""The derivative table.  Importing this package registers every rule (SciPy's on first
+use after SciPy is imported; ``load_all()`` registers them now).
 
 ``namespace()`` is the module that generated code calls as ``ad`` (runtime helpers
 and the families' kernels); the queries (``view_of``, ``in_place_target``,
@@ -10,10 +11,10 @@ from .registry import (Rule, defrule, defkernel, deflinear, defnograd, defmethod
                        nograd_attribute, metadata_attribute, in_place_target,
                        writes_first_argument, reads_only_shape, reduction_param,
                        all_nograd, all_rules, all_declared, METHODS, defresolver,
-                       resolve_call)
+                       resolve_call, load_all)
 from .facets import ALL_AXES, ALL_PARAMS, Facets  # noqa: F401
 from . import numpy, python  # noqa: F401,E402
 from . import runtime_rules  # noqa: F401,E402  (generated code is differentiable too)
 from . import containers  # noqa: F401,E402  (dict(...), {**d}, zip, list + list)
-from . import scipy  # noqa: F401,E402  (only when SciPy imports)
+from . import scipy  # noqa: F401,E402  (registered lazily: SciPy is not imported here)
 from .namespace import namespace, add_kernel, helper_names, template_globals  # noqa: F401,E402

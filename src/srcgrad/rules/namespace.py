@@ -3,7 +3,8 @@
 Generated code names it ``ad`` (``ad.unbroadcast(g, x)``); a rule template names
 its members bare (``unbroadcast(g, x)``).  It is built here, once, from the
 runtime's ``__all__`` (stacks, accumulation, the backend seam) and the ``__all__``
-of every family's kernels, listed in :data:`KERNEL_MODULES`.  The runtime never
+of every family's kernels, listed in :data:`KERNEL_MODULES`; a family loaded lazily
+(SciPy's) adds its kernels when it loads (:func:`add_kernels`).  The runtime never
 imports the rules, and no module extends another's ``__all__``.
 """
 import builtins
@@ -17,12 +18,10 @@ from . import registry, runtime_rules, containers
 from .numpy import (conventions, elementwise, reductions, statistics, linalg, decompositions,
                     shapes, joins, indexing, creation)
 from .python import builtins as python_builtins
-from . import scipy as scipy_rules
 
 # the modules whose ``__all__`` names kernels that templates call
 KERNEL_MODULES = (conventions, elementwise, reductions, statistics, linalg, decompositions,
-                  shapes, joins, indexing, creation, python_builtins, runtime_rules, containers,
-                  *scipy_rules.KERNEL_MODULES)
+                  shapes, joins, indexing, creation, python_builtins, runtime_rules, containers)
 
 _AD = None
 
@@ -35,27 +34,63 @@ def namespace():
                                             "generated code calls.")
         members = {name: getattr(runtime, name) for name in runtime.__all__}
         for m in KERNEL_MODULES:
-            for name in m.__all__:
-                if name in members and members[name] is not getattr(m, name):
-                    raise ImportError(f"kernel {name!r} of {m.__name__} shadows another")
-                members[name] = getattr(m, name)
+            _add_members(members, m)
         ad.__dict__.update(members)
         ad.__all__ = sorted(members)
+        _NAMES.update(members)
         _AD = ad
     return _AD
+
+
+_NAMES = set()      # the names of ``ad``'s members, kept as they are added
+
+
+def _add_members(members, module):
+    for name in module.__all__:
+        if name in members and members[name] is not getattr(module, name):
+            raise ImportError(f"kernel {name!r} of {module.__name__} shadows another")
+        members[name] = getattr(module, name)
+
+
+def add_kernels(module):
+    """Add the kernels ``module.__all__`` names (a family loaded after import) to ``ad``."""
+    ad = namespace()
+    members = {name: getattr(ad, name) for name in ad.__all__}
+    _add_members(members, module)
+    for name in module.__all__:
+        add_kernel(name, members[name])
 
 
 def add_kernel(name, func):
     """Make a function (a user's ``@sg.adjoint``) callable from templates by ``name``."""
     ad = namespace()
     setattr(ad, name, func)
-    if name not in ad.__all__:
+    if name not in _NAMES:
         ad.__all__.append(name)
+        _NAMES.add(name)
 
 
 def helper_names():
-    """Names that templates may use without qualification."""
-    return frozenset(namespace().__all__)
+    """Names that templates may use without qualification: a live, read-only view, so a
+    family loaded during a compilation (an ``import scipy.special`` in the function)
+    has its kernels' names in it."""
+    registry.load_imported()
+    namespace()
+    return _HELPER_NAMES
+
+
+class _HelperNames:
+    def __contains__(self, name):
+        return name in _NAMES
+
+    def __iter__(self):
+        return iter(sorted(_NAMES))
+
+    def __len__(self):
+        return len(_NAMES)
+
+
+_HELPER_NAMES = _HelperNames()
 
 
 def _missing(name, param, direction):

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import sys
 import types
 from dataclasses import dataclass, field
 
@@ -188,7 +189,11 @@ def _key(func):
     """How the table knows ``func``: its identity; a bound method (a new object at each
     attribute read, as ``scipy.stats.norm.logpdf`` is) by its instance and function;
     an array library's function named as the array API names it (``xp.tanh``,
-    ``array_api_strict.sum``) as the NumPy function of that name (:func:`defaliases`)."""
+    ``array_api_strict.sum``) as the NumPy function of that name (:func:`defaliases`).
+    Every question to the table comes through here, so the families registered lazily
+    (:func:`deflazy`) whose library has been imported since are loaded first."""
+    if _LAZY and len(sys.modules) != _SEEN_MODULES[0]:
+        load_imported()
     if isinstance(func, types.MethodType):
         return (id(func.__self__), id(func.__func__))
     key = id(func)
@@ -221,6 +226,36 @@ def _alias_target(func):
     if name.startswith("cupy_"):            # cupy's ufuncs are named cupy_tanh
         name = name[5:]
     return _ALIASES.get(name)
+
+
+_LAZY = {}           # module name -> the loader that registers its functions' rules
+_SEEN_MODULES = [0]  # len(sys.modules) when the lazy families were last checked
+
+
+def deflazy(module, loader):
+    """The rules of ``module``'s functions (``"scipy.special"``) are registered by
+    ``loader()``, on the first question to the table after ``module`` is imported (by
+    anyone: a function of it can be called only then).  Importing srcgrad then does not
+    import the library; :func:`load_all` loads every family now."""
+    _LAZY[module] = loader
+    _SEEN_MODULES[0] = 0
+
+
+def load_imported():
+    """Load the lazy families whose module has been imported (:func:`deflazy`)."""
+    _SEEN_MODULES[0] = len(sys.modules)
+    for module in [m for m in _LAZY if m in sys.modules]:
+        loader = _LAZY.pop(module, None)    # popped first: a loader asks the table too
+        if loader is not None:
+            loader()
+    _SEEN_MODULES[0] = len(sys.modules)
+
+
+def load_all():
+    """Register every lazy family now (what a question about the whole table needs)."""
+    while _LAZY:
+        module = next(iter(_LAZY))
+        _LAZY.pop(module)()
 
 
 def defrule(func, params, *, name=None, vjp=None, jvp=None, torch_name=None, user=False,
@@ -323,6 +358,8 @@ def defresolver(resolver):
 
 def resolve_call(callee, args, kwargs):
     """The ``(function, args, kwargs)`` a resolver maps a call to, or None."""
+    if _LAZY and len(sys.modules) != _SEEN_MODULES[0]:
+        load_imported()
     for r in _RESOLVERS:
         hit = r(callee, args, kwargs)
         if hit is not None:
@@ -418,16 +455,22 @@ def reduction_param(rule):
 
 
 def all_nograd():
-    """Display names of the functions whose result carries no gradient."""
+    """Display names of the functions whose result carries no gradient (every family's:
+    the lazy ones are loaded)."""
+    load_all()
     return sorted(_NOGRAD.values())
 
 
 def all_rules():
+    """Every rule, the lazy families' included (they are loaded)."""
+    load_all()
     return list(_RULES.values())
 
 
 def all_declared():
-    """(func, display name, Signature or None, Facets) of every registered function."""
+    """(func, display name, Signature or None, Facets) of every registered function
+    (the lazy families' included)."""
+    load_all()
     objs = {_key(o): o for o in _KEEP}
     return [(objs[k], name, sig, f) for k, (name, sig, f) in _FACTS.items() if k in objs]
 
