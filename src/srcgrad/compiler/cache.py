@@ -79,8 +79,9 @@ class Dependencies:
 
     def valid(self, func):
         g = func.__globals__
-        for n, token in self.globals:
-            if not _same(g.get(n, _MISSING), token):
+        for n, token in self.globals:     # (``_same`` inline: this runs on every call)
+            v = g.get(n, _MISSING)
+            if v is not token and (token is not _DATA or not isinstance(v, _DATA_TYPES)):
                 return False
         for cell, token in zip(func.__closure__ or (), self.cells):
             if not _same(_cell_value(cell), token):

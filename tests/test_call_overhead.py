@@ -1,0 +1,176 @@
+"""The cached call of sg.grad (api/cached_call.py): a call with argument types seen
+before skips binding, kinds and wrt checks, and still gives what the full path gives.
+
+No timing here (tools/bench.py overhead measures it): these tests check that the
+short path is taken and that everything it skips is still decided correctly when
+what the generated code was specialized on changes.
+"""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.api import gradients
+
+
+def central(f, x, eps=1e-6):
+    """Central finite differences of a scalar f at a float or an array x."""
+    if isinstance(x, float):
+        return (f(x + eps) - f(x - eps)) / (2 * eps)
+    g = np.zeros_like(x, dtype=float)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x, dtype=float)
+        d[i] = eps
+        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+def shaper(v):
+    return v * v
+
+
+def loss(x, w):
+    return np.sum(np.sin(x) * shaper(w))
+
+
+def poly(x, a):
+    return np.sum(a * x * x * x)
+
+
+def vector_out(x):
+    return x * 2.0
+
+
+def counting_full_path(monkeypatch):
+    """How many times calls took the full path (``Transformed.compiled``)."""
+    calls = []
+    real = gradients.Transformed.compiled
+
+    def compiled(self, bound, leaves=None):
+        calls.append(1)
+        return real(self, bound, leaves)
+    monkeypatch.setattr(gradients.Transformed, "compiled", compiled)
+    return calls
+
+
+def test_a_second_call_with_the_same_types_skips_the_full_path(monkeypatch):
+    calls = counting_full_path(monkeypatch)
+    g = sg.grad(loss, wrt=(0, 1))
+    x, w = np.linspace(0.1, 0.9, 4), 1.3
+    first = g(x, w)
+    second = g(x * 2, w + 1.0)        # same types, other values and the same shapes
+    third = g(np.ones((2, 3)), 0.5)   # another shape: not something the code depends on
+    assert len(calls) == 1
+    for (dx, dw), (xv, wv) in zip((first, second, third),
+                                  ((x, w), (x * 2, w + 1.0), (np.ones((2, 3)), 0.5))):
+        np.testing.assert_allclose(dx, np.cos(xv) * wv * wv, rtol=1e-12)
+        np.testing.assert_allclose(dw, central(lambda v: loss(xv, v), wv), rtol=1e-6)
+
+
+def test_new_argument_kinds_take_the_full_path_and_are_right(monkeypatch):
+    calls = counting_full_path(monkeypatch)
+    g = sg.grad(poly, wrt=0)
+    assert g(2.0, 3.0) == pytest.approx(central(lambda v: poly(v, 3.0), 2.0), rel=1e-6)
+    x = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(g(x, 3.0), 9.0 * x * x, rtol=1e-12)   # a float, then an array
+    assert len(calls) == 2 and len(g._by_types) == 2
+    np.testing.assert_allclose(g(x, 3.0), 9.0 * x * x, rtol=1e-12)
+    assert g(2.0, 3.0) == pytest.approx(36.0)
+    assert len(calls) == 2
+
+
+def test_an_integer_array_in_wrt_is_still_refused():
+    g = sg.grad(poly, wrt=0)
+    g(np.array([1.0, 2.0]), 2.0)
+    with pytest.raises(TypeError, match="not floating-point"):
+        g(np.array([1, 2]), 2.0)       # the same type (ndarray), another dtype kind
+
+
+def test_wrt_none_follows_each_calls_dtypes():
+    g = sg.grad(poly)                 # every floating-point argument
+    x = np.array([1.0, 2.0])
+    dx, da = g(x, np.array(2.0))
+    np.testing.assert_allclose(dx, 6.0 * x * x)
+    np.testing.assert_allclose(da, central(lambda v: np.sum(poly(x, v)), 2.0), rtol=1e-6)
+    # the same types, but a is an integer array now: only x is differentiated
+    np.testing.assert_allclose(g(x, np.array(2)), 6.0 * x * x)
+
+
+def test_a_float32_input_keeps_its_dtype_on_every_call():
+    g = sg.grad(loss, wrt=0)
+    x = np.linspace(0.1, 0.9, 3).astype(np.float32)
+    for _ in range(3):
+        dx = g(x, 1.5)
+        assert dx.dtype == np.float32
+        np.testing.assert_allclose(dx, np.cos(x.astype(float)) * 2.25, rtol=1e-6)
+
+
+def test_a_helper_redefined_after_the_first_call_is_seen(monkeypatch):
+    g = sg.grad(loss, wrt=1)
+    x = np.linspace(0.1, 0.9, 3)
+    assert g(x, 2.0) == pytest.approx(np.sum(np.sin(x)) * 4.0)
+    g(x, 2.0)
+    monkeypatch.setitem(loss.__globals__, "shaper", lambda v: v * v * v)
+    assert g(x, 2.0) == pytest.approx(np.sum(np.sin(x)) * 12.0)     # d/dw w**3 = 3 w**2
+
+
+def test_new_code_for_the_same_function_is_seen(monkeypatch):
+    def f(x):
+        return x * x
+
+    def h(x):
+        return x * x * x
+    g = sg.grad(f)
+    assert g(3.0) == pytest.approx(6.0)
+    assert g(3.0) == pytest.approx(6.0)
+    monkeypatch.setattr(f, "__code__", h.__code__)
+    assert g(3.0) == pytest.approx(27.0)
+
+
+def test_a_closure_rebinding_its_helper_is_seen():
+    def make():
+        scale = np.sin
+
+        def f(x):
+            return np.sum(scale(x))
+
+        def rebind():
+            nonlocal scale
+            scale = np.cos
+        return f, rebind
+    f, rebind = make()
+    g = sg.grad(f)
+    x = np.array([0.3, 0.7])
+    np.testing.assert_allclose(g(x), np.cos(x))
+    np.testing.assert_allclose(g(x), np.cos(x))
+    rebind()
+    np.testing.assert_allclose(g(x), -np.sin(x))
+
+
+def test_errors_on_the_short_path_read_as_on_the_full_path():
+    g = sg.grad(vector_out)
+    messages = []
+    for _ in range(2):
+        with pytest.raises(RuntimeError) as e:
+            g(np.ones(3))
+        messages.append(str(e.value))
+    assert messages[0] == messages[1] and "scalar outputs" in messages[0]
+
+
+def test_value_and_grad_and_single_tuples_on_the_short_path():
+    vg = sg.value_and_grad(poly, wrt=(0,))
+    for _ in range(2):
+        value, grads = vg(2.0, 3.0)
+        assert value == pytest.approx(24.0)
+        assert isinstance(grads, tuple) and len(grads) == 1
+        assert grads[0] == pytest.approx(central(lambda v: poly(v, 3.0), 2.0), rel=1e-6)
+
+
+def test_keywords_and_tensors_take_the_full_path():
+    g = sg.grad(poly, wrt="x")
+    assert g(x=2.0, a=3.0) == pytest.approx(36.0)
+    assert g(x=2.0, a=3.0) == pytest.approx(36.0)
+    assert not g._by_types             # keyword calls are not recorded
+    t = sg.tensor(np.array([1.0, 2.0]), requires_grad=True)
+    for _ in range(2):
+        np.testing.assert_allclose(g(t, 3.0).detach().numpy(), 9.0 * np.array([1.0, 4.0]))
+    assert not g._by_types
