@@ -261,6 +261,17 @@ class Tensor:
         hooks.append(hook)
         return _HookHandle(hooks, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """Call ``hook(self)`` after a backward pass accumulated into this leaf's ``.grad``."""
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf "
+                               "tensors")
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        hooks = self.__dict__.setdefault("_post_acc_hooks", [])
+        hooks.append(hook)
+        return _HookHandle(hooks, hook)
+
     def detach(self):
         """The same data and version counter, cut from the graph."""
         out = Tensor._make(self._data)

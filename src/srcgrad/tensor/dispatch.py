@@ -21,6 +21,7 @@ from . import dtypes, grad_mode
 from .autograd.nodes import InputMeta, _node_class, vjp_function
 from .autograd.reads import rule_reads
 from .autograd import forward_ad as _forward
+from .autograd.graph import HOOKS as _SAVED_HOOKS, pack_saved
 from .core import InferenceCounter, Tensor, _wrap_dim
 from .device import CPU
 
@@ -218,7 +219,7 @@ def _record(func, name, args, kwargs, arrays, kwarrays, out):
         bound = _bind(plan.rule, args, kwargs or {})
         names, values = list(bound), tuple(bound.values())
         diff = _diff_positions(plan.rule, names)
-        arrays, kwarrays = (), {k: _unwrap(v) for k, v in bound.items()}
+        arrays, kwarrays = _by_kind(plan.rule, bound)
 
     needs, edges, layout = [], [], []
     simple = True                      # whether entry i of the rule's result goes to edge i
@@ -263,10 +264,35 @@ def _record(func, name, args, kwargs, arrays, kwarrays, out):
     node = out._grad_fn = plan.node_cls(plan.vjp, arrays, kwarrays, out._data, needs,
                                         tuple(edges), None if simple else tuple(layout),
                                         tuple(saved))
-    node._diff = diff
+    # (a *args parameter passed item by item: positions among the values no longer match
+    # the vjp's arguments, so the backward is not recorded; see RuleNode.apply_graph)
+    node._diff = diff if plan.names is not None or not arrays else None
+    node._slots = slots
     if scalar_saved:
         node._has_saved = True
     out._requires_grad = True
+    if _SAVED_HOOKS:
+        pack_saved(node, out)
+
+
+def _by_kind(rule, bound):
+    """The bound arguments as the rule's vjp takes them: a ``*args`` parameter's values
+    (``np.einsum``'s operands) and those before it positionally, the rest by name."""
+    params = rule.signature.parameters
+    if not builtins.any(params[k].kind is inspect.Parameter.VAR_POSITIONAL
+                        for k in bound if k in params):
+        return (), {k: _unwrap(v) for k, v in bound.items()}
+    args, kwargs, positional = [], {}, True
+    for k, v in bound.items():
+        kind = params[k].kind if k in params else None
+        if positional and kind is inspect.Parameter.VAR_POSITIONAL:
+            args.extend(_unwrap(i) for i in v)
+            positional = False
+        elif positional and kind in _POSITIONAL:
+            args.append(_unwrap(v))
+        else:
+            kwargs[k] = _unwrap(v)
+    return tuple(args), kwargs
 
 
 def _promoted(args, tensors, floating):

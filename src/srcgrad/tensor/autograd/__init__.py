@@ -8,6 +8,7 @@
     functional jacobian, hessian, vjp, jvp, hvp, vhp (torch.autograd.functional)
     forward_ad dual tensors: forward-mode derivatives from the rules' forward templates
     gradcheck  gradcheck, gradgradcheck
+    graph      saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks; _saved_* names
 """
 from ..core import VersionCounter
 from .engine import GraphMethods, backward, grad, run_backward
@@ -16,7 +17,7 @@ from .nodes import (_SECOND_TIME, AccumulateGrad, InputMeta, Node, RuleNode, _mo
                     _node_class, vjp_function)
 from .reads import function_reads, rule_reads, value_reads
 from . import lifted  # noqa: E402,F401  (installs the recorded backward of rule nodes)
-from . import forward_ad, functional  # noqa: E402,F401  (torch.autograd.<module>)
+from . import forward_ad, functional, graph  # noqa: E402,F401  (torch.autograd.<module>)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck  # noqa: E402
 from ..legacy import Variable  # noqa: E402  (legacy: a tensor)
 

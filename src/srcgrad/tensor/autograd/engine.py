@@ -116,7 +116,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
             node = ready.pop()
             g = buffers.pop(node, None)
             if g is not None:
-                if node._tensor_hooks or node._retained:
+                if node._tensor_hooks or node._retained or node._fn_hooks:
                     g = _pre_hooks(node, g, create_graph)
                 if capture is not None and node in capture:
                     capture[node] = g
@@ -133,11 +133,15 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                         owned = (type(g) is np.ndarray and g.base is None
                                  and g.flags.writeable and sys.getrefcount(g) == 2)
                         node.apply(g, owned)
+                    if node._fn_hooks or "_post_acc_hooks" in node.variable.__dict__:
+                        _accumulated_hooks(node, g, create_graph)
                     g = None
                 elif needed is not None and node not in needed:
                     g = None              # no asked-for gradient lies beyond this node
                 else:
                     grads = node.apply_graph(g) if create_graph else node.apply(g)
+                    if node._fn_hooks and node._fn_hooks[1]:
+                        grads = _post_hooks(node, grads, g, create_graph)
                     if not retain_graph:
                         node.release()
                     _send(node, grads, buffers, create_graph)
@@ -181,11 +185,17 @@ def _send(node, grads, buffers, create_graph):
 
 
 def _pre_hooks(node, g, create_graph=False):
-    """Tensor hooks and ``retain_grad`` of the (non-leaf) tensor this node produced."""
+    """Tensor hooks of the (non-leaf) tensor this node produced, the node's prehooks
+    (``register_prehook``), then ``retain_grad``: PyTorch's order."""
     for hook in node._tensor_hooks:
         out = hook(g if create_graph else _wrap(g))
         if out is not None:
             g = out if create_graph else out._data
+    for hook in node._fn_hooks[0] if node._fn_hooks else ():
+        out = hook((g if create_graph else _wrap(g),))
+        if out is not None:
+            g = _replacement(out, 1, "prehook")[0]
+            g = g if create_graph else g._data
     for ref in node._retained:
         t = ref()
         if t is None or t._grad_node() is not node:
@@ -197,6 +207,41 @@ def _pre_hooks(node, g, create_graph=False):
         else:
             t._grad._data += g
     return g
+
+
+def _replacement(out, n, kind):
+    if not isinstance(out, (tuple, list)) or len(out) != n:
+        raise RuntimeError(f"hook '{kind}' has returned an incorrect number of values "
+                           f"(got {len(out) if isinstance(out, (tuple, list)) else 1}, "
+                           f"but expected {n})")
+    return out
+
+
+def _post_hooks(node, grads, g, create_graph):
+    """The node's hooks ``fn(grad_inputs, grad_outputs)`` (``register_hook``); a tuple a
+    hook returns replaces the gradients of the inputs."""
+    grads = list(grads)
+    for i, ((nxt, meta), gi) in enumerate(zip(node._edges, grads)):
+        if gi is not None and meta is not None:
+            grads[i] = _fit_grad_tensor(gi, meta, node, i) if create_graph \
+                else _fit_grad(gi, meta, node, i)
+    ins = tuple(None if gi is None else gi if create_graph else _wrap(gi) for gi in grads)
+    outs = (g if create_graph else _wrap(g),)
+    for hook in node._fn_hooks[1]:
+        out = hook(ins, outs)
+        if out is not None:
+            ins = tuple(_replacement(out, len(ins), "hook"))
+    return [None if gi is None else gi if create_graph else gi._data for gi in ins]
+
+
+def _accumulated_hooks(node, g, create_graph):
+    """After a leaf's ``.grad`` was updated: its post-accumulate-grad hooks ``fn(tensor)``,
+    then the AccumulateGrad node's hooks ``fn((), (grad,))``."""
+    var = node.variable
+    for hook in var.__dict__.get("_post_acc_hooks", ()):
+        hook(var)
+    for hook in node._fn_hooks[1] if node._fn_hooks else ():
+        hook((), (g if create_graph else _wrap(g),))
 
 
 def _root_grads(tensors, grads, create_graph=False):

@@ -49,7 +49,8 @@ class Node:
     used lists (retained tensors, hooks) and ``metadata`` are made on first use.
     """
 
-    __slots__ = ("_edges", "_retained", "_tensor_hooks", "_metadata", "_freed", "__weakref__")
+    __slots__ = ("_edges", "_retained", "_tensor_hooks", "_metadata", "_freed", "_fn_hooks",
+                 "__weakref__")
     source = None
     _has_saved = False             # whether release() frees values (a second backward fails)
     _n_outputs = 1                 # a custom Function's node may have several
@@ -60,6 +61,7 @@ class Node:
         self._tensor_hooks = ()    # hooks registered on the output tensor (register_hook)
         self._metadata = None
         self._freed = False
+        self._fn_hooks = None      # [prehooks, posthooks] (register_prehook, register_hook)
 
     def name(self):
         return type(self).__name__
@@ -97,8 +99,25 @@ class Node:
         return self._tensor_hooks
 
     def register_hook(self, fn):
-        raise NotImplementedError("srcgrad: hooks on grad_fn nodes are not supported; "
-                                  "use Tensor.register_hook")
+        """``fn(grad_inputs, grad_outputs)`` after the node ran; a tuple it returns
+        replaces ``grad_inputs``.  Returns a handle with ``remove()``."""
+        return self._add_fn_hook(1, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node runs; a tuple it returns replaces
+        ``grad_outputs``.  Returns a handle with ``remove()``."""
+        return self._add_fn_hook(0, fn)
+
+    def _add_fn_hook(self, which, fn):
+        if self._n_outputs != 1:
+            raise NotImplementedError("srcgrad: hooks on the node of a custom Function with "
+                                      "several outputs are not supported; register them on "
+                                      "the output tensors")
+        if self._fn_hooks is None:
+            self._fn_hooks = ([], [])
+        from ..core import _HookHandle
+        self._fn_hooks[which].append(fn)
+        return _HookHandle(self._fn_hooks[which], fn)
 
     def apply_graph(self, g):
         """The gradients of the inputs as tensors that record their own graph
@@ -234,7 +253,7 @@ class RuleNode(Node):
     """
 
     __slots__ = ("_vjp", "_args", "_kwargs", "_ans", "_needs", "_layout", "_saved",
-                 "_has_saved", "_diff")
+                 "_has_saved", "_diff", "_slots", "_packed")
 
     def __init__(self, vjp, args, kwargs, ans, needs, edges, layout, saved):
         Node.__init__(self, edges)
@@ -247,6 +266,15 @@ class RuleNode(Node):
         self._saved = saved          # ((tensor or weakref, VersionCounter, version), ...)
         self._has_saved = bool(saved)
         self._diff = None            # position among the call's values of each diff param
+        self._slots = None           # positions among the call's values of the saved operands
+        self._packed = None          # (unpack_hook, entries) under saved_tensors_hooks (.graph)
+
+    def __getattr__(self, name):
+        """``_saved_self``, ``_saved_result``...: what the node saved, by PyTorch's names."""
+        if name.startswith("_saved_"):
+            from .graph import saved_attribute
+            return saved_attribute(self, name[7:])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     @property
     def source(self):
@@ -261,7 +289,12 @@ class RuleNode(Node):
 
     def apply(self, g):
         self._check_saved()
-        grads = self._vjp(g, self._ans, *self._args, needs=self._needs, **self._kwargs)
+        if self._packed is not None:          # saved_tensors_hooks: run on the unpacked values
+            from .graph import unpacked_values
+            args, kwargs, ans = unpacked_values(self)
+            grads = self._vjp(g, ans, *args, needs=self._needs, **kwargs)
+        else:
+            grads = self._vjp(g, self._ans, *self._args, needs=self._needs, **self._kwargs)
         return grads if self._layout is None else self._laid_out(grads)
 
     def _laid_out(self, grads):
@@ -276,7 +309,16 @@ class RuleNode(Node):
         self._check_saved()
         if self._diff is None or not RECORDED:
             return Node.apply_graph(self, g)
-        grads = RECORDED[0](self, g)
+        if self._packed is not None:
+            from .graph import unpacked_values
+            kept = self._args, self._kwargs, self._ans
+            self._args, self._kwargs, self._ans = unpacked_values(self)
+            try:
+                grads = RECORDED[0](self, g)
+            finally:
+                self._args, self._kwargs, self._ans = kept
+        else:
+            grads = RECORDED[0](self, g)
         if grads is None:                    # the template cannot run on tensors
             return Node.apply_graph(self, g)
         return grads if self._layout is None else self._laid_out(grads)
@@ -286,6 +328,7 @@ class RuleNode(Node):
         if self._has_saved:           # free the memory; shape-only nodes can run again
             self._args, self._kwargs, self._ans = (), {}, None
             self._saved = ()
+            self._packed = None
 
 
 # how a rule runs on tensors when the backward pass is recorded (create_graph): installed

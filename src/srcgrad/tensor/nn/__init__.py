@@ -3,17 +3,23 @@
     module      Parameter, Module (registration, traversal, state dicts, hooks, repr)
     container   Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
     layers      Linear, Bilinear, Embedding, LayerNorm, Dropout, activations, losses
-    functional  the same as functions of tensors (nn.functional)
+    spatial_layers  Conv1d/2d, MaxPool, AvgPool, AdaptiveAvgPool, BatchNorm1d/2d
+    recurrent   RNN, LSTM, GRU and their cells
+    functional  the same as functions of tensors (nn.functional; convolution holds the
+                convolutions, pooling and batch_norm)
     init        in-place initialisers (nn.init)
-
-Convolutions and recurrent layers are not provided yet.
 """
 from . import functional, init  # noqa: F401
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .layers import *  # noqa: F401,F403
 from .layers import __all__ as _layers_all
 from .module import Buffer, Module, Parameter
+from .spatial_layers import *  # noqa: F401,F403
+from .spatial_layers import __all__ as _spatial_all
+from .recurrent import *  # noqa: F401,F403
+from .recurrent import __all__ as _recurrent_all
 from . import utils  # noqa: F401
 
 __all__ = ["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict",
-           "ParameterList", "ParameterDict", "functional", "init", "utils"] + _layers_all
+           "ParameterList", "ParameterDict", "functional", "init", "utils"] + _layers_all + \
+    _spatial_all + _recurrent_all

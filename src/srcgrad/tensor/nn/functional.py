@@ -361,3 +361,9 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     return (x1 - x2 + eps).norm(p, -1, keepdim=keepdim)
 
+
+
+# convolution, pooling and batch normalisation (they build on the functions above)
+from .convolution import *  # noqa: E402,F401,F403
+from .convolution import __all__ as _convolution_all  # noqa: E402
+__all__ += _convolution_all
