@@ -41,11 +41,6 @@ NOT_TWICE_DIFFERENTIABLE = {
 # second derivatives srcgrad does not have yet, each a located error today (strict: a
 # fix makes the test fail until the entry is removed)
 KNOWN_GAPS = {
-    "math.prod-0-iterable": "rules/python: seq_prod_grad has no rule",
-    "math.prod-1-iterable": "rules/python: seq_prod_grad has no rule",
-    "math.prod-2-iterable": "rules/python: seq_prod_grad has no rule",
-    "np.linalg.matrix_norm-1-x": "matrix norm ord='nuc': no second derivative (explicit error)",
-    "np.linalg.matrix_norm-2-x": "matrix norm ord=2: no second derivative (explicit error)",
     "np.select-2-choicelist": "a choicelist mixing an array and a Python float",
     "scipy.integrate.odeint": "the adjoint ODE kernels are not differentiated again",
 }

@@ -378,6 +378,8 @@ def _norm_dweights(x, n, ord, axis, keepdims, vector):
     if ord in (1, -1, np.inf, -np.inf) or (ord == 0 and not is_matrix):
         z = np.zeros_like(x, dtype=_fdtype(x))
         return z, z
+    if is_matrix and (ord == "nuc" or ord in (2, -2)):   # not elementwise: _norm_along
+        return None, np.zeros_like(x, dtype=_fdtype(x))
     if is_matrix:
         raise NotImplementedError(f"srcgrad has no second derivative of the matrix norm "
                                   f"ord={ord!r}")
@@ -385,6 +387,54 @@ def _norm_dweights(x, n, ord, axis, keepdims, vector):
     ax = np.abs(x)
     return ((p - 1) * ax ** (p - 2) * safe ** (1 - p),
             (1 - p) * np.sign(x) * ax ** (p - 1) * safe ** (-p))
+
+
+def _norm_along(v, x, n, ord, axis, keepdims, vector):
+    """``dW[v]``: the derivative of ``norm_grad``'s weights ``W`` along ``v`` (the norm's
+    Hessian times ``v``, a symmetric map): ``dW/dx * v`` where ``W`` is elementwise."""
+    dwx, _ = _norm_dweights(x, n, ord, axis, keepdims, vector)
+    if dwx is not None:
+        return dwx * v
+    np = array_ns(v, x, n, ord, axis, keepdims, vector)
+    nd = np.ndim(x)
+    r, c = (a % nd for a in _norm_axes(x, ord, axis, vector))
+    d = _spectral_along(np.moveaxis(v, (r, c), (-2, -1)), np.moveaxis(x, (r, c), (-2, -1)), ord)
+    return np.moveaxis(d, (-2, -1), (r, c))
+
+
+def _spectral_along(d, x, ord):
+    """The derivative along ``d`` of the weights of the spectral (``ord=2``, ``-2``) and
+    nuclear norms of the matrices ``x``, ``u_i v_i^T`` and ``U V^T`` (thin SVD ``x = U S
+    V^T``, ``P = U^T d V``).  Nuclear: ``U A V^T`` with ``A = (P - P^T) / (s_i + s_j)``,
+    plus the parts of ``d`` outside the ranges of ``U`` and ``V``; spectral: ``du_i v_i^T
+    + u_i dv_i^T`` with ``u_j . du_i = (s_i P_ji + s_j P_ij) / (s_i^2 - s_j^2)`` and
+    ``v_j . dv_i = (s_j P_ji + s_i P_ij) / (s_i^2 - s_j^2)``.  Defined where the
+    singular values involved are distinct and nonzero (where the norm is twice
+    differentiable)."""
+    np = array_ns(d, x, ord)
+    u, s, vt = np.linalg.svd(x, full_matrices=False)
+    v, ut = mT(vt), mT(u)
+    p = ut @ d @ v
+    d_off_u = d - u @ (ut @ d)                  # d outside the range of U
+    d_off_v = d - (d @ v) @ vt                  # ... and of V
+    if ord == "nuc":
+        total = s[..., :, None] + s[..., None, :]
+        a = (p - mT(p)) / np.where(total == 0, 1, total)
+        inv = 1 / s
+        return u @ a @ vt + (d_off_u @ v) * inv[..., None, :] @ vt + \
+            u @ (inv[..., :, None] * (ut @ d_off_v))
+    i = 0 if ord == 2 else s.shape[-1] - 1
+    si, sj = s[..., i:i + 1], s
+    gap = si ** 2 - sj ** 2
+    gap = np.where(gap == 0, 1, gap)            # the j = i term: P's diagonal, dropped
+    own = np.arange(s.shape[-1]) == i
+    pji, pij = p[..., :, i], p[..., i, :]
+    cu = np.where(own, 0, (si * pji + sj * pij) / gap)
+    cv = np.where(own, 0, (sj * pji + si * pij) / gap)
+    ui, vi = u[..., :, i:i + 1], v[..., :, i:i + 1]
+    du = u @ cu[..., :, None] + (d_off_u @ vi) / si[..., None]
+    dv = v @ cv[..., :, None] + (mT(d_off_v) @ ui) / si[..., None]
+    return du @ mT(vi) + ui @ mT(dv)
 
 
 def _norm_sum(v, x, ord, axis, keepdims, vector):
@@ -395,8 +445,8 @@ def _norm_sum(v, x, ord, axis, keepdims, vector):
 def norm_grad_x(g, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
     """Adjoint (and tangent), for ``x``, of ``norm_grad(t, n, x, ...) = keep(t) W``."""
     np = array_ns(g, t, n, x, ord, axis, keepdims, vector)
-    dwx, _ = _norm_dweights(x, n, ord, axis, keepdims, vector)
-    return _fit(g * _keep(t, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims) * dwx, x)
+    tk = _keep(t, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims)
+    return _fit(_norm_along(g * tk, x, n, ord, axis, keepdims, vector), x)
 
 
 def norm_grad_n(g, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
@@ -417,8 +467,8 @@ def norm_grad_dn(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False)
 
 def norm_jvp_x(dx, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
     """Tangent of ``norm_jvp(t, n, x, ...) = sum(t W)`` along ``dx``."""
-    dwx, _ = _norm_dweights(x, n, ord, axis, keepdims, vector)
-    return _norm_sum(t * dwx * dx, x, ord, axis, keepdims, vector)
+    return _norm_sum(t * _norm_along(dx, x, n, ord, axis, keepdims, vector), x, ord, axis,
+                     keepdims, vector)
 
 
 def norm_jvp_n(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):

@@ -13,7 +13,7 @@ import numpy as np
 from ...runtime.backends import array_ns
 
 from ..facets import ALL_PARAMS
-from ..registry import defkernel, defnograd, defnograd_methods, defrule
+from ..registry import defkernel, defnograd, defnograd_methods, defrule, deftransformable
 from ..numpy.conventions import _sum_to, _zeros, fill_tangents
 
 __all__ = ['seq_sum_grad', 'seq_sum_jvp', 'seq_prod_grad', 'seq_prod_jvp', 'select_grad', 'select_jvp']
@@ -59,6 +59,9 @@ def seq_prod_jvp(diterable, iterable, start=1):
     for d, grad in zip(fill_tangents(diterable, iterable), seq_prod_grad(1.0, iterable, start)):
         out = out + d * grad
     return out
+
+
+deftransformable(seq_prod_grad, seq_prod_jvp)     # products: differentiated through their source
 
 
 def _selected(args, ans):
