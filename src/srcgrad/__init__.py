@@ -21,6 +21,7 @@ from .api.higher import jvp, jacobian, hessian, hvp, gradcheck, GradcheckError, 
 from .tensor import *  # noqa: F401,F403,E402  (the PyTorch-style Tensor runtime)
 from .tensor import torch_names as _torch_names  # noqa: E402
 from .api.compiled import compile  # noqa: F401,E402,A004
+from .api.memory import memory_report  # noqa: F401,E402
 from .compiler.source import transform_library  # noqa: F401,E402
 
 _torch_names.install()   # import torch.nn, torch.optim... when torch is srcgrad

@@ -1,10 +1,13 @@
 """The command line: ``python -m srcgrad show FILE.py:FUNC``.
 
     python -m srcgrad show FILE.py:FUNC [--wrt a,b] [--mode reverse|split|forward]
-                                        [--saved] [--html PAGE.html]
+                                        [--saved [--args EXPR]] [--html PAGE.html]
 
 prints the Python source srcgrad generates for FUNC's derivative; ``--saved`` adds
-what the forward sweep keeps for the adjoint, by source line; ``--html`` writes a page
+what the forward sweep keeps for the adjoint, by source line, and with ``--args`` (a
+Python expression evaluated in FILE's namespace, giving the arguments) runs the
+forward sweep on those arguments and adds how many bytes each line keeps
+(``sg.memory_report``); ``--html`` writes a page
 with the function on the left and its derivative on the right, each generated line
 linked to the source line it comes from.  Bad input (a missing file, a function that is
 not there, a parameter that does not exist, a construct srcgrad refuses) is one line on
@@ -89,6 +92,10 @@ def _parser():
                            "sweeps; forward: forward-mode (jvp) code")
     show.add_argument("--saved", action="store_true",
                       help="also list what the forward sweep keeps for the adjoint")
+    show.add_argument("--args", metavar="EXPR", default=None,
+                      help="with --saved: the arguments, a Python expression evaluated in "
+                           "FILE's namespace (a tuple for several), e.g. "
+                           "--args '(np.ones(3), 2.0)'; adds the bytes kept per line")
     show.add_argument("--html", metavar="PAGE.html", default=None,
                       help="write the function and its derivative side by side")
     show.add_argument("--traceback", action="store_true", help=argparse.SUPPRESS)
@@ -124,8 +131,11 @@ def _show(args):
     import srcgrad as sg
     from ..api.gradients import generated_functions
     path, func_name = args.target.rsplit(":", 1)
-    func = _function(_load(path), path, func_name)
+    module = _load(path)
+    func = _function(module, path, func_name)
     wrt = _wrt(args.wrt)
+    if args.args is not None and not args.saved:
+        raise CommandError("--args goes with --saved (it measures what the sweep keeps)")
     fns = generated_functions(func, wrt=wrt, mode=args.mode)
     text = sg.source(func, wrt=wrt, mode=args.mode)
     if args.html:
@@ -136,7 +146,25 @@ def _show(args):
     sys.stdout.write(text)
     if args.saved:
         sys.stdout.write(saved_report(func, wrt, args.mode))
+        if args.args is not None:
+            sys.stdout.write(measured_report(func, wrt, _arguments(module, args.args)))
     return 0
+
+
+def _arguments(module, text):
+    """The arguments ``--args`` gives: ``text`` evaluated in the module's namespace."""
+    try:
+        value = eval(text, vars(module))   # (the user's own expression, on their machine)
+    except Exception as e:   # noqa: BLE001  (whatever the expression raises)
+        raise CommandError(f"--args {text!r} raised {type(e).__name__}: {e}") from None
+    return value if isinstance(value, tuple) else (value,)
+
+
+def measured_report(func, wrt, call_args):
+    """``sg.memory_report`` of ``func`` at ``call_args``, as comment lines."""
+    from ..api.memory import memory_report
+    report = memory_report(func, *call_args, wrt=wrt)
+    return "\n" + "\n".join("# " + line for line in str(report).splitlines()) + "\n"
 
 
 def saved_report(func, wrt, mode):
