@@ -62,8 +62,7 @@ def traced_kept(func, wrt, *args):
     """Bytes the forward sweep leaves allocated (what it returns to the backward sweep),
     by tracemalloc, and the arguments' kinds as sg.grad compiles them."""
     from srcgrad.api.gradients import _kind
-    import inspect as _i
-    names = list(_i.signature(func).parameters)
+    names = list(inspect.signature(func).parameters)
     fwd, _ = reverse_function(func, wrt, "split", {n: _kind(v) for n, v in zip(names, args)})
     fwd(*args)                       # (warm: nothing allocated once only is counted)
     tracemalloc.start()

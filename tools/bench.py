@@ -3,7 +3,10 @@
 Everything runs in one process, side by side; each row prints medians and the
 ratio srcgrad / hand-written (and srcgrad / peer where a peer is installed).
 Run: tools/demo-style venv, then `python tools/bench.py [--quick] [SECTION]`, where
-SECTION is one of all (the default), compile, tensor, higher.
+SECTION is one of all (the default), compile, tensor, higher, peers (srcgrad, autograd,
+torch and jax.jit against hand-written NumPy, as a markdown table), memory (bytes kept
+per step) and overhead (the cost of sg.grad's wrapper per cached call).  peers, memory
+and overhead run pinned to one core with single-threaded BLAS.
 """
 import argparse
 import importlib.util
@@ -15,9 +18,19 @@ import time
 import types
 import tracemalloc
 
-import numpy as np
+_ONE_CORE = ("peers", "memory", "overhead")
+if any(a in _ONE_CORE for a in sys.argv[1:]):
+    # before NumPy, torch and XLA start their thread pools: one thread each, one core
+    for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(_var, "1")
+    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                                       "intra_op_parallelism_threads=1")
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {0})
 
-import srcgrad as sg
+import numpy as np  # noqa: E402
+
+import srcgrad as sg  # noqa: E402
 
 
 def median_time(fn, min_time=0.2, repeat=7):
@@ -151,9 +164,16 @@ def main(argv=None):
     p.add_argument("--tensor-only", action="store_true", help="only the Tensor runtime section")
     p.add_argument("--higher-only", action="store_true", help="only the HVP / Jacobian section")
     p.add_argument("section", nargs="?", default="all",
-                   choices=("all", "compile", "tensor", "higher"),
+                   choices=("all", "compile", "tensor", "higher") + _ONE_CORE,
                    help="run one section alone (compile: first-call time against size)")
     args = p.parse_args(argv)
+    if args.section in _ONE_CORE:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import bench_peers
+        sections = {"peers": bench_peers.peers_section, "memory": bench_peers.memory_section,
+                    "overhead": overhead_section}
+        sections[args.section](args)
+        return
     if args.tensor_only or args.section == "tensor":
         tensor_section(args)
         return
@@ -254,6 +274,70 @@ def main(argv=None):
     tensor_section(args)      # PyTorch's column is left blank when torch is not installed
     higher_section(args)      # HVP and Jacobians, next to autograd and torch.func
     compile_section(args)     # first-call (compile) time against the function's size
+
+
+# -- (8) the wrapper's cost per cached call ------------------------------------------
+
+class _NeverHit(dict):
+    """A cache of cached calls that never answers: every call takes the full path."""
+
+    def get(self, key, default=None):
+        return default
+
+    def __setitem__(self, key, value):
+        pass
+
+
+def overhead_section(args):
+    """sg.grad(f)(*args) against the generated function called directly, per call, us.
+
+    ``wrapper``: the cached call's own cost, measured with the generated function
+    swapped for one that returns its result at once (so the gradient's own time,
+    and its noise, are not in it); ``full path``: the same with the short path off
+    (what every call did before it: bind, kinds, wrt checks, cache lookup); ``a call``:
+    a plain Python function called with the same arguments, for scale."""
+    rng = np.random.default_rng(0)
+    cases = [("seed loss (2x2), wrt w1, w2", seed_loss, ("w1", "w2"),
+              (np.array([[1., 2.], [3., 4.]]), 2.0, 3.0)),
+             ("scalar ODE, 100 steps, wrt x", ode, 0, (0.5, 1.0, 0.3)),
+             ("MLP hidden 64, wrt W1, b1, W2, b2", mlp_loss, (0, 1, 2, 3),
+              (rng.standard_normal((784, 64)) / 28, np.zeros(64),
+               rng.standard_normal((64, 10)) / 8, np.zeros(10),
+               rng.standard_normal((32, 784)), np.eye(10)[rng.integers(0, 10, 32)]))]
+    print()
+    print("sg.grad's cached call, us per call (one core)")
+    print(f"{'case':<36} {'grad(f)()':>10} {'generated':>10} {'wrapper':>8} {'full path':>10}"
+          f" {'a call':>7}")
+    for name, f, wrt, a in cases:
+        g = sg.grad(f, wrt=wrt)
+        full = sg.grad(f, wrt=wrt)
+        full._by_types = _NeverHit()
+        g(*a)
+        full(*a)
+        gen = g._last
+        result = gen(*a)
+        stub_g = sg.grad(f, wrt=wrt)
+        stub_g(*a)
+
+        def stub(*_):
+            return result
+        for hit in stub_g._by_types.values():
+            hit.fn = stub
+        stub_full = sg.grad(f, wrt=wrt)
+        stub_full._by_types = _NeverHit()
+        stub_full(*a)
+        stub_full._fast = {k: (stub,) + v[1:] for k, v in stub_full._fast.items()}
+        times = interleaved_medians({
+            "call": lambda: g(*a), "gen": lambda: gen(*a),
+            "stub call": lambda: stub_g(*a), "stub": lambda: stub(*a),
+            "stub full": lambda: stub_full(*a)},
+            min_time=0.1 if args.quick else 0.3, repeat=9 if args.quick else 15,
+            timer=time.process_time)
+        wrapper = times["stub call"] - times["stub"]
+        full_path = times["stub full"] - times["stub"]
+        print(f"{name:<36} {times['call'] * 1e6:>10.2f} {times['gen'] * 1e6:>10.2f} "
+              f"{wrapper * 1e6:>8.2f} {full_path * 1e6:>10.2f} {times['stub'] * 1e6:>7.2f}")
+        sys.stdout.flush()
 
 
 # -- (6) higher order: HVP of the MLP loss, Jacobian of a small map -----------------
@@ -364,21 +448,23 @@ def _train_step(loss_fn, args, wrt):
     return step
 
 
-def interleaved_medians(fns, min_time=0.2, repeat=9):
+def interleaved_medians(fns, min_time=0.2, repeat=9, timer=time.perf_counter):
     """``median_time`` for several functions at once, their samples taken in turn.
 
     On a shared machine the load drifts; sampling the candidates round-robin
     exposes them to the same drift, so the ratios between them stay meaningful.
+    (``timer=time.process_time`` counts only this process's CPU time: for
+    microsecond differences on a loaded machine.)
     """
     counts = {}
     for key, fn in fns.items():          # calibrate: loops per sample, as median_time does
         fn()
         n = 1
         while True:
-            t0 = time.perf_counter()
+            t0 = timer()
             for _ in range(n):
                 fn()
-            if time.perf_counter() - t0 > min_time / repeat or n > 1e6:
+            if timer() - t0 > min_time / repeat or n > 1e6:
                 break
             n *= 2
         counts[key] = n
@@ -386,10 +472,10 @@ def interleaved_medians(fns, min_time=0.2, repeat=9):
     for _ in range(repeat):
         for key, fn in fns.items():
             n = counts[key]
-            t0 = time.perf_counter()
+            t0 = timer()
             for _ in range(n):
                 fn()
-            samples[key].append((time.perf_counter() - t0) / n)
+            samples[key].append((timer() - t0) / n)
     return {key: statistics.median(v) for key, v in samples.items()}
 
 

@@ -22,6 +22,8 @@ Guarantees:
   dtypes (``_with_input_dtypes`` runs unless every input differentiated is a
   Python float), and errors from the generated code get the same handling.
 """
+import operator
+
 import numpy as np
 
 # types whose kind, float-ness and Tensor-ness the type alone decides (arrays: with
@@ -36,22 +38,34 @@ class CachedCall:
     """What a full call concluded for one tuple of argument types."""
 
     __slots__ = ("fn", "code", "deps", "dtype_checks", "wrt_pos", "single", "wrap",
-                 "cast", "value_and_grad")
+                 "cast", "value_and_grad", "dtypes", "pick", "grad_types")
 
     def __init__(self, fn, code, deps, dtype_checks, wrt_pos, single, wrap, cast,
-                 value_and_grad):
+                 value_and_grad, dtypes=None):
         self.fn, self.code, self.deps = fn, code, deps
         self.dtype_checks = dtype_checks      # ((position, dtype kind), ...)
         self.wrt_pos, self.single, self.wrap = wrt_pos, single, wrap
         self.cast, self.value_and_grad = cast, value_and_grad
+        # every input differentiated an array (the common case): their dtypes, compared
+        # as one tuple before the call (in place of the kinds) and with the gradients'
+        self.dtypes = dtypes
+        self.pick = operator.itemgetter(*wrt_pos)
+        self.grad_types = (np.ndarray,) * len(wrt_pos)
 
     def current(self, func, args):
         """Is this hit still what the full path would conclude for ``args``?"""
         if func.__code__ is not self.code:
             return False
-        for i, kind in self.dtype_checks:
-            if args[i].dtype.kind != kind:
+        dts = self.dtypes
+        if dts is None:
+            for i, kind in self.dtype_checks:
+                if args[i].dtype.kind != kind:
+                    return False
+        elif len(dts) == 1:
+            if args[self.wrt_pos[0]].dtype != dts[0]:
                 return False
+        elif tuple(map(_DTYPE, self.pick(args))) != dts:
+            return False
         deps = self.deps
         return deps is None or deps.valid(func)
 
@@ -60,13 +74,19 @@ class CachedCall:
         the common cases answer yes; the others go through ``_with_input_dtypes``."""
         if self.single:
             grads = (grads,)
+        if self.dtypes is not None:
+            return tuple(map(type, grads)) == self.grad_types and \
+                tuple(map(_DTYPE, grads)) == self.dtypes
         for g, i in zip(grads, self.wrt_pos):
             x = args[i]
             if type(x) is float:
                 continue
-            if type(x) is not np.ndarray or type(g) is not np.ndarray or g.dtype is not x.dtype:
+            if type(x) is not np.ndarray or type(g) is not np.ndarray or g.dtype != x.dtype:
                 return False
         return True
+
+
+_DTYPE = operator.attrgetter("dtype")
 
 
 def record(t, fn, wrt, single, args):
@@ -95,8 +115,11 @@ def record(t, fn, wrt, single, args):
     # the gradients' structure: what __call__ does after the generated call
     wrap = len(wrt) == 1 and not single and t.wrt_names is not None
     cast = any(type(args[i]) is not float for i in wrt_pos)
+    dtypes = None
+    if t.wrt_names is not None and all(type(args[i]) is np.ndarray for i in wrt_pos):
+        dtypes = tuple(args[i].dtype for i in wrt_pos)
     return CachedCall(fn, t.func.__code__, deps, tuple(checks), wrt_pos, single, wrap, cast,
-                      t.mode == "value_and_grad")
+                      t.mode == "value_and_grad", dtypes)
 
 
 def key(args):
