@@ -1,0 +1,141 @@
+"""Benchmarks of gradients through SciPy's functions: srcgrad's generated gradient next
+to a hand-written NumPy gradient of the same function, side by side in one process.
+
+Each row prints the median time of each (value and gradient together) and the median,
+over rounds that time them in turn, of the ratio srcgrad / hand-written, for two hand-written versions: NumPy only, and the function's own
+SciPy calls for the value with the gradient written in NumPy (SciPy's functions cost more
+than the NumPy expressions a person would write by hand, and srcgrad's generated code
+calls the function's SciPy calls as written).  Run: `python tools/bench_scipy.py [--quick] [--source]`
+(``--source`` prints the generated code of each benchmark).
+"""
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+import scipy.special as sc
+import scipy.stats as st
+
+import srcgrad as sg
+
+
+def _calls_for(fn, min_time):
+    """How many calls of ``fn`` take at least ``min_time`` seconds."""
+    fn()
+    n = 1
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        if time.perf_counter() - t0 > min_time or n > 1e6:
+            return n
+        n *= 2
+
+
+def interleaved_times(fns, rounds=9, min_time=0.03):
+    """Per-call times of ``fns`` timed in turn, round after round (the machine's load
+    changes alike for all of them): the median time of each and, for each ``fns[i]``,
+    the median over rounds of its time / ``fns[0]``'s."""
+    counts = [_calls_for(fn, min_time) for fn in fns]
+    samples = [[] for _ in fns]
+    for _ in range(rounds):
+        for fn, n, out in zip(fns, counts, samples):
+            t0 = time.perf_counter()
+            for _ in range(n):
+                fn()
+            out.append((time.perf_counter() - t0) / n)
+    ratios = [statistics.median(a / b for a, b in zip(samples[0], s)) for s in samples]
+    return [statistics.median(s) for s in samples], ratios
+
+
+# -- a Gaussian mixture's log-likelihood ---------------------------------------------------
+
+def mixture_loglik(mu, log_sigma, logits, x):
+    """log p(x) of a 1-D Gaussian mixture: means ``mu``, scales ``exp(log_sigma)``,
+    weights ``softmax(logits)``."""
+    log_w = logits - sc.logsumexp(logits)
+    comp = st.norm.logpdf(x[:, None], mu, np.exp(log_sigma)) + log_w
+    return np.sum(sc.logsumexp(comp, axis=1))
+
+
+def mixture_hand(mu, log_sigma, logits, x):
+    """The value and gradient of :func:`mixture_loglik`, written out in NumPy."""
+    sigma = np.exp(log_sigma)
+    top = np.max(logits)
+    w = np.exp(logits - top)
+    log_w = logits - (top + np.log(np.sum(w)))
+    w = w / np.sum(w)
+    z = (x[:, None] - mu) / sigma
+    comp = -0.5 * z * z - log_sigma - 0.5 * np.log(2 * np.pi) + log_w
+    m = np.max(comp, axis=1, keepdims=True)
+    e = np.exp(comp - m)
+    s = np.sum(e, axis=1, keepdims=True)
+    value = np.sum(m[:, 0] + np.log(s[:, 0]))
+    r = e / s                                   # responsibilities, d value / d comp
+    d_mu = np.sum(r * z, axis=0) / sigma
+    d_log_sigma = np.sum(r * (z * z - 1), axis=0)
+    d_logits = np.sum(r, axis=0) - len(x) * w
+    return value, (d_mu, d_log_sigma, d_logits)
+
+
+def mixture_hand_scipy(mu, log_sigma, logits, x):
+    """The same, the value by the same SciPy calls as :func:`mixture_loglik` (what the
+    gradient costs on top of the function itself)."""
+    sigma = np.exp(log_sigma)
+    log_w = logits - sc.logsumexp(logits)
+    comp = st.norm.logpdf(x[:, None], mu, sigma) + log_w
+    lse = sc.logsumexp(comp, axis=1)
+    value = np.sum(lse)
+    r = np.exp(comp - lse[:, None])
+    z = (x[:, None] - mu) / sigma
+    d_mu = np.sum(r * z, axis=0) / sigma
+    d_log_sigma = np.sum(r * (z * z - 1), axis=0)
+    d_logits = np.sum(r, axis=0) - len(x) * np.exp(log_w)
+    return value, (d_mu, d_log_sigma, d_logits)
+
+
+def mixture_inputs(n, k, seed=0):
+    rng = np.random.default_rng(seed)
+    return (rng.normal(size=k), rng.normal(scale=0.3, size=k), rng.normal(size=k),
+            rng.normal(scale=2.0, size=n))
+
+
+# (name, function, hand-written value and gradient: NumPy only / the function's own SciPy
+#  calls for the value, inputs, wrt, sizes)
+BENCHES = [("gaussian mixture", mixture_loglik, mixture_hand, mixture_hand_scipy,
+            mixture_inputs, (0, 1, 2), [(10_000, 8), (1_000, 4), (100_000, 16)])]
+
+
+def check(value_grad, hand, args):
+    v1, g1 = value_grad(*args)
+    v2, g2 = hand(*args)
+    np.testing.assert_allclose(v1, v2, rtol=1e-10)
+    for a, b in zip(g1, g2):
+        np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="the first size of each benchmark")
+    p.add_argument("--source", action="store_true", help="print the generated gradients")
+    opts = p.parse_args(argv)
+    print(f"{'benchmark':<18}{'size':>11}{'srcgrad':>11}{'hand':>11}{'ratio':>7}"
+          f"{'hand (SciPy value)':>21}{'ratio':>7}")
+    for name, f, hand, hand_scipy, inputs, wrt, sizes in BENCHES:
+        value_grad = sg.value_and_grad(f, wrt=wrt)
+        if opts.source:
+            print(sg.source(f, wrt=wrt))
+        for size in sizes[:1] if opts.quick else sizes:
+            args = inputs(*size)
+            check(value_grad, hand, args)
+            check(hand_scipy, hand, args)
+            (t_sg, t_hand, t_scipy), (_, r_hand, r_scipy) = interleaved_times(
+                [lambda: value_grad(*args), lambda: hand(*args), lambda: hand_scipy(*args)])
+            print(f"{name:<18}{'x'.join(map(str, size)):>11}{t_sg * 1e3:>9.3f}ms"
+                  f"{t_hand * 1e3:>9.3f}ms{r_hand:>7.2f}{t_scipy * 1e3:>19.3f}ms{r_scipy:>7.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
