@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import runtime
 from ..rules import lookup
-from . import dtypes
+from . import dtypes, grad_mode
 from .core import Tensor, _bool, _float, _int
 from .device import move, to_device
 from .dispatch import _as_tensor_like, _rule_for, apply
@@ -280,19 +280,44 @@ class ArithmeticMethods:
         return self.clamp(max=max)
 
     def sign(self):
-        return apply(np.sign, (self,))
+        return _step_function(np.sign, (self,), "SignBackward0")
 
     def floor(self):
-        return apply(np.floor, (self,))
+        return _step_function(np.floor, (self,), "FloorBackward0")
 
     def ceil(self):
-        return apply(np.ceil, (self,))
+        return _step_function(np.ceil, (self,), "CeilBackward0")
 
     def round(self, decimals=0):
-        return apply(np.round, (self, decimals))
+        return _step_function(np.round, (self, decimals), "RoundBackward0" if not decimals
+                              else "RoundBackward1")
 
     def trunc(self):
-        return apply(np.trunc, (self,))
+        return _step_function(np.trunc, (self,), "TruncBackward0")
+
+    def atan2(self, other):
+        return apply(np.arctan2, (self, other), name="Atan2Backward0", promote=True,
+                     floating=True)
+
+    arctan2 = atan2
+
+    def hypot(self, other):
+        return apply(np.hypot, (self, other), name="HypotBackward0", promote=True)
+
+    def logaddexp(self, other):
+        return apply(np.logaddexp, (self, other), name="LogaddexpBackward0", promote=True)
+
+    def lerp(self, end, weight):
+        out = self + weight * (end - self)
+        return _renamed(out, "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0")
+
+    def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+        prod = mat1.matmul(mat2)
+        out = (self if beta == 1 else self * beta) + (prod if alpha == 1 else prod * alpha)
+        return _renamed(out, "AddmmBackward0")
+
+    def kron(self, other):
+        return apply(np.kron, (self, other), name="UnsafeViewBackward0", promote=True)
 
     def abs(self):
         return apply(np.absolute, (self,), name="AbsBackward0")
@@ -353,12 +378,37 @@ class ArithmeticMethods:
         return self.matmul(other)
 
     def bmm(self, mat2):
-        return self.matmul(mat2)
+        if self.ndim != 3:
+            raise RuntimeError("batch1 must be a 3D tensor")
+        if mat2.ndim != 3:
+            raise RuntimeError("batch2 must be a 3D tensor")
+        return _renamed(self.matmul(mat2), "BmmBackward0")
 
     def outer(self, vec2):
         return self.reshape(-1, 1) * vec2
 
     ger = outer
+
+
+def _renamed(out, name):
+    """``out`` with its node named as PyTorch names the operation (display only)."""
+    from .autograd.nodes import RuleNode, _node_class
+    if isinstance(out._grad_fn, RuleNode):
+        out._grad_fn.__class__ = _node_class(name)
+    return out
+
+
+def _step_function(func, args, name):
+    """A piecewise-constant function: its gradient is zero, but, as in PyTorch, its result
+    has a node (so it requires grad when its input does)."""
+    from .autograd.nodes import InputMeta, zero_gradient_class
+    with grad_mode.no_grad():
+        out = apply(func, args)
+    x = args[0]
+    if grad_mode.is_grad_enabled() and x._requires_grad and out._data.dtype.kind in "fc":
+        out._grad_fn = zero_gradient_class(name)(((x._grad_node(), InputMeta(x._data)),))
+        out._requires_grad = True
+    return out
 
 
 # -- elementwise math, as a table: method -> (NumPy primitive, PyTorch's node name) -----------

@@ -26,6 +26,8 @@ _METHODS = [
     "squeeze", "unsqueeze", "flip", "roll", "clone", "chunk", "split", "unbind",
     "masked_fill", "index_select", "numel", "trace", "tril", "triu", "diagonal",
     "sort", "argsort", "topk", "take_along_dim", "gather",
+    "atan2", "arctan2", "hypot", "logaddexp", "lerp", "addmm", "kron", "diag", "narrow",
+    "select", "movedim", "moveaxis",
 ]
 
 __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",

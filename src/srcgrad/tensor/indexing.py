@@ -265,7 +265,12 @@ def _copy_into(x, src):
     out = src.to(x.dtype) if src.dtype is not x.dtype else src
     if out.shape != x.shape:
         out = out.expand(x.shape)
-    return out.to(x.device) if out.device != x.device else out
+    out = out.to(x.device) if out.device != x.device else out
+    if out._requires_grad and grad_mode.is_grad_enabled():
+        # a node of its own: x's new history, even where src is a leaf (else x would not
+        # require grad, and src's gradient through x would be lost)
+        out = apply(np.copy, (out,), name="CopyBackwards")
+    return out
 
 
 def _filled(x, value):

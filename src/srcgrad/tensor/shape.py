@@ -211,6 +211,31 @@ class ShapeMethods:
         return apply(np.diagonal, (self, offset, dim1, dim2), name="DiagonalBackward0",
                      view=True)
 
+    def diag(self, diagonal=0):
+        if self.ndim not in (1, 2):
+            raise RuntimeError("diag(): Supports 1D or 2D tensors. Got %dD" % self.ndim)
+        return apply(np.diag, (self, diagonal),
+                     name="DiagEmbedBackward0" if self.ndim == 1 else "DiagonalBackward0_copy")
+
+    def narrow(self, dim, start, length):
+        d = _wrap_dim(dim, self.ndim)
+        start = int(start) % self.shape[d] if int(start) < 0 else int(start)
+        if start + length > self.shape[d]:
+            raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size "
+                               f"({self.shape[d]}).")
+        return self._index((slice(None),) * d + (slice(start, start + length),),
+                           "SliceBackward0")
+
+    def select(self, dim, index):
+        d = _wrap_dim(dim, self.ndim)
+        return self._index((slice(None),) * d + (int(index),), "SelectBackward0")
+
+    def movedim(self, source, destination):
+        return apply(np.moveaxis, (self, source, destination), name="PermuteBackward0",
+                     view=True)
+
+    moveaxis = movedim
+
     def index_select(self, dim, index):
         d = _wrap_dim(dim, self.ndim)
         return self._index((slice(None),) * d + (index,), "IndexSelectBackward0")

@@ -200,6 +200,30 @@ class OnceDifferentiableBackward(Node):
     apply_graph = apply
 
 
+class ZeroGradient(Node):
+    """The node of a step function (``sign``, ``floor``, ``round``...): its input's
+    gradient is zero, as PyTorch defines it (a node, so the result requires grad)."""
+
+    __slots__ = ()
+
+    def apply(self, g):
+        xp = runtime.array_ns(g)
+        return [None if meta is None else xp.zeros(meta.shape, dtype=meta.dtype)
+                for _, meta in self._edges]
+
+    def apply_graph(self, g):
+        return [None if gi is None else Tensor._make(gi) for gi in self.apply(g._data)]
+
+
+def zero_gradient_class(name, _cache={}):
+    """A ``ZeroGradient`` subclass named as PyTorch names the operation's node."""
+    cls = _cache.get(name)
+    if cls is None:
+        cls = _cache[name] = type(name, (ZeroGradient,), {"__module__": "srcgrad.tensor",
+                                                          "__slots__": ()})
+    return cls
+
+
 def _once_only(g, node, message=None):
     """The array ``g`` (a gradient ``node`` computed) as a tensor whose graph refuses a
     second backward."""
@@ -227,7 +251,8 @@ class InputMeta:
 
 
 # nodes that PyTorch's name() reports with their C++ namespace
-_QUALIFIED = {"CopySlices": "torch::autograd::CopySlices"}
+_QUALIFIED = {"CopySlices": "torch::autograd::CopySlices",
+              "CopyBackwards": "torch::autograd::CopyBackwards"}
 
 
 def _node_class(name, _cache={}):

@@ -248,13 +248,14 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                      divisor_override)
 
 
-def _averaging(length, size, dtype):
-    """The (size, length) matrix of adaptive average pooling along one dimension."""
+def _bins(length, size, dtype):
+    """The (size, length) 0/1 matrix of adaptive pooling's bins along one dimension, and
+    each bin's length."""
     m = np.zeros((size, length), dtype=dtype)
     for i in range(size):
         start, end = (i * length) // size, -(-((i + 1) * length) // size)
-        m[i, start:end] = 1.0 / (end - start)
-    return Tensor._make(m)
+        m[i, start:end] = 1.0
+    return Tensor._make(m), m.sum(1)
 
 
 def _adaptive_avg_pool(input, n, output_size):
@@ -265,10 +266,11 @@ def _adaptive_avg_pool(input, n, output_size):
         out = x.mean(tuple(range(2, 2 + n)), keepdim=True)
         return _unbatched(out, added)
     dtype = x._data.dtype
-    mats = [_averaging(x.shape[2 + d], sizes[d], dtype) for d in range(n)]
+    bins = [_bins(x.shape[2 + d], sizes[d], dtype) for d in range(n)]
     eq = "nc" + "ij"[:n] + "," + ",".join(o + i for o, i in zip("ab", "ij"[:n])) + \
         "->nc" + "ab"[:n]
-    out = _einsum(eq, x, *mats)
+    counts = bins[0][1] if n == 1 else np.multiply.outer(bins[0][1], bins[1][1])
+    out = _einsum(eq, x, *[m for m, _ in bins]) / Tensor._make(counts)   # sums, then means
     name = "AdaptiveAvgPool2DBackward0" if n == 2 else "SqueezeBackward1"
     return _unbatched(_named(out, name), added)
 

@@ -43,7 +43,8 @@ def linear(input, weight, bias=None):
     if bias is not None:
         out = out + bias
     if input.ndim >= 2 and weight.ndim == 2:
-        _named(out, "ViewBackward0" if bias is not None or input.ndim > 2 else "MmBackward0")
+        _named(out, "ViewBackward0" if input.ndim > 2 else
+               "AddmmBackward0" if bias is not None else "MmBackward0")
     return out
 
 
