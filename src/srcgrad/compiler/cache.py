@@ -21,6 +21,7 @@ Guarantees:
 """
 import collections
 import contextlib
+import dis
 import gc
 import threading
 import types
@@ -50,8 +51,17 @@ def _same(v, token):
     return v is token or (token is _DATA and isinstance(v, _DATA_TYPES))
 
 
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME",
+                         "STORE_NAME", "DELETE_NAME"})
+
+
 def _code_names(code, out):
-    out.update(code.co_names)
+    """The global names ``code`` (and the code nested in it) reads or writes: not its
+    attribute names (``np.exp``'s ``exp`` is no global; checking it on every call
+    would only cost time)."""
+    for ins in dis.get_instructions(code):
+        if ins.opname in _GLOBAL_OPS:
+            out.add(ins.argval)
     for c in code.co_consts:
         if isinstance(c, types.CodeType):
             _code_names(c, out)
@@ -83,9 +93,10 @@ class Dependencies:
             v = g.get(n, _MISSING)
             if v is not token and (token is not _DATA or not isinstance(v, _DATA_TYPES)):
                 return False
-        for cell, token in zip(func.__closure__ or (), self.cells):
-            if not _same(_cell_value(cell), token):
-                return False
+        if self.cells:
+            for cell, token in zip(func.__closure__ or (), self.cells):
+                if not _same(_cell_value(cell), token):
+                    return False
         for where, n, token in self.inherited:
             v = _cell_value(where) if n is None else where.get(n, _MISSING)
             if not _same(v, token):
