@@ -112,6 +112,8 @@ def record(t, fn, wrt, single, args):
             continue        # (with wrt=None their contents decide: not cached)
         return None
     deps = getattr(fn, "__srcgrad_deps__", None)
+    if deps is not None and not (deps.globals or deps.cells or deps.inherited):
+        deps = None         # (nothing baked in: nothing to check on each call)
     # the gradients' structure: what __call__ does after the generated call
     wrap = len(wrt) == 1 and not single and t.wrt_names is not None
     cast = any(type(args[i]) is not float for i in wrt_pos)
