@@ -177,3 +177,54 @@ def test_hooked_nodes_under_create_graph():
     (h,) = sg.autograd.grad(g.sum(), x)
     xn = x.detach().numpy()
     np.testing.assert_allclose(h.numpy(), 2 * np.cos(xn) - xn * np.sin(xn), atol=1e-12)
+
+
+def _hvp_program(lib, x, y, log):
+    fw = lib.autograd.forward_ad
+    v = lib.tensor([1., -0.5, 0.25], dtype=lib.float64)
+    with fw.dual_level():
+        xd = fw.make_dual(x, v)
+        out = (xd.sin() * y).sum() + (xd ** 3 / y).sum() + xd.logsumexp(0) + \
+            (xd.tanh() @ xd.sigmoid()) + lib.nn.functional.softplus(xd).prod()
+        gx, gy = lib.autograd.grad(out, (x, y))
+        log.append((fw.unpack_dual(gx).primal, fw.unpack_dual(gx).tangent,
+                    fw.unpack_dual(gy).tangent))
+        (gx2,) = lib.autograd.grad((xd * xd.exp()).sum(), x, create_graph=True)
+        log.append(fw.unpack_dual(gx2).tangent)
+        (xd.exp() * y).sum().backward()          # .grad: the primal gradient, no tangent
+        log.append(fw.unpack_dual(x.grad).tangent)
+
+
+def test_forward_over_reverse_same_as_pytorch():
+    _same(_hvp_program)
+
+
+def test_forward_over_reverse_matches_finite_differences_of_the_gradient():
+    x0 = np.array([0.3, -0.7, 1.1])
+    v = np.array([0.5, 1.0, -2.0])
+
+    def f(x):
+        return (x.exp() * x.cos()).sum() + (x @ x) * x.tanh().sum()
+
+    def gradient(a):
+        x = sg.tensor(a, requires_grad=True)
+        return sg.autograd.grad(f(x), x)[0].numpy()
+
+    x = sg.tensor(x0, requires_grad=True)
+    fw = sg.autograd.forward_ad
+    with fw.dual_level():
+        (g,) = sg.autograd.grad(f(fw.make_dual(x, sg.tensor(v))), x)
+        tangent = fw.unpack_dual(g).tangent.numpy()
+    eps = 1e-6
+    numeric = (gradient(x0 + eps * v) - gradient(x0 - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(tangent, numeric, rtol=1e-6, atol=1e-8)
+
+
+def test_forward_over_reverse_refuses_a_node_it_cannot_run_on_tensors():
+    x = sg.tensor([0.5, 1.5], dtype=sg.float64, requires_grad=True)
+    fw = sg.autograd.forward_ad
+    with fw.dual_level():
+        xd = fw.make_dual(x, sg.ones(2, dtype=sg.float64))
+        y = sg.einsum("i,i->", xd, xd)          # its backward runs on arrays only
+        with pytest.raises(NotImplementedError, match="forward-over-reverse through"):
+            sg.autograd.grad(y, x)

@@ -188,6 +188,8 @@ def apply(func, args, kwargs=None, *, name=None, promote=False, floating=False, 
                 break
     if _forward._state.level >= 0 and ans.dtype.kind in "fc":
         _forward.propagate(func, args, kwargs, arrays, kwarrays, out)   # dual tensors
+        if out._grad_fn is not None:
+            _forward.remember_tangents(out._grad_fn, args, kwargs, out)  # forward-over-reverse
     return out
 
 

@@ -14,6 +14,7 @@ import numpy as np
 from ... import runtime
 from .. import grad_mode
 from ..core import Tensor
+from . import forward_ad as _forward
 from .nodes import AccumulateGrad, _owned, _wrap
 
 __all__ = ["backward", "grad", "run_backward", "GraphMethods"]
@@ -334,6 +335,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     for t in inputs:
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
+    # forward-over-reverse: inside a forward-AD level the rules run on tensors, so the
+    # gradients are dual tensors (backward() does not: .grad gets no tangent, as PyTorch)
+    dual = _forward.active() and not create_graph
+    create_graph = create_graph or dual
     _, roots, arrays = _root_grads(outputs, grad_outputs, create_graph)
     capture = {t._grad_node(): None for t in inputs}
     run_backward(roots, arrays, retain_graph=bool(retain_graph), capture=capture,
@@ -347,6 +352,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.")
             out.append(_wrap(np.zeros_like(t._data)) if materialize_grads else None)
+        elif dual:
+            out.append(_forward.dual_copy(g))
         elif create_graph:
             out.append(g)
         else:

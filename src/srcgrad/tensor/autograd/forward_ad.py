@@ -4,8 +4,14 @@ Inside ``dual_level()``, a tensor made by ``make_dual(x, t)`` carries the tangen
 ``t``.  Each operation on tensors with tangents (``dispatch.apply``) computes the
 tangent of its result with its rule's *forward* template (``Rule.jvp_function``),
 so forward derivatives come from the rule table like backward ones.  Leaving the
-level drops every tangent.  (One level; tangents are values, not recorded:
-forward-over-reverse is not supported.)
+level drops every tangent.  (One level; tangents are values, not recorded.)
+
+Forward-over-reverse: a node recorded inside a level remembers the tangents of its
+operands and of its result (``remember_tangents``).  A backward pass run inside the
+level runs every node's rule on tensors (as ``create_graph=True`` does, :mod:`.lifted`),
+with those tangents on its operands, so the gradients it returns are dual tensors:
+``unpack_dual(grad).tangent`` is a Hessian-vector product.  A node whose rule cannot
+run on tensors raises rather than drop a tangent.
 """
 import collections
 import threading
@@ -98,6 +104,43 @@ def _tangents(value):
                            else np.zeros_like(v._data) if isinstance(v, Tensor) else 0.0
                            for v in value)
     return None
+
+
+def active():
+    """Whether a dual level is open (a backward pass then carries tangents)."""
+    return _state.level >= 0
+
+
+def remember_tangents(node, args, kwargs, out):
+    """Keep on ``node`` the tangents of its operands (by position among the call's values)
+    and of its result, for a backward pass run inside the level."""
+    values = list(args) + (list(kwargs.values()) if kwargs else [])
+    found = {}
+    for i, v in enumerate(values):
+        tan = tangent_of(v)
+        if tan is not None:
+            found[i] = tan
+        elif isinstance(v, (list, tuple)) and any(tangent_of(e) is not None for e in v):
+            found[i] = NotImplemented         # a list operand: not supported (see lifted)
+    result = tangent_of(out)
+    if found or result is not None:
+        node._fw = (found, result)
+
+
+def dual_copy(t):
+    """``t`` without its graph, with its tangent (a gradient returned without a graph)."""
+    out = Tensor._make(t._data)
+    tan = tangent_of(t)
+    if tan is not None:
+        _attach(out, tan.detach() if tan._grad_fn is not None else tan)
+    return out
+
+
+def with_tangent(t, tangent):
+    """A view of ``t`` carrying ``tangent`` (an operand of a node's rule, run on tensors)."""
+    out = t.view_as(t)
+    _attach(out, tangent)
+    return out
 
 
 def propagate(func, args, kwargs, arrays, kwarrays, out):

@@ -22,6 +22,7 @@ import numpy as np
 
 from ...rules import is_nograd, lookup
 from ..core import Tensor
+from . import forward_ad as _forward
 from . import nodes as _nodes
 from .nodes import AccumulateGrad
 
@@ -220,6 +221,14 @@ def run_recorded(node, g):
             if pos is not None and isinstance(values[pos], np.ndarray):
                 values[pos] = Tensor._make(values[pos])
         ans = Tensor._make(node._ans, True, node)
+        if node._fw is not None:   # forward-over-reverse: the operands' tangents
+            tangents, result = node._fw
+            for pos, tan in tangents.items():
+                if tan is NotImplemented or not isinstance(values[pos], Tensor):
+                    raise NotLiftable("a tangent on a list operand")
+                values[pos] = _forward.with_tangent(values[pos], tan)
+            if result is not None:
+                _forward._attach(ans, result)
         n = len(args)
         grads = fn(g, ans, *values[:n], needs=node._needs, **dict(zip(keys, values[n:])))
     except Exception:         # noqa: BLE001 - NotLiftable, or a template needing arrays:

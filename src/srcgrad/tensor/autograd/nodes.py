@@ -278,7 +278,7 @@ class RuleNode(Node):
     """
 
     __slots__ = ("_vjp", "_args", "_kwargs", "_ans", "_needs", "_layout", "_saved",
-                 "_has_saved", "_diff", "_slots", "_packed")
+                 "_has_saved", "_diff", "_slots", "_packed", "_fw")
 
     def __init__(self, vjp, args, kwargs, ans, needs, edges, layout, saved):
         Node.__init__(self, edges)
@@ -293,6 +293,7 @@ class RuleNode(Node):
         self._diff = None            # position among the call's values of each diff param
         self._slots = None           # positions among the call's values of the saved operands
         self._packed = None          # (unpack_hook, entries) under saved_tensors_hooks (.graph)
+        self._fw = None              # ({position: tangent}, result's tangent) (forward_ad)
 
     def __getattr__(self, name):
         """``_saved_self``, ``_saved_result``...: what the node saved, by PyTorch's names."""
@@ -333,6 +334,7 @@ class RuleNode(Node):
         """The rule run on tensors (:mod:`.lifted`): its operations are recorded."""
         self._check_saved()
         if self._diff is None or not RECORDED:
+            self._check_no_tangent(g)
             return Node.apply_graph(self, g)
         if self._packed is not None:
             from .graph import unpacked_values
@@ -345,8 +347,17 @@ class RuleNode(Node):
         else:
             grads = RECORDED[0](self, g)
         if grads is None:                    # the template cannot run on tensors
+            self._check_no_tangent(g)
             return Node.apply_graph(self, g)
         return grads if self._layout is None else self._laid_out(grads)
+
+    def _check_no_tangent(self, g):
+        """Computing on arrays would drop a tangent (forward-over-reverse): refuse."""
+        if self._fw is not None or "_fw_grad" in g.__dict__:
+            raise NotImplementedError(
+                f"srcgrad: forward-over-reverse through {self.name()} is not supported (its "
+                "derivative rule does not run on dual tensors); compute the Hessian-vector "
+                "product with torch.autograd.functional.hvp or double backward instead")
 
     def release(self):
         self._freed = True
@@ -354,6 +365,7 @@ class RuleNode(Node):
             self._args, self._kwargs, self._ans = (), {}, None
             self._saved = ()
             self._packed = None
+            self._fw = None
 
 
 # how a rule runs on tensors when the backward pass is recorded (create_graph): installed
