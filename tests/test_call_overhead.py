@@ -174,3 +174,41 @@ def test_keywords_and_tensors_take_the_full_path():
     for _ in range(2):
         np.testing.assert_allclose(g(t, 3.0).detach().numpy(), 9.0 * np.array([1.0, 4.0]))
     assert not g._by_types
+
+
+def _names_by_dis(code, out):
+    """The global names of ``code`` as ``dis`` reads them (the reference)."""
+    import dis
+    import types
+    ops = {"LOAD_GLOBAL", "STORE_GLOBAL", "DELETE_GLOBAL", "LOAD_NAME", "STORE_NAME",
+           "DELETE_NAME", "LOAD_FROM_DICT_OR_GLOBALS"}
+    for ins in dis.get_instructions(code):
+        if ins.opname in ops:
+            out.add(ins.argval)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            _names_by_dis(c, out)
+    return out
+
+
+def test_dependencies_are_the_global_names_dis_reads(tmp_path):
+    """The per-call check looks at the globals a function's bytecode loads, read by a
+    small scanner (cache._code_names): the same names as ``dis``, with attribute
+    names left out, also past 256 names (EXTENDED_ARG) and in nested code."""
+    import importlib.util
+    import inspect
+    from srcgrad.compiler import cache, driver
+    many = "\n".join(f"g{i} = {i}.0" for i in range(300))
+    body = " + ".join(f"g{i}" for i in range(300))
+    path = tmp_path / "many_globals.py"
+    path.write_text(f"import numpy as np\n{many}\n\n\ndef f(x):\n"
+                    f"    h = [np.sin(v) for v in x]\n    return np.exp(x) * ({body}) + len(h)\n")
+    spec = importlib.util.spec_from_file_location("many_globals", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    functions = [mod.f, loss, poly, shaper] + [
+        v for m in (gradients, cache, driver) for v in vars(m).values() if inspect.isfunction(v)]
+    for fn in functions:
+        assert cache._code_names(fn.__code__, set()) == _names_by_dis(fn.__code__, set()), fn
+    names = cache._code_names(mod.f.__code__, set())
+    assert {"np", "g0", "g299", "len"} <= names and "exp" not in names and "sin" not in names
