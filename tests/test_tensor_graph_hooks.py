@@ -228,3 +228,28 @@ def test_forward_over_reverse_refuses_a_node_it_cannot_run_on_tensors():
         y = sg.einsum("i,i->", xd, xd)          # its backward runs on arrays only
         with pytest.raises(NotImplementedError, match="forward-over-reverse through"):
             sg.autograd.grad(y, x)
+
+
+def _function_saves(lib, x, y, log):
+    class Cube(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, a, b):
+            ctx.save_for_backward(a, b)
+            return a ** 3 * b
+
+        @staticmethod
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            return g * 3 * a ** 2 * b, g * a ** 3
+
+    def pack(t):
+        log.append(("pack", t))
+        return t * 2                      # what backward reads: doubled
+
+    with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        out = Cube.apply(x, y)
+    out.sum().backward()
+
+
+def test_custom_function_saves_are_packed_as_pytorch():
+    _same(_function_saves)

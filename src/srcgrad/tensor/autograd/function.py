@@ -41,6 +41,10 @@ class FunctionCtx:
                                 f"{tensors.index(t)} is of type {type(t).__name__}")
         self._to_save = tensors
         self._versions = tuple(t._vc.value if t is not None else None for t in tensors)
+        from .graph import HOOKS
+        if HOOKS:                  # saved_tensors_hooks: pack now, unpack when read
+            pack, unpack = HOOKS[-1]
+            self._packed = (unpack, tuple(None if t is None else pack(t) for t in tensors))
 
     save_for_forward = save_for_backward
 
@@ -52,6 +56,10 @@ class FunctionCtx:
         for t, v in zip(self._to_save, self._versions):
             if t is not None and t._vc.value != v:
                 raise RuntimeError(_modified_message(t, t._vc.value, v))
+        packed = self.__dict__.get("_packed")
+        if packed is not None:
+            unpack, items = packed
+            return tuple(None if p is None else unpack(p) for p in items)
         return self._to_save
 
     saved_variables = saved_tensors
