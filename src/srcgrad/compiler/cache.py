@@ -58,7 +58,7 @@ _NAME_OPS = frozenset(dis.opmap[n] for n in ("STORE_GLOBAL", "DELETE_GLOBAL", "L
 _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
 # (from 3.11 LOAD_GLOBAL's argument is the name's index times two, plus a flag)
 _GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
-_SCANNED = (3, 10) <= sys.version_info[:2] <= (3, 14)
+_SCANNED = (3, 10) <= sys.version_info[:2] <= (3, 13)
 
 
 def _code_names(code, out):
