@@ -160,8 +160,6 @@ NOT_YET = {
     "permute_dims-2": "the transpose adjoint reads axes as an array",
     "sort-0": "np.put_along_axis: no array-API scatter", "sort-2": "np.put_along_axis",
     "sort-4": "np.put_along_axis: no array-API scatter",
-    "svdvals-0": "a .astype method call in the svd adjoint",
-    "svdvals-1": "a .astype method call in the svd adjoint",
     "take_along_axis-0": "scatter-add along an axis: only 1-D first-axis indices",
     "take_along_axis-1": "scatter-add along an axis: only 1-D first-axis indices",
     **{f"tensordot-{i}": "the tensordot adjoint uses np.einsum" for i in range(4)},

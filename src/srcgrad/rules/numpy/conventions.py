@@ -12,7 +12,7 @@ arguments.  Shared conventions:
 import numpy as np
 import numpy
 
-from ...runtime.backends import array_ns, dtype_kind
+from ...runtime.backends import DaskNamespace, array_ns, dtype_kind
 
 from ..registry import defnograd, deftransformable
 
@@ -106,9 +106,12 @@ def _eye(n, m, k, ref):
     dtype = _fdtype(ref)
     if isinstance(ref, numpy.ndarray) or not hasattr(ref, "shape"):
         return numpy.eye(n, m, k, dtype=dtype)
-    if hasattr(ref, "__array_function__"):      # cupy, dask: NumPy dispatches on like=
+    ns = array_ns(ref)
+    if isinstance(ns, DaskNamespace):           # (NumPy's like= passes dask an order=)
+        return ns.eye(n, M=m, k=k, dtype=dtype)
+    if hasattr(ref, "__array_function__"):      # cupy: NumPy dispatches on like=
         return numpy.eye(n, m, k, dtype=dtype, like=ref)
-    return array_ns(ref).eye(n, m, k=k, dtype=dtype, like=ref)   # the array API: ref's device
+    return ns.eye(n, m, k=k, dtype=dtype, like=ref)   # the array API: ref's device
 
 
 def _ones(n, ref):
@@ -155,6 +158,13 @@ def _flat_axes(a, axis):
     return flat, undo
 
 
+def _on_host(*xs):
+    """Do ``xs`` compute in NumPy itself?  A kernel's branch on values (``if np.any(x
+    == 0)``) costs nothing there; on a device it copies to the host, so the kernels take
+    a path without one for other namespaces."""
+    return array_ns(*xs) is numpy
+
+
 def no_second_derivative(what):
     """Raised by a rule of a helper where srcgrad has no second derivative."""
     from ...errors import NonDifferentiableError
@@ -163,4 +173,4 @@ def no_second_derivative(what):
 
 # kernels written in these helpers are differentiated again through their source
 deftransformable(_fit, _sum_to, _keep, fill_tangents, _along)
-defnograd(_fdtype, _zeros, _like, _eye, _ones, _axes, _broadcast_axes)
+defnograd(_fdtype, _zeros, _like, _eye, _ones, _axes, _broadcast_axes, _on_host)

@@ -8,7 +8,7 @@ import numpy as np
 from ...runtime.backends import array_ns
 
 from ..registry import defkernel, defnograd, defrule, deftransformable
-from .conventions import _eye, _fdtype
+from .conventions import _eye, _fdtype, _on_host
 from .linalg import mT
 
 __all__ = ['eig_grad', 'eig_jvp', 'cholesky_grad', 'cholesky_jvp', 'eigh_grad', 'eigh_jvp', 'eigvalsh_grad', 'eigvalsh_jvp', 'svd_grad', 'svd_jvp', 'pinv_grad', 'pinv_jvp', 'qr_grad', 'qr_jvp', 'slogdet_grad', 'slogdet_jvp', 'tensorinv_grad', 'tensorinv_jvp', 'slogdet_grad_t', 'slogdet_grad_a', 'slogdet_grad_da']
@@ -68,7 +68,7 @@ def _gap_inverse(w):
     """``F[i, j] = 1 / (w[j] - w[i])`` off the diagonal, 0 on it (a stack of them)."""
     np = array_ns(w)
     diff = w[..., None, :] - w[..., :, None]
-    eye = _eye_like(diff).astype(bool)
+    eye = _eye_like(diff) != 0
     return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, diff))
 
 
@@ -160,17 +160,35 @@ def _reduced_svd(ans, a, full_matrices, compute_uv, g=None):
     k = min(m, n)
     if full_matrices and m != n:
         # the columns of u (rows of vt) past k are not functions of a: no derivative,
-        # unless nothing depends on them
-        for extra in (gu[..., :, k:] if gu is not None and m > k else None,
-                      gvt[..., k:, :] if gvt is not None and n > k else None):
-            if extra is not None and np.any(extra != 0):
-                raise ValueError("np.linalg.svd(full_matrices=True) of a non-square matrix: "
-                                 "the extra singular vectors have no derivative; use "
-                                 "full_matrices=False")
+        # unless nothing depends on them (off the host, where the check would copy to
+        # the host, the gradient is NaN instead of the error)
+        extra_u = gu[..., :, k:] if gu is not None and m > k else None
+        extra_vt = gvt[..., k:, :] if gvt is not None and n > k else None
         u, vt = u[..., :, :k], vt[..., :k, :]
-        gu = gu[..., :, :k] if gu is not None else None
-        gvt = gvt[..., :k, :] if gvt is not None else None
+        gu = gu[..., :, :k] + _refuse_nonzero(extra_u, _SVD_EXTRA) if gu is not None else None
+        gvt = gvt[..., :k, :] + _refuse_nonzero(extra_vt, _SVD_EXTRA) if gvt is not None \
+            else None
     return u, s, vt, gu, gs, gvt
+
+
+_SVD_EXTRA = ("np.linalg.svd(full_matrices=True) of a non-square matrix: the extra singular "
+              "vectors have no derivative; use full_matrices=False")
+_QR_EXTRA = ("np.linalg.qr(mode='complete'): the extra columns of Q have no derivative; use "
+             "mode='reduced'")
+
+
+def _refuse_nonzero(t, message):
+    """0 where ``t`` (a cotangent reaching something with no derivative) is None or all
+    zero; otherwise the ValueError ``message`` on the host, NaN on a device (the check
+    there would copy to the host)."""
+    np = array_ns(t)
+    if t is None:
+        return 0.0
+    if _on_host(t):
+        if np.any(t != 0):
+            raise ValueError(message)
+        return 0.0
+    return np.where(np.any(t != 0), np.nan, 0 * t[..., :1, :1])
 
 
 def svd_grad(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -207,8 +225,7 @@ def svd_jvp(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
         da = _to_symmetric(da)
     m, n = np.shape(a)[-2:]
     if compute_uv and full_matrices and m != n:
-        raise ValueError("np.linalg.svd(full_matrices=True) of a non-square matrix: the "
-                         "extra singular vectors have no derivative; use full_matrices=False")
+        raise ValueError(_SVD_EXTRA)
     u, s, vt, _, _, _ = _reduced_svd(ans, a, False, compute_uv)
     v = mT(vt)
     dp = mT(u) @ da @ v
@@ -253,6 +270,7 @@ def _qr_parts(ans, a, mode, g=None):
     if m < n:
         raise NotImplementedError("np.linalg.qr: derivative for matrices with at least "
                                   "as many rows as columns only")
+    refused = 0.0           # what the gradient gets added (:func:`_refuse_nonzero`)
     if mode == "r":
         q, r = np.linalg.qr(a)
         gq, gr = None, g
@@ -260,34 +278,33 @@ def _qr_parts(ans, a, mode, g=None):
         q, r = ans
         gq, gr = _parts(g, 2)
         if m > n and mode == "complete":
-            if gq is not None and np.any(gq[..., :, n:] != 0):
-                raise ValueError("np.linalg.qr(mode='complete'): the extra columns of Q "
-                                 "have no derivative; use mode='reduced'")
             q, r = q[..., :, :n], r[..., :n, :]
-            gq = gq[..., :, :n] if gq is not None else None
+            if gq is not None:
+                refused = _refuse_nonzero(gq[..., :, n:], _QR_EXTRA)
+                gq = gq[..., :, :n]
             gr = gr[..., :n, :] if gr is not None else None
-    return q, r, gq, gr
+    return q, r, gq, gr, refused
 
 
 def qr_grad(g, ans, a, mode="reduced"):
     """Adjoint of ``np.linalg.qr`` (m >= n, full column rank)."""
     np = array_ns(g, ans, a, mode)
-    q, r, gq, gr = _qr_parts(ans, a, mode, g)
+    q, r, gq, gr, refused = _qr_parts(ans, a, mode, g)
+    if gq is None and gr is None:
+        return np.zeros_like(a, dtype=_fdtype(a))
     nmat = 0.0
     if gr is not None:
         nmat = nmat + gr @ mT(r)
     if gq is not None:
         nmat = nmat - mT(q) @ gq
-    if np.isscalar(nmat):
-        return np.zeros_like(a, dtype=_fdtype(a))
     k = np.triu(nmat) + np.tril(mT(nmat), -1)
     b = q @ k if gq is None else gq + q @ k
-    return mT(np.linalg.solve(r, mT(b)))        # b @ r^-T
+    return mT(np.linalg.solve(r, mT(b))) + refused        # b @ r^-T
 
 
 def qr_jvp(da, ans, a, mode="reduced"):
     np = array_ns(da, ans, a, mode)
-    q, r, _, _ = _qr_parts(ans, a, mode)
+    q, r, _, _, _ = _qr_parts(ans, a, mode)
     c = mT(np.linalg.solve(mT(r), mT(mT(q) @ da)))          # q^T da r^-1
     low = np.tril(c, -1)
     t = c - (low - mT(low))                                  # dr r^-1 (upper triangular)
@@ -297,8 +314,7 @@ def qr_jvp(da, ans, a, mode="reduced"):
     dq = mT(np.linalg.solve(mT(r), mT(da))) - q @ t
     m, n = np.shape(a)[-2:]
     if mode == "complete" and m > n:
-        raise ValueError("np.linalg.qr(mode='complete'): the extra columns of Q have no "
-                         "derivative; use mode='reduced'")
+        raise ValueError(_QR_EXTRA)
     return (dq, dr)
 
 
@@ -372,7 +388,7 @@ def slogdet_grad_da(da, t, a):
 # their source again for second and higher derivatives
 deftransformable(eig_grad, eig_jvp, _from_triangle, _to_symmetric, _phi, _gap_inverse, _parts, cholesky_grad,
                  cholesky_jvp, eigh_grad, eigh_jvp, eigvalsh_grad, eigvalsh_jvp, _reduced_svd,
-                 svd_grad, svd_jvp, pinv_grad, pinv_jvp, _qr_parts, qr_grad, qr_jvp,
+                 svd_grad, svd_jvp, pinv_grad, pinv_jvp, _qr_parts, qr_grad, qr_jvp, _refuse_nonzero,
                  slogdet_jvp, tensorinv_grad, tensorinv_jvp, slogdet_grad_t, slogdet_grad_a,
                  slogdet_grad_da)
 defnograd(_eye_like, _tensorinv_shapes, _real_eig)

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..registry import defkernel, deflinear, defmethod, defnograd, defrule, deftransformable
-from .conventions import _along, _axes, _eye, _fdtype, _fit, _flat_axes, _keep, _like
+from .conventions import _along, _axes, _eye, _fdtype, _fit, _flat_axes, _keep, _like, _on_host
 from .linalg import mT
 from ...runtime.backends import array_ns
 
@@ -191,10 +191,43 @@ def cumsum_grad(g, a, axis=None):
     return _fit(np.flip(np.cumsum(np.flip(g, axis=ax), axis=ax), axis=ax), a)
 
 
+def _affine_scan(b, c, reverse=False):
+    """``s_i = b_i + c_i s_(i-1)`` along the last axis (``reverse``: ``s_(i+1)``), the
+    first (last) ``c`` unused: a parallel prefix scan of the affine maps, ``log2(n)``
+    steps of whole-array operations with no division and no branch on the values."""
+    np = array_ns(b, c)
+    n = b.shape[-1]
+    step = 1
+    while step < n:
+        if reverse:
+            pad = np.zeros_like(b[..., :step])
+            b = b + c * np.concatenate([b[..., step:], pad], axis=-1)
+            c = c * np.concatenate([c[..., step:], pad], axis=-1)
+        else:
+            pad = np.zeros_like(b[..., :step])
+            b = b + c * np.concatenate([pad, b[..., :-step]], axis=-1)
+            c = c * np.concatenate([pad, c[..., :-step]], axis=-1)
+        step = step * 2
+    return b
+
+
+def _exclusive_cumprod(x):
+    """``prod_(k < i) x_k`` along the last axis (1 first)."""
+    np = array_ns(x)
+    return np.cumprod(np.concatenate([np.ones_like(x[..., :1]), x[..., :-1]], axis=-1), axis=-1)
+
+
 def cumprod_grad(g, ans, a, axis=None):
-    """Adjoint of ``np.cumprod``; exact with zeros (then O(n^2) along ``axis``)."""
+    """Adjoint of ``np.cumprod``; exact with zeros (then O(n^2) along ``axis``).  Off the
+    host, without a branch on the values: ``grad_i = prod_(k<i) x_k * S_i`` with ``S_i =
+    g_i + x_(i+1) S_(i+1)`` (:func:`_affine_scan`), exact with zeros too."""
     np = array_ns(g, ans, a, axis)
     x, ax = _along(a, axis)
+    if not _on_host(g, ans, a):
+        xm, gm = np.moveaxis(x, ax, -1), np.moveaxis(np.broadcast_to(g, x.shape), ax, -1)
+        nxt = np.concatenate([xm[..., 1:], np.zeros_like(xm[..., :1])], axis=-1)
+        grad = _exclusive_cumprod(xm) * _affine_scan(gm, nxt, reverse=True)
+        return _fit(np.moveaxis(grad, -1, ax), a)
     if not np.any(x == 0):
         return _fit(np.flip(np.cumsum(np.flip(g * ans, axis=ax), axis=ax), axis=ax) / x, a)
     x = np.moveaxis(x, ax, -1)
@@ -208,10 +241,15 @@ def cumprod_grad(g, ans, a, axis=None):
 
 
 def cumprod_jvp(da, ans, a, axis=None):
-    """Tangent of ``np.cumprod``; exact with zeros."""
+    """Tangent of ``np.cumprod``; exact with zeros.  Off the host, without a branch on
+    the values: ``t_j = x_j t_(j-1) + da_j prod_(k<j) x_k`` (:func:`_affine_scan`)."""
     np = array_ns(da, ans, a, axis)
     x, ax = _along(a, axis)
     d, _ = _along(da, axis)
+    if not _on_host(da, ans, a):
+        xm, dm = np.moveaxis(x, ax, -1), np.moveaxis(np.broadcast_to(d, x.shape), ax, -1)
+        t = _affine_scan(dm * _exclusive_cumprod(xm), xm)
+        return np.moveaxis(t, -1, ax)
     if not np.any(x == 0):
         return ans * np.cumsum(d / x, axis=ax)
     xm, dm = np.moveaxis(x, ax, -1), np.moveaxis(d, ax, -1)
@@ -477,7 +515,8 @@ def norm_jvp_n(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
 
 
 # written in differentiable primitives: differentiated again through their source
-deftransformable(gradient_apply, std_scale, nanmean_grad, nanvar_grad, nanvar_jvp, cumprod_grad, cumprod_jvp)
+deftransformable(gradient_apply, std_scale, nanmean_grad, nanvar_grad, nanvar_jvp, cumprod_grad, cumprod_jvp,
+                 _affine_scan, _exclusive_cumprod)
 
 # -- rules ------------------------------------------------------------------------------
 # ---------------------------------------------------------------------------------------
