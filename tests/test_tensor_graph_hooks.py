@@ -253,3 +253,15 @@ def _function_saves(lib, x, y, log):
 
 def test_custom_function_saves_are_packed_as_pytorch():
     _same(_function_saves)
+
+
+def _einsum_unpacked(lib, x, y, log):
+    m = lib.outer(x, y)
+    with lib.autograd.graph.saved_tensors_hooks(lambda t: t * 2, lambda t: t):
+        e = lib.einsum("ij,jk->ik", m, m.detach() + 1).sum()
+    e.backward()
+
+
+def test_unpacked_values_reach_a_rule_with_star_args():
+    """np.einsum's rule takes *operands: the doubled operand is what its backward reads."""
+    _same(_einsum_unpacked)

@@ -153,12 +153,8 @@ def _tensor_entries(node):
     order = SAVED.get(node.name())
     out = []
     if order is None:                       # not in the table: what the rule reads
-        for pos in node._slots or ():
-            t = _input_tensor(node, pos)
-            if t is not None:
-                out.append((pos, t))
-        if any(not isinstance(e[0], Tensor) for e in node._saved):
-            out.append((RESULT, None))
+        for k, (t, _, _) in enumerate(node._saved):
+            out.append((("saved", k), t) if isinstance(t, Tensor) else (RESULT, None))
         return out
     for _, src, kind, by in order:
         if kind != "tensor" or not _is_saved(node, by):
@@ -204,6 +200,10 @@ def unpacked_values(node):
         data = unpacked(node, src)._data
         if src == RESULT:
             ans = data
+        elif isinstance(src, tuple):        # a saved operand, found by its array
+            original = node._saved[src[1]][0]._data
+            args = [data if a is original else a for a in args]
+            kwargs = {k: data if v is original else v for k, v in kwargs.items()}
         elif src < len(args):
             args[src] = data
         else:

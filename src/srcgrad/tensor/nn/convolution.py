@@ -1,12 +1,14 @@
 """Convolution, pooling and batch normalisation as functions of tensors (``nn.functional``).
 
 Each is written with recorded Tensor operations, so its gradient comes from their
-rules: a convolution pads its input (``pad``), gathers every window with one
-indexing operation (``x[:, :, rows, cols]``, whose gradient adds overlapping windows
-back) and contracts windows with the weight in one ``einsum``; max pooling gathers
-the element each window keeps, so its gradient goes to that element only, as
-PyTorch's does.  The last node takes PyTorch's name (``ConvolutionBackward0``).
+rules: a convolution pads its input (``pad``), takes one strided slice of it per
+kernel offset (basic slicing: a cheap backward), stacks them and contracts them with
+the weight in one ``einsum``; average pooling sums the same slices; max pooling
+gathers the element each window keeps (one indexing operation), so its gradient goes
+to that element only, as PyTorch's does.  The last node takes PyTorch's name
+(``ConvolutionBackward0``).
 """
+import itertools
 import math
 
 import numpy as np
@@ -56,6 +58,19 @@ def _windows(x, kernel, stride, dilation, out_sizes):
         shape[2 * d], shape[2 * d + 1] = out_sizes[d], kernel[d]
         index.append(rows.reshape(shape))
     return x[tuple(index)]
+
+
+def _offset_slices(x, kernel, stride, dilation, out_sizes):
+    """One strided slice of ``x`` (N, C, *spatial) per kernel offset, each of shape
+    (N, C, *out_sizes), in row-major order of the offsets."""
+    out = []
+    for offset in itertools.product(*[range(k) for k in kernel]):
+        index = [slice(None), slice(None)]
+        for d, k in enumerate(offset):
+            start = k * dilation[d]
+            index.append(slice(start, start + stride[d] * (out_sizes[d] - 1) + 1, stride[d]))
+        out.append(x[tuple(index)])
+    return out
 
 
 def _out_size(length, k, s, p_left, p_right, d, ceil_mode=False):
@@ -117,13 +132,13 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, n):
     if any(s <= 0 for s in sizes):
         raise RuntimeError("Calculated output size is too small: kernel size can't be greater "
                            "than actual input size")
-    win = _windows(x, kernel, stride, dilation, sizes)       # N, C, O0, K0, O1, K1...
-    batch = x.shape[0]
-    win = win.reshape(batch, groups, channels // groups, *win.shape[2:])
-    w = weight.reshape(groups, out_channels // groups, *weight.shape[1:])
-    outs, ks = "abc"[:n], "klm"[:n]
-    spatial = "".join(o + k for o, k in zip(outs, ks))
-    out = _einsum(f"ngc{spatial},goc{ks}->ngo{outs}", win, w)
+    from ..functions import stack
+    win = stack(_offset_slices(x, kernel, stride, dilation, sizes), 2)   # N, C, K, *O
+    batch, taps = x.shape[0], win.shape[2]
+    win = win.reshape(batch, groups, channels // groups, taps, *sizes)
+    w = weight.reshape(groups, out_channels // groups, channels // groups, taps)
+    outs = "ab"[:n]
+    out = _einsum(f"ngck{outs},gock->ngo{outs}", win, w)
     out = out.reshape(batch, out_channels, *sizes)
     if bias is not None:
         out = out + bias.reshape(out_channels, *([1] * n))
@@ -131,8 +146,9 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, n):
 
 
 def _einsum(eq, *ops):
-    from ..functions import einsum
-    return einsum(eq, *ops)
+    """``einsum`` contracted in BLAS-sized steps (``optimize=True``)."""
+    from ..dispatch import apply
+    return apply(np.einsum, (eq, *ops), {"optimize": True})
 
 
 def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -217,8 +233,9 @@ def _avg_pool(input, n, kernel_size, stride, padding, ceil_mode, count_include_p
     kernel, stride, padding, dilation, sizes, right = _pool_geometry(
         x, n, kernel_size, stride, padding, 1, ceil_mode)
     xp = _padded(x, padding, right, 0.0)
-    win = _windows(xp, kernel, stride, dilation, sizes)
-    total = win.sum(tuple(3 + 2 * d for d in range(n)))
+    total = None
+    for part in _offset_slices(xp, kernel, stride, dilation, sizes):
+        total = part if total is None else total + part
     if divisor_override:
         divisor = np.asarray(float(divisor_override))
     else:
