@@ -16,7 +16,7 @@ import textwrap
 import gast
 
 from . import pipeline, sourcemap
-from .ir import to_source  # noqa: F401  (the passes render with it)
+from .printer import to_source  # noqa: F401  (the passes render with it)
 
 _counter = itertools.count()
 

@@ -37,7 +37,7 @@ import sys
 
 import gast
 
-from .ir import to_source
+from .printer import to_source
 
 PASSES = ("parse", "normalize", "reverse", "forward", "codegen")
 

@@ -13,6 +13,7 @@ import types
 
 import gast
 
+from . import parsing
 from . import syntax as A
 from ..errors import UnsupportedSyntaxError
 
@@ -126,6 +127,11 @@ def get_function_ast(func):
     check_function(func)
     if func.__name__ == "<lambda>":
         return _lambda_ast(func)
+    return _from_file_index(func) or _from_inspect(func)
+
+
+def _from_inspect(func):
+    """(fdef, info) by ``inspect`` (what :func:`_from_file_index` equals, slower)."""
     filename = func.__code__.co_filename
     try:
         # (by the code object: a function made by a decorator with functools.wraps is
@@ -162,9 +168,32 @@ def get_function_ast(func):
                 node.end_lineno += first_line - 1
         if hasattr(node, "col_offset") and node.col_offset is not None:
             node.col_offset += indent
+            if getattr(node, "end_col_offset", None) is not None:
+                node.end_col_offset += indent
     fdef.decorator_list = []
     all_lines = lines if lines else linecache.getlines(filename)
     return fdef, SourceInfo(func, filename, first_line, all_lines, indent)
+
+
+def _from_file_index(func):
+    """(fdef, info) from the file's parse (once per version of the file), or None."""
+    code = func.__code__
+    filename = code.co_filename
+    linecache.checkcache(filename)
+    lines = linecache.getlines(filename, func.__globals__)
+    fdef = parsing.function_node(code, lines) if lines else None
+    if fdef is None:
+        return None
+    first_line = code.co_firstlineno
+    head = lines[first_line - 1]
+    indent = len(head) - len(head.lstrip())
+    if isinstance(fdef, gast.AsyncFunctionDef):
+        raise UnsupportedSyntaxError(
+            f"srcgrad does not support async def ({func.__qualname__}); differentiate a "
+            f"plain def", filename, fdef.lineno, fdef.col_offset,
+            lines[fdef.lineno - 1].rstrip("\n"))
+    fdef.decorator_list = []
+    return fdef, SourceInfo(func, filename, first_line, lines, indent)
 
 
 _MISSING = object()

@@ -345,11 +345,8 @@ def structure_key(node):
 
 def unparse(node):
     """Python source for a gast node (statement list or expression)."""
-    import ast
-    from .ir import _to_ast        # gast -> ast in one pass (ir imports nothing of ours)
-    if isinstance(node, list):
-        return ast.unparse(ast.Module(body=_to_ast(node), type_ignores=[]))
-    return ast.unparse(_to_ast(node))
+    from . import printer          # printer imports nothing of ours but ir
+    return printer.unparse(node)
 
 
 def unparse_short(node, limit=60):
