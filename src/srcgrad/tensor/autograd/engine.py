@@ -125,7 +125,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                     if not accumulate:
                         pass
                     elif create_graph:
-                        node.accumulate_graph(g)
+                        node.accumulate_graph(g, not (node._fn_hooks and node._fn_hooks[0]))
                     else:
                         # As PyTorch does, a gradient that nothing else references (a fresh
                         # array: not a view, not saved, not sent to another input) becomes
@@ -133,7 +133,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                         # argument of getrefcount.
                         owned = (type(g) is np.ndarray and g.base is None
                                  and g.flags.writeable and sys.getrefcount(g) == 2)
-                        node.apply(g, owned)
+                        node.apply(g, owned, not (node._fn_hooks and node._fn_hooks[0]))
                     if node._fn_hooks or "_post_acc_hooks" in node.variable.__dict__:
                         _accumulated_hooks(node, g, create_graph)
                     g = None
@@ -186,17 +186,17 @@ def _send(node, grads, buffers, create_graph):
 
 
 def _pre_hooks(node, g, create_graph=False):
-    """Tensor hooks of the (non-leaf) tensor this node produced, the node's prehooks
-    (``register_prehook``), then ``retain_grad``: PyTorch's order."""
-    for hook in node._tensor_hooks:
+    """Tensor hooks of the tensor this node produced, ``retain_grad``, then the node's
+    prehooks (``register_prehook``): PyTorch's order.  (A leaf's tensor hooks run here
+    only when its AccumulateGrad has prehooks; else in ``AccumulateGrad.apply``.)"""
+    prehooks = node._fn_hooks[0] if node._fn_hooks else ()
+    hooks = node._tensor_hooks
+    if prehooks and type(node) is AccumulateGrad:
+        hooks = node.variable._hooks or ()
+    for hook in hooks:
         out = hook(g if create_graph else _wrap(g))
         if out is not None:
             g = out if create_graph else out._data
-    for hook in node._fn_hooks[0] if node._fn_hooks else ():
-        out = hook((g if create_graph else _wrap(g),))
-        if out is not None:
-            g = _replacement(out, 1, "prehook")[0]
-            g = g if create_graph else g._data
     for ref in node._retained:
         t = ref()
         if t is None or t._grad_node() is not node:
@@ -207,11 +207,17 @@ def _pre_hooks(node, g, create_graph=False):
             t._grad = _wrap(_owned(g, t._data.dtype))
         else:
             t._grad._data += g
+    for hook in prehooks:
+        out = hook((g if create_graph else _wrap(g),))
+        if out is not None:
+            g = _replacement(out, 1, hook)[0]
+            g = g if create_graph else g._data
     return g
 
 
-def _replacement(out, n, kind):
+def _replacement(out, n, hook):
     if not isinstance(out, (tuple, list)) or len(out) != n:
+        kind = getattr(hook, "__name__", type(hook).__name__)
         raise RuntimeError(f"hook '{kind}' has returned an incorrect number of values "
                            f"(got {len(out) if isinstance(out, (tuple, list)) else 1}, "
                            f"but expected {n})")
@@ -231,7 +237,7 @@ def _post_hooks(node, grads, g, create_graph):
     for hook in node._fn_hooks[1]:
         out = hook(ins, outs)
         if out is not None:
-            ins = tuple(_replacement(out, len(ins), "hook"))
+            ins = tuple(_replacement(out, len(ins), hook))
     return [None if gi is None else gi if create_graph else gi._data for gi in ins]
 
 

@@ -148,11 +148,12 @@ class AccumulateGrad(Node):
     def name(self):
         return "torch::autograd::AccumulateGrad"
 
-    def accumulate_graph(self, g):
+    def accumulate_graph(self, g, hooks=True):
         """``create_graph=True``: ``g`` is a tensor with a graph; ``.grad`` becomes
-        ``.grad + g`` out of place (recorded), as PyTorch does."""
+        ``.grad + g`` out of place (recorded), as PyTorch does.  ``hooks``: run the
+        leaf's tensor hooks (the engine ran them already when the node has prehooks)."""
         var = self.variable
-        for hook in var._hooks or ():
+        for hook in (var._hooks or ()) if hooks else ():
             out = hook(g)
             if out is not None:
                 g = out
@@ -161,11 +162,12 @@ class AccumulateGrad(Node):
         var._grad = g if var._grad is None else var._grad + g
         return ()
 
-    def apply(self, g, owned=False):
+    def apply(self, g, owned=False, hooks=True):
         """``owned``: the engine holds the only reference to ``g`` (see ``run_backward``),
-        so a first gradient can become ``.grad`` as it is, without a copy."""
+        so a first gradient can become ``.grad`` as it is, without a copy; ``hooks``: as
+        in ``accumulate_graph``."""
         var = self.variable
-        if var._hooks:
+        if var._hooks and hooks:
             owned = False            # a hook may keep the tensor it was given
             for hook in var._hooks:
                 out = hook(_wrap(g))
