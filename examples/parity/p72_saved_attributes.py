@@ -44,3 +44,13 @@ try:
     m.grad_fn._saved_nothing
 except AttributeError as err:
     print("AttributeError", err)
+
+# sizes, dims and numbers: kept after backward
+z = torch.ones(2, 3, requires_grad=True)
+for out in [z.sum(), z.sum(0), z.mean(), z.mean(1, keepdim=True), z.view(6), z.reshape(3, 2)]:
+    fn = out.grad_fn
+    print(fn.name(), {n: getattr(fn, n) for n in dir(fn) if n.startswith("_saved")})
+s = (z * 2).sum()
+p = z ** 3
+(s + p.sum()).backward()
+print(s.grad_fn._saved_self_sym_sizes, p.grad_fn._saved_exponent)

@@ -10,6 +10,8 @@ PyTorch calls ``_saved_self``, ``_saved_other``, ``_saved_result``... and in wha
 order it packs them is PyTorch's naming, kept in ``SAVED`` below by node name; a
 node missing from the table packs its saved tensors inputs first, output last.
 """
+import numpy as np
+
 from ..core import Tensor
 from .nodes import _SECOND_TIME, Node
 
@@ -23,8 +25,10 @@ _DISABLED = []
 RESULT = "result"
 # PyTorch's saved attributes of a node, in the order it packs them: (name, source, kind, by)
 # where source is the position of the operand among the call's values or RESULT; kind
-# "tensor" (a Python number operand is saved as a 0-dim tensor), "scalar" (kept a number)
-# or "one" (the constant alpha=1); by: the operands whose gradient needs it (None: always)
+# "tensor" (a Python number operand is saved as a 0-dim tensor), "scalar" (kept a number),
+# "sizes" / "numel" (the operand's shape as a tuple / its number of elements), "dims" (a
+# dimension or several, as a tuple) or "one"
+# (the constant alpha=1); by: the operands whose gradient needs it (None: always)
 _RES = (("result", RESULT, "tensor", None),)
 _SELF = (("self", 0, "tensor", None),)
 
@@ -49,6 +53,13 @@ SAVED = {
     "DotBackward0": tuple(reversed(_crossed("self", "tensor"))),
     "ClampBackward1": (("self", 0, "tensor", None), ("min", 1, "scalar", None),
                        ("max", 2, "scalar", None)),
+    "SumBackward0": (("self_sym_sizes", 0, "sizes", None),),
+    "SumBackward1": (("dim", 1, "dims", None), ("keepdim", 2, "scalar", None),
+                     ("self_sym_sizes", 0, "sizes", None)),
+    "MeanBackward0": (("self_sym_numel", 0, "numel", None), ("self_sym_sizes", 0, "sizes", None)),
+    "MeanBackward1": (("dim", 1, "dims", None), ("keepdim", 2, "scalar", None),
+                      ("self_sym_numel", 0, "numel", None), ("self_sym_sizes", 0, "sizes", None)),
+    "ViewBackward0": (("self_sym_sizes", 0, "sizes", None),),
     "AddBackward0": (("alpha", None, "one", None),),
     "SubBackward0": (("alpha", None, "one", None),),
 }
@@ -211,6 +222,11 @@ def unpacked_values(node):
     return tuple(args), kwargs, ans
 
 
+def saved_names(node):
+    """The ``_saved_*`` attribute names of ``node`` (for ``dir()``)."""
+    return [f"_saved_{e[0]}" for e in SAVED.get(node.name(), ())]
+
+
 def saved_attribute(node, name):
     """``node._saved_<name>`` as PyTorch gives it (None when that operand was not saved)."""
     order = SAVED.get(node.name())
@@ -220,11 +236,18 @@ def saved_attribute(node, name):
     _, src, kind, by = entry
     if kind == "one":
         return 1
-    if node._freed and node._has_saved:
-        raise RuntimeError(_SECOND_TIME)
+    if kind in ("sizes", "numel"):              # kept after backward, as PyTorch
+        shape = tuple(_value(node, src).shape) if _value(node, src) is not None else \
+            tuple(node._edges[0][1].shape)
+        return shape if kind == "sizes" else int(np.prod(shape))
+    if kind == "dims":
+        v = _value(node, src)
+        return tuple(v) if isinstance(v, (tuple, list)) else (v,)
     if kind == "scalar":
         v = _value(node, src)
         return v.item() if hasattr(v, "item") and getattr(v, "ndim", 1) == 0 else v
+    if node._freed and node._has_saved:
+        raise RuntimeError(_SECOND_TIME)
     if not _is_saved(node, by):
         return None
     packed = node._packed is not None and any(s == src for s, _ in node._packed[1])

@@ -304,6 +304,10 @@ class RuleNode(Node):
             return saved_attribute(self, name[7:])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
+    def __dir__(self):
+        from .graph import saved_names
+        return sorted((set(object.__dir__(self)) - {"_saved"}) | set(saved_names(self)))
+
     @property
     def source(self):
         return self._vjp.source
@@ -364,11 +368,15 @@ class RuleNode(Node):
     def release(self):
         self._freed = True
         if self._has_saved:           # free the memory; shape-only nodes can run again
-            self._args, self._kwargs, self._ans = (), {}, None
+            # (Python numbers stay: PyTorch's _saved_exponent, _saved_min... outlive backward)
+            self._args = tuple([a if type(a) in _NUMBERS else None for a in self._args])
+            self._kwargs, self._ans = {}, None
             self._saved = ()
             self._packed = None
             self._fw = None
 
+
+_NUMBERS = (int, float, bool)
 
 # how a rule runs on tensors when the backward pass is recorded (create_graph): installed
 # by :mod:`.lifted`, which builds on this module (no import back)
