@@ -21,7 +21,7 @@ from . import dtypes, grad_mode
 from .autograd.nodes import InputMeta, _node_class, vjp_function
 from .autograd.reads import rule_reads
 from .autograd import forward_ad as _forward
-from .autograd.graph import HOOKS as _SAVED_HOOKS, pack_saved
+from .autograd.saved import HOOKS as _SAVED_HOOKS, pack_saved
 from .core import InferenceCounter, Tensor, _wrap_dim
 from .device import CPU
 

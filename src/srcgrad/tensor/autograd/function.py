@@ -41,7 +41,7 @@ class FunctionCtx:
                                 f"{tensors.index(t)} is of type {type(t).__name__}")
         self._to_save = tensors
         self._versions = tuple(t._vc.value if t is not None else None for t in tensors)
-        from .graph import HOOKS
+        from .saved import HOOKS
         if HOOKS:                  # saved_tensors_hooks: pack now, unpack when read
             pack, unpack = HOOKS[-1]
             self._packed = (unpack, tuple(None if t is None else pack(t) for t in tensors))

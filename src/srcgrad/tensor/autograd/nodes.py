@@ -22,6 +22,7 @@ import numpy as np
 
 from ... import runtime
 from ..core import Tensor
+from .messages import _SECOND_TIME
 
 __all__ = ["Node", "AccumulateGrad", "InputMeta", "RuleNode"]
 
@@ -300,12 +301,12 @@ class RuleNode(Node):
     def __getattr__(self, name):
         """``_saved_self``, ``_saved_result``...: what the node saved, by PyTorch's names."""
         if name.startswith("_saved_"):
-            from .graph import saved_attribute
+            from .saved import saved_attribute
             return saved_attribute(self, name[7:])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self):
-        from .graph import saved_names
+        from .saved import saved_names
         return sorted((set(object.__dir__(self)) - {"_saved"}) | set(saved_names(self)))
 
     @property
@@ -322,7 +323,7 @@ class RuleNode(Node):
     def apply(self, g):
         self._check_saved()
         if self._packed is not None:          # saved_tensors_hooks: run on the unpacked values
-            from .graph import unpacked_values
+            from .saved import unpacked_values
             args, kwargs, ans = unpacked_values(self)
             grads = self._vjp(g, ans, *args, needs=self._needs, **kwargs)
         else:
@@ -343,7 +344,7 @@ class RuleNode(Node):
             self._check_no_tangent(g)
             return Node.apply_graph(self, g)
         if self._packed is not None:
-            from .graph import unpacked_values
+            from .saved import unpacked_values
             kept = self._args, self._kwargs, self._ans
             self._args, self._kwargs, self._ans = unpacked_values(self)
             try:
@@ -387,13 +388,6 @@ def vjp_function(rule):
     """The rule's compiled vjp function (compiled once per rule, then cached on it)."""
     return rule._vjp_fn or rule.vjp_function()
 
-
-_SECOND_TIME = (
-    "Trying to backward through the graph a second time (or directly access saved tensors "
-    "after they have already been freed). Saved intermediate values of the graph are freed "
-    "when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to "
-    "backward through the graph a second time or if you need to access saved tensors after "
-    "calling backward.")
 
 
 def _modified_message(ref, now, expected, node=None):

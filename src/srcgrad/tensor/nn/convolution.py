@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core import Tensor
 from .. import grad_mode
-from .functional import _named, pad
+from .padding import _named, pad
 
 __all__ = ["conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "batch_norm"]

@@ -9,10 +9,10 @@ import warnings
 
 import numpy as np
 
-from ..autograd.nodes import RuleNode, _node_class
 from ..core import Tensor
 from ..functions import einsum, erf
 from ..indexing import where
+from .padding import _named, pad
 
 __all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu", "elu", "selu", "celu", "gelu",
            "silu", "mish", "softplus", "softsign", "tanh", "sigmoid", "hardtanh", "relu6",
@@ -21,15 +21,6 @@ __all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu", "elu", "selu", "
            "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
            "cosine_similarity", "pairwise_distance"]
-
-
-def _named(t, name):
-    """``t`` with its node named as PyTorch names the operation (display only: the node
-    still runs its own rule)."""
-    node = t._grad_fn
-    if node is not None and isinstance(node, RuleNode):
-        node.__class__ = _node_class(name)
-    return t
 
 
 def _scalar_like(value, ref):
@@ -99,17 +90,6 @@ def one_hot(tensor, num_classes=-1):
     idx = tensor._data
     n = int(idx.max()) + 1 if num_classes < 0 else num_classes
     return Tensor._make((idx[..., None] == np.arange(n)).astype(np.int64))
-
-
-def pad(input, pad, mode="constant", value=None):
-    if mode != "constant":
-        raise NotImplementedError(f"srcgrad: pad(mode={mode!r}) is not supported")
-    from ..dispatch import apply
-    widths = [(0, 0)] * input.ndim
-    for i in range(len(pad) // 2):
-        widths[input.ndim - 1 - i] = (pad[2 * i], pad[2 * i + 1])
-    return apply(np.pad, (input, widths), {"constant_values": value or 0},
-                 name="ConstantPadNdBackward0")
 
 
 # -- activations ---------------------------------------------------------------------------------
