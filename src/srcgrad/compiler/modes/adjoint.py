@@ -516,20 +516,24 @@ def _is_basic_index(index):
 def shape_only_reads(bwd, ad_name):
     """Names that the adjoint sweep reads only as ``ad.unbroadcast(g, name)``'s shape."""
     shape, value = set(), set()
-
-    def visit(node, shape_pos=False):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-            (shape if shape_pos else value).add(node.id)
-            return
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                node.func.attr == "unbroadcast" and isinstance(node.func.value, gast.Name) and \
-                node.func.value.id == ad_name and len(node.args) == 2:
-            visit(node.func)
-            visit(node.args[0])
-            visit(node.args[1], shape_pos=True)
-            return
-        for child in gast.iter_child_nodes(node):
-            visit(child)
-    for s in bwd:
-        visit(s)
+    stack = [(s, False) for s in bwd]
+    Name, Load, Call, Attribute = gast.Name, gast.Load, gast.Call, gast.Attribute
+    while stack:
+        node, shape_pos = stack.pop()
+        t = type(node)
+        if t is Name:
+            if type(node.ctx) is Load:
+                (shape if shape_pos else value).add(node.id)
+            continue
+        if t is Call:
+            f = node.func
+            if type(f) is Attribute and f.attr == "unbroadcast" and \
+                    type(f.value) is Name and f.value.id == ad_name and len(node.args) == 2:
+                stack.append((f, False))
+                stack.append((node.args[0], False))
+                stack.append((node.args[1], True))
+                continue
+        children = []
+        A.push_children(node, children)
+        stack.extend([(c, False) for c in children])
     return shape - value
