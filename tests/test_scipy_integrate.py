@@ -1,7 +1,8 @@
 """scipy.integrate.odeint in differentiated code: gradients with respect to the initial
 state, the time points and the parameters (``args=``) by the adjoint ODE method, the
-user's dynamics differentiated by srcgrad; against central differences, the forward
-mode and autograd's odeint.
+user's dynamics differentiated by srcgrad; second derivatives (the adjoint kernel
+differentiated again); against central differences, the forward mode and autograd's
+odeint.
 
 Rule by rule: tests/test_rules.py (tests/samples_scipy_integrate.py).
 """
@@ -83,6 +84,8 @@ def test_matches_autograd_odeint():
         ours = sg.grad(fit_loss, wrt=i)(THETA, Y0, T)
         np.testing.assert_allclose(ours, autograd.grad(theirs, i)(THETA, Y0), rtol=1e-6,
                                    atol=1e-8)
+        np.testing.assert_allclose(sg.hessian(fit_loss, wrt=i)(THETA, Y0, T),
+                                   autograd.hessian(theirs, i)(THETA, Y0), rtol=1e-6, atol=1e-8)
 
 
 def full_output_loss(y0):
@@ -93,5 +96,19 @@ def full_output_loss(y0):
 def test_refusals_are_located():
     with pytest.raises(sg.NonDifferentiableError, match="full_output"):
         sg.grad(full_output_loss)(Y0)
-    with pytest.raises(sg.NonDifferentiableError, match="odeint_grad"):
-        sg.hvp(fit_loss)(THETA, Y0, T, v=THETA)     # no second derivative through odeint
+
+
+@pytest.mark.parametrize("i", [0, 1, 2], ids=["args", "y0", "t"])
+def test_second_derivatives_match_differences_of_the_gradient(i):
+    # forward over reverse and reverse over reverse: the adjoint kernel differentiated
+    args = (THETA, Y0, T)
+    v = np.cos(np.arange(args[i].size) + 0.5)
+    v = v - v[0] if i == 2 else v            # (t[0] fixed, so the time points stay ordered)
+    g = sg.grad(fit_loss, wrt=i)
+
+    def moved(eps):
+        return tuple(a + eps * v if j == i else a for j, a in enumerate(args))
+    fd = (g(*moved(1e-6)) - g(*moved(-1e-6))) / 2e-6
+    np.testing.assert_allclose(sg.hvp(fit_loss, wrt=i)(*args, v=v), fd, rtol=1e-5, atol=1e-6)
+    _, back = sg.vjp(g, *args, wrt=i)
+    np.testing.assert_allclose(back(v), fd, rtol=1e-5, atol=1e-6)

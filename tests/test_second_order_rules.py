@@ -42,7 +42,6 @@ NOT_TWICE_DIFFERENTIABLE = {
 # fix makes the test fail until the entry is removed)
 KNOWN_GAPS = {
     "np.select-2-choicelist": "a choicelist mixing an array and a Python float",
-    "scipy.integrate.odeint": "the adjoint ODE kernels are not differentiated again",
 }
 
 
@@ -67,7 +66,7 @@ def _split(a, glob, k):
         for j, v in enumerate(a[1:]):
             glob[f"T{k}_{j}"] = v
             items.append(f"T{k}_{j}")
-        return a[0], "(" + ", ".join(items) + ")"
+        return a[0], "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
     return a, "x"
 
 

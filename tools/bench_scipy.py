@@ -2,11 +2,13 @@
 to a hand-written NumPy gradient of the same function, side by side in one process.
 
 Each row prints the median time of each (value and gradient together) and the median,
-over rounds that time them in turn, of the ratio srcgrad / hand-written, for two hand-written versions: NumPy only, and the function's own
-SciPy calls for the value with the gradient written in NumPy (SciPy's functions cost more
-than the NumPy expressions a person would write by hand, and srcgrad's generated code
-calls the function's SciPy calls as written).  Run: `python tools/bench_scipy.py [--quick] [--source]`
-(``--source`` prints the generated code of each benchmark).
+over rounds that time them in turn, of the ratio srcgrad / hand-written, for two
+hand-written versions: NumPy only, and the function's own SciPy calls for the value
+with the gradient written in NumPy (SciPy's functions cost more than the NumPy
+expressions a person would write by hand, and srcgrad's generated code calls the
+function's SciPy calls as written).
+Run: `python tools/bench_scipy.py [--quick] [--source]` (``--source`` prints the
+generated code of each benchmark).
 """
 import argparse
 import statistics
