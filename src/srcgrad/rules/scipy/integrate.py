@@ -26,7 +26,6 @@ import math
 import numpy as np
 from scipy.integrate import odeint
 
-from ...api.gradients import grad
 from ...runtime import cast_like
 from ..registry import defnograd, defrule, deftransformable
 
@@ -116,6 +115,7 @@ def _adjoint_system(func, shape, tfirst, floats, nargs):
     """The right-hand side ``[f, -a^T df/dy, -a^T df/dp]`` of the adjoint system at ``z =
     [y, a, a_p]``, called as ``system(z, s, *args)`` (it holds no differentiated value:
     those come in ``args``)."""
+    from ...api.gradients import grad       # (the api imports the rules)
     n = math.prod(shape)
     rhs = _rhs(func, tfirst, nargs)
 
