@@ -6,7 +6,8 @@ over rounds that time them in turn, of the ratio srcgrad / hand-written, for two
 hand-written versions: NumPy only, and the function's own SciPy calls for the value
 with the gradient written in NumPy (SciPy's functions cost more than the NumPy
 expressions a person would write by hand, and srcgrad's generated code calls the
-function's SciPy calls as written).
+function's SciPy calls as written); the last column, the function itself (no gradient)
+over the NumPy-only hand-written value and gradient, is the floor of the first ratio.
 Run: `python tools/bench_scipy.py [--quick] [--source]` (``--source`` prints the
 generated code of each benchmark).
 """
@@ -123,7 +124,7 @@ def main(argv=None):
     p.add_argument("--source", action="store_true", help="print the generated gradients")
     opts = p.parse_args(argv)
     print(f"{'benchmark':<18}{'size':>11}{'srcgrad':>11}{'hand':>11}{'ratio':>7}"
-          f"{'hand (SciPy value)':>21}{'ratio':>7}")
+          f"{'hand (SciPy value)':>21}{'ratio':>7}{'f alone / hand':>16}")
     for name, f, hand, hand_scipy, inputs, wrt, sizes in BENCHES:
         value_grad = sg.value_and_grad(f, wrt=wrt)
         if opts.source:
@@ -132,10 +133,12 @@ def main(argv=None):
             args = inputs(*size)
             check(value_grad, hand, args)
             check(hand_scipy, hand, args)
-            (t_sg, t_hand, t_scipy), (_, r_hand, r_scipy) = interleaved_times(
-                [lambda: value_grad(*args), lambda: hand(*args), lambda: hand_scipy(*args)])
+            (t_sg, t_hand, t_scipy, _), (_, r_hand, r_scipy, r_f) = interleaved_times(
+                [lambda: value_grad(*args), lambda: hand(*args), lambda: hand_scipy(*args),
+                 lambda: f(*args)])
             print(f"{name:<18}{'x'.join(map(str, size)):>11}{t_sg * 1e3:>9.3f}ms"
-                  f"{t_hand * 1e3:>9.3f}ms{r_hand:>7.2f}{t_scipy * 1e3:>19.3f}ms{r_scipy:>7.2f}")
+                  f"{t_hand * 1e3:>9.3f}ms{r_hand:>7.2f}{t_scipy * 1e3:>19.3f}ms{r_scipy:>7.2f}"
+                  f"{r_hand / r_f:>16.2f}")
     return 0
 
 
