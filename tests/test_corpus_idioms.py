@@ -83,10 +83,8 @@ REFUSED = {
     "try_except_cholesky": _TRY,
     "try_finally_in_loss": _TRY,
     # objects
-    "namedtuple_params": _ATTR_READ,
-    "list_of_namedtuple_layers": _ATTR_READ,
-    "dataclass_params": _ATTR_READ,
-    "plain_object_params": _ATTR_READ,
+    "plain_object_params": "a gradient with respect to a plain object (a namedtuple or a "
+                           "dataclass has one of its own type)",
     "typed_namedtuple_state": _ATTR_READ + " (a typing.NamedTuple built inside)",
     "layer_objects_built_inside": _METHODS,
     "layer_objects_as_parameters": _METHODS,

@@ -16,6 +16,7 @@ entries with the samples below.
 * dtypes: every gradient (reverse) and tangent (forward) of a float32 / float64
   input is float32 / float64.
 """
+import dataclasses
 import copy
 import math
 
@@ -201,14 +202,17 @@ def combine(a, x, b, y):
     """a x + b y, laid out in memory as x is (``np.ravel(x, order="K")`` reads the layout).
     A dict combines key by key; None (no value) and strings (a dict's keys in a list
     of them) are structure, kept."""
-    if isinstance(x, str) or x is None:
+    if isinstance(x, str) or x is None or (y is None and isinstance(x, int)):
         assert y is None or y == x, (x, y)
-        return x
+        return x                                # (an integer field: structure too)
     if isinstance(x, dict):
         assert set(x) == set(y), (x, y)
         return {k: combine(a, x[k], b, y[k]) for k in x}
+    if tr._is_dc(x):
+        return dataclasses.replace(x, **{k: combine(a, u, b, getattr(y, k))
+                                         for k, u in tr._dc_fields(x).items()})
     if isinstance(x, (list, tuple)):
-        return type(x)(combine(a, u, b, v) for u, v in zip(x, y))
+        return tr._seq(x, [combine(a, u, b, v) for u, v in zip(x, y)])
     if isinstance(x, np.ndarray):
         out = np.empty_like(x)
         out[...] = a * x + b * y
@@ -217,6 +221,8 @@ def combine(a, x, b, y):
 
 
 def assert_close(u, v, what):
+    u = tr._dc_fields(u) if tr._is_dc(u) else u      # a dataclass's gradient: its fields
+    v = tr._dc_fields(v) if tr._is_dc(v) else v
     if isinstance(u, dict) or isinstance(v, dict):
         assert isinstance(u, dict) and isinstance(v, dict), what
         for k in {**u, **v}:
@@ -462,11 +468,12 @@ def test_view_methods():
 # dtypes: every gradient has its input's dtype
 # ---------------------------------------------------------------------------------------
 def _cast(x, dt):
+    if tr._is_dc(x):
+        return dataclasses.replace(x, **{k: _cast(v, dt) for k, v in tr._dc_fields(x).items()})
     if isinstance(x, dict):
         return {k: _cast(v, dt) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        out = [_cast(v, dt) for v in x]
-        return tuple(out) if isinstance(x, tuple) else out
+        return tr._seq(x, [_cast(v, dt) for v in x])
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return x.astype(dt)
     return x

@@ -19,7 +19,9 @@ import math
 import types
 import warnings
 
+import collections
 import copy
+import dataclasses
 
 import numpy as np
 import pytest
@@ -593,6 +595,24 @@ SAMPLES["ad.dot_grad"] = [S(A(3, 2), A(3, 4), A(4, 2), 0), S(A(3, 2), A(3, 4), A
                           S(A(2), A(4), A(4, 2), 1), S(1.5, A(4), A(4), 0),
                           S(A(2, 3, 5, 2), A(2, 3, 4), A(5, 4, 2), 1)]
 
+# fields of structured values (rules/python/attributes.py): a namedtuple, a dataclass
+_NT = collections.namedtuple("_NT", "w b")
+_NT_ITEM = _NT(A(3), 0.5)
+
+
+@dataclasses.dataclass
+class _DC:
+    w: np.ndarray
+    b: float
+    n: int = 2
+
+
+_DC_ITEM = _DC(A(2, 2), 1.5)
+SAMPLES["ad.field"] = [S(_NT_ITEM, "w"), S(_NT_ITEM, "b"), S(_DC_ITEM, "w"), S(_DC_ITEM, "b")]
+SAMPLES["ad.field_grad"] = [S(A(3), _NT_ITEM, "w"), S(0.7, _NT_ITEM, "b"), S(A(2, 2), _DC_ITEM, "w"),
+                            S(0.3, _DC_ITEM, "b")]
+SAMPLES["ad.field_of"] = [S(_NT(A(3), 0.5), "w"), S(_NT(A(2), 1.5), "b"), S(_DC(A(2, 2), 1.5), "w")]
+
 # containers built from differentiable values (rules/containers.py): dict(...), {**a, **b},
 # zip(...) outside loops, + and * of lists and tuples.  Keys are structure (strings, ints).
 _D = {"a": A(3), "b": 1.5}
@@ -675,7 +695,24 @@ def _is_float_leaf(x):
     return isinstance(x, (float, np.floating)) and not isinstance(x, bool)
 
 
+def _is_dc(x):
+    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+
+
+def _dc_fields(x):
+    return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
+
+
+def _seq(like, items):
+    """A list, tuple or namedtuple of ``like``'s type holding ``items``."""
+    if hasattr(type(like), "_make"):
+        return type(like)._make(items)
+    return tuple(items) if isinstance(like, tuple) else list(items)
+
+
 def _has_float(x):
+    if _is_dc(x):
+        return _has_float(_dc_fields(x))
     if isinstance(x, dict):
         return any(_has_float(v) for v in x.values())
     if isinstance(x, (list, tuple)):
@@ -685,6 +722,8 @@ def _has_float(x):
 
 def flatten(x):
     """All float entries of ``x`` as one float64 vector."""
+    if _is_dc(x):
+        return flatten(_dc_fields(x))
     if isinstance(x, dict):
         return flatten(list(x.values()))
     if isinstance(x, (list, tuple)):
@@ -701,11 +740,12 @@ def unflatten(x, vec):
 
     def build(v):
         nonlocal pos
+        if _is_dc(v):
+            return dataclasses.replace(v, **{k: build(e) for k, e in _dc_fields(v).items()})
         if isinstance(v, dict):
             return {k: build(e) for k, e in v.items()}
         if isinstance(v, (list, tuple)):
-            out = [build(e) for e in v]
-            return tuple(out) if isinstance(v, tuple) else out
+            return _seq(v, [build(e) for e in v])
         if isinstance(v, np.ndarray) and v.dtype.kind == "f":
             new = v.copy(order="K")
             new[...] = vec[pos:pos + v.size].reshape(v.shape)
@@ -720,11 +760,12 @@ def unflatten(x, vec):
 
 def random_like(x, rng):
     """A random pytree of ``x``'s structure (None for non-float leaves)."""
+    if _is_dc(x):
+        return dataclasses.replace(x, **{k: random_like(v, rng) for k, v in _dc_fields(x).items()})
     if isinstance(x, dict):
         return {k: random_like(v, rng) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        out = [random_like(v, rng) for v in x]
-        return tuple(out) if isinstance(x, tuple) else out
+        return _seq(x, [random_like(v, rng) for v in x])
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return rng.standard_normal(x.shape).astype(x.dtype)
     if isinstance(x, np.floating):
@@ -738,6 +779,10 @@ def grad_vector(grad, x, where):
     """Flatten a cotangent of ``x`` in ``x``'s structure, checking shapes on the way."""
     if not _has_float(x):                       # sublists of einsum, index lists...
         return np.zeros(0)
+    if _is_dc(x):
+        # a dataclass's cotangent: an instance of its class, or the sparse dict of one
+        grad = _dc_fields(grad) if _is_dc(grad) else grad
+        return grad_vector(grad, _dc_fields(x), where)
     if isinstance(x, dict):
         # a dict's cotangent is a dict, possibly sparse: a missing key (or None) is zeros.
         # (A key x lacks is an entry x holds as an implicit zero: its cotangent is unused.)
@@ -763,6 +808,10 @@ def grad_vector(grad, x, where):
 
 def out_vector(out, ans, where):
     """Flatten a tangent of ``ans`` in ``ans``'s structure, checking shapes."""
+    if _is_dc(ans):
+        out = _dc_fields(out) if _is_dc(out) else out
+        return out_vector({k: out.get(k, 0.0 * v) for k, v in _dc_fields(ans).items()},
+                          _dc_fields(ans), where)
     if isinstance(ans, dict):
         assert isinstance(out, dict) and set(out) == set(ans), \
             f"{where}: the tangent of a dict with keys {list(ans)} must have those keys, got {out!r}"
@@ -1030,6 +1079,8 @@ def test_elementwise_random_shapes(case):
 # float32 stays float32: every rule's gradient dtype is checked in tests/test_facets.py
 # ---------------------------------------------------------------------------------------
 def _dtypes(x):
+    if _is_dc(x):
+        return _dtypes(_dc_fields(x))
     if isinstance(x, dict):
         return _dtypes(list(x.values()))
     if isinstance(x, (list, tuple)):

@@ -3,6 +3,7 @@
 Each one resolves ``wrt`` against the call's arguments, picks
 the cached generated function for that case, and calls it.
 """
+import dataclasses
 import functools
 import types
 import inspect
@@ -38,6 +39,9 @@ def _is_float(x):
         return bool(x) and all(_is_float(v) for v in x.values())
     if isinstance(x, (list, tuple)):
         return bool(x) and all(_is_float(v) for v in x)
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        # (a dataclass of parameters may hold integer settings too: they get zeros)
+        return any(_is_float(getattr(x, f.name)) for f in dataclasses.fields(x))
     return False
 
 
@@ -422,6 +426,7 @@ class GradFunction(Transformed):
             return
         for n in self.wrt_names:
             v = bound.get(n)
+            refuse_unstructured(self.func, "grad", n, v)
             if _is_integral(v):
                 raise TypeError(
                     f"grad of {name} with respect to {n}: {n}={_describe(v)} is not "
@@ -480,6 +485,21 @@ def _arrays_to_tensors(x):
     if isinstance(x, (list, tuple)) and not hasattr(x, "_fields"):
         return type(x)(_arrays_to_tensors(v) for v in x)
     return _to_tensors(x) if isinstance(x, np.ndarray) else x
+
+
+def refuse_unstructured(func, what, name, value):
+    """TypeError when ``value`` (the argument ``name`` is differentiated with respect to)
+    is an object srcgrad cannot give a gradient of the same structure."""
+    if _kind(value) != "other" or _is_tensor(value) or value is None:
+        return
+    code = getattr(func, "__code__", None)
+    where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""
+    raise NonDifferentiableError(
+        f"{what} of {getattr(func, '__qualname__', func)}{where} with respect to {name}: "
+        f"{name} is a {type(value).__name__} object, and srcgrad differentiates with "
+        f"respect to floats, arrays, and lists, tuples, dicts, namedtuples or dataclasses "
+        f"of them (a gradient of the same structure). Make {type(value).__name__} a "
+        f"dataclass or a namedtuple, or pass its arrays as arguments.")
 
 
 def _is_integral(v):

@@ -10,6 +10,7 @@ the operators compose: ``hessian`` is the forward-mode Jacobian of ``grad``,
 ``hvp`` the forward-mode JVP of ``grad`` (forward over reverse), and
 ``sg.grad(sg.grad(f))`` transforms the generated gradient again.
 """
+import dataclasses
 import copy
 import inspect
 import types
@@ -20,7 +21,8 @@ import numpy as np
 
 from .. import rules, runtime
 from .gradients import (api_boundary, _Signature, _kind, _leaves, _resolve_wrt, _to_tensors,
-                        _unwrap_tensors, grad, plain_function, traced_function)
+                        _unwrap_tensors, grad, plain_function, refuse_unstructured,
+                        traced_function)
 from ..compiler.modes.forward import _CACHE as _forward_cache, forward_function
 from ..compiler.source import unwrap
 from ..compiler.driver import reverse_function
@@ -54,6 +56,9 @@ class _Call:
         if names is None:
             names = _leaves(self.bound)
             single = len(names) == 1
+        else:
+            for n in names:
+                refuse_unstructured(self.func, "the derivative", n, self.bound.get(n))
         self.wrt, self.single = names, single
 
     def run(self, fn, extra=None, bound=None):
@@ -90,6 +95,13 @@ def _tangent_like(t, x, name):
                              f"length {len(x)}")
         return runtime.same_sequence(x, [_tangent_like(ti, xi, f"{name}[{i}]")
                                          for i, (ti, xi) in enumerate(zip(t, x))])
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        if type(t) is not type(x):
+            raise ValueError(f"the tangent for {name!r} must be a {type(x).__name__} "
+                             f"(the argument's own class)")
+        return runtime.fill_like({f.name: _tangent_like(getattr(t, f.name), getattr(x, f.name),
+                                                        f"{name}.{f.name}")
+                                  for f in dataclasses.fields(x)}, x)
     if t is None:
         return runtime.zeros_like(x)
     if np.shape(t) != np.shape(x):
@@ -182,6 +194,8 @@ def _forward(call, tangents, tangent_only=False):
     """Run the forward-mode code of ``call`` with ``tangents``: {param: tangent}."""
     wrt = tuple(n for n in call.bound if n in tangents)
     fn = forward_function(call.func, wrt, call.kinds, tangent_only)
+    for n in wrt:
+        refuse_unstructured(call.func, "jvp", n, call.bound[n])
     extra = {fn.tangent_params[n]: _tangent_like(tangents[n], call.bound[n], n) for n in wrt}
     return call.run(fn, extra)
 

@@ -16,5 +16,6 @@ from .facets import ALL_AXES, ALL_PARAMS, Facets  # noqa: F401
 from . import numpy, python  # noqa: F401,E402
 from . import runtime_rules  # noqa: F401,E402  (generated code is differentiable too)
 from . import containers  # noqa: F401,E402  (dict(...), {**d}, zip, list + list)
+from .python.attributes import field as FIELD  # noqa: F401,E402  (p.w of a namedtuple)
 from . import scipy  # noqa: F401,E402  (registered lazily: SciPy is not imported here)
 from .namespace import namespace, add_kernel, helper_names, template_globals  # noqa: F401,E402

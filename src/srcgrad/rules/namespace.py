@@ -17,11 +17,12 @@ from .. import runtime
 from . import registry, runtime_rules, containers
 from .numpy import (conventions, elementwise, reductions, statistics, linalg, decompositions,
                     shapes, joins, indexing, creation)
-from .python import builtins as python_builtins
+from .python import attributes, builtins as python_builtins
 
 # the modules whose ``__all__`` names kernels that templates call
 KERNEL_MODULES = (conventions, elementwise, reductions, statistics, linalg, decompositions,
-                  shapes, joins, indexing, creation, python_builtins, runtime_rules, containers)
+                  shapes, joins, indexing, creation, python_builtins, runtime_rules, containers,
+                  attributes)
 
 _AD = None
 

@@ -224,6 +224,11 @@ class Analysis:
             if m and m[1]:
                 rule = rules.lookup(m[0])
                 return Op("rule", rule, rule.bind([v.value], {}))
+            if isinstance(v.value, gast.Name):
+                # a field of a local value (a namedtuple's, a dataclass's): the
+                # generated code reads it as written; its rule checks the value
+                rule = rules.lookup(rules.FIELD)
+                return Op("rule", rule, {"obj": v.value, "name": A.const(v.attr)})
             return self.unknown(v, f".{v.attr}", s)
         if isinstance(v, gast.Call):
             return self.call_op(v, s)

@@ -5,6 +5,8 @@ an operator; ``"container"``: a list, tuple or dict (a display, or what a rule
 declares a container).  The modes use them to skip un-broadcasting between scalars and
 to add container gradients with ``ad.add_grads``.
 """
+import dataclasses
+
 import gast
 
 from .. import syntax as A
@@ -14,7 +16,8 @@ from ...rules import facets_of, namespace as ad_namespace
 def argument_kind(x):
     """How the compiler may specialize on an argument value: Python scalar, array,
     container (what the call path and calls resolved at run time both key on)."""
-    if isinstance(x, (dict, list, tuple)):
+    if isinstance(x, (dict, list, tuple)) or \
+            (dataclasses.is_dataclass(x) and not isinstance(x, type)):
         return "container"
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         return "float"

@@ -1,2 +1,2 @@
 """Python's own primitives: operators, builtins, the math module."""
-from . import operators, builtins, math  # noqa: F401
+from . import operators, builtins, math, attributes  # noqa: F401
