@@ -62,7 +62,7 @@ def _is_numpy(obj):
 def _sequence_names(body):
     """Names that some assignment binds to a list or tuple display, or to list()/tuple()."""
     out = set()
-    for n in gast.walk(gast.Module(body=body, type_ignores=[])):
+    for n in A.statements(body):
         if isinstance(n, gast.Assign):
             v = n.value
             seq = isinstance(v, (gast.List, gast.Tuple, gast.ListComp)) or (
@@ -77,7 +77,7 @@ def _dict_names(fdef, normalizer):
     """Names that every store in the function binds to a dict display or ``dict(...)``,
     and the parameters known to be containers at this call that nothing rebinds."""
     stores, dicts = {}, {}
-    for n in gast.walk(gast.Module(body=fdef.body, type_ignores=[])):
+    for n in A.walk(fdef.body):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
             stores[n.id] = stores.get(n.id, 0) + 1
         elif isinstance(n, gast.Assign) and len(n.targets) == 1 and \

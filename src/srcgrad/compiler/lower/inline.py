@@ -12,10 +12,12 @@ def inline_local_functions(body, info, names, outer_locals, defs=None, active=()
     reads them at the call site, which is the same moment.  f's own names are
     renamed so they never meet the caller's.
     """
+    if not defs and not any(isinstance(s, gast.FunctionDef) for s in A.statements(body)):
+        return body                 # (no def anywhere: nothing to inline)
     defs = dict(defs or {})
     stored_twice = {}
     for s in body:
-        for n in gast.walk(s):
+        for n in A.walk(s):
             if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store):
                 stored_twice[n.id] = stored_twice.get(n.id, 0) + 1
     out = []
@@ -23,7 +25,7 @@ def inline_local_functions(body, info, names, outer_locals, defs=None, active=()
         if isinstance(s, gast.FunctionDef):
             if stored_twice.get(s.name):
                 defs.pop(s.name, None)     # rebound later: not a fixed function
-            elif not any(isinstance(n, (gast.Nonlocal, gast.Global)) for n in gast.walk(s)):
+            elif not any(isinstance(n, (gast.Nonlocal, gast.Global)) for n in A.walk(s)):
                 defs[s.name] = s
             out.append(s)
             continue
