@@ -16,6 +16,8 @@ Modules, from the bottom up (each imports only modules above it in this list):
     factories    tensor(), ones(), randn()...
     functions    torch.exp(x), torch.cat(...)...
     nn, optim    torch.nn (Module, layers, losses, functional, init), torch.optim
+    data         torch.utils.data (datasets, samplers, DataLoader)
+    serialization   torch.save / torch.load
     torch_names  ``import torch.nn`` when ``sys.modules["torch"]`` is srcgrad
 
 ``sg.compile`` (one node running the compiler's generated backward) is in
@@ -40,6 +42,15 @@ from .printing import get_printoptions, set_printoptions
 from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTensor, HalfTensor,
                      IntTensor, LongTensor, ShortTensor)
 from . import nn, optim  # noqa: E402  (torch.nn, torch.optim: built on everything above)
+from .serialization import load, save
+from . import accelerator  # noqa: E402
+from .summation import get_num_threads, set_num_threads
+from . import data as _data
+import types as _types
+
+utils = _types.ModuleType("torch.utils", "torch.utils: ``torch.utils.data`` (datasets, DataLoader)")
+utils.data = _data
+utils.__path__ = []      # a package: ``import torch.utils.data``
 
 __all__ = [
     "Tensor", "Size", "tensor", "as_tensor", "from_numpy", "is_tensor",
@@ -53,6 +64,7 @@ __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled",
     "device", "cuda", "autograd", "set_printoptions", "get_printoptions", "nn", "optim",
+    "save", "load", "utils", "accelerator", "get_num_threads", "set_num_threads",
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
     "CharTensor", "ByteTensor", "BoolTensor",
 ] + _functions_all

@@ -12,7 +12,7 @@ import numpy as np
 from . import dtypes
 from .core import Tensor, _size_args, host_array
 from .device import CPU, array_module, to_device
-from .generator import Generator, _rng, initial_seed, manual_seed, seed
+from .generator import Generator, _rng, fma, initial_seed, manual_seed, seed
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "ones", "zeros", "full", "empty", "eye",
            "arange", "linspace", "logspace", "randn", "rand", "randint", "randperm", "normal",
@@ -176,7 +176,28 @@ def arange(start, end=None, step=1, dtype=None, device=None, requires_grad=False
 
 def linspace(start, end, steps, dtype=None, device=None, requires_grad=False):
     dt = dtypes.to_dtype(dtype) or dtypes.get_default_dtype()
+    kind = np.dtype(dt.numpy)
+    if kind in (np.float32, np.float64) and not isinstance(start, Tensor) and \
+            not isinstance(end, Tensor):
+        return _leaf(_float_linspace(start, end, steps, kind), device, requires_grad)
     return _leaf(_linspace(start, end, steps).astype(dt.numpy), device, requires_grad)
+
+
+def _float_linspace(start, end, steps, kind):
+    # PyTorch's CPU kernel, in the tensor's dtype: step = (end - start) / (steps - 1); the
+    # first half start + step * i, the second end - step * (steps - 1 - i), each one fused
+    # multiply-add (float32's exact in float64, then rounded once to float32)
+    s, e = kind.type(start), kind.type(end)
+    if steps == 1:
+        return np.array([s], dtype=kind)
+    step = (e - s) / kind.type(steps - 1)
+    i = np.arange(steps, dtype=np.float64)
+    first = i < steps // 2
+    if kind == np.float32:
+        st = np.float64(step)
+        return np.where(first, st * i + np.float64(s),
+                        -st * (steps - 1 - i) + np.float64(e)).astype(np.float32)
+    return np.where(first, fma(step, i, s), fma(-step, steps - 1 - i, e))
 
 
 def _linspace(start, end, steps):
@@ -199,14 +220,12 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 
 def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
     dt = dtypes.to_dtype(dtype) or dtypes.get_default_dtype()
-    return _leaf(_rng(generator).standard_normal(_size_args(size)).astype(dt.numpy), device,
-                 requires_grad)
+    return _leaf(_rng(generator).normal(_size_args(size), dt.numpy), device, requires_grad)
 
 
 def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
     dt = dtypes.to_dtype(dtype) or dtypes.get_default_dtype()
-    return _leaf(_rng(generator).random(_size_args(size)).astype(dt.numpy), device,
-                 requires_grad)
+    return _leaf(_rng(generator).uniform(_size_args(size), dt.numpy), device, requires_grad)
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False,
@@ -229,9 +248,10 @@ def normal(mean, std, size=None, generator=None):
         s = std._data if isinstance(std, Tensor) else std
         shape = np.broadcast_shapes(np.shape(m), np.shape(s))
         dt = (mean if isinstance(mean, Tensor) else std).dtype
-        return _leaf(_rng(generator).normal(m, s, shape).astype(dt.numpy), None, False)
-    return _leaf(_rng(generator).normal(mean, std, _size_args(size)).astype(
-        dtypes.get_default_dtype().numpy), None, False)
+        draw = _rng(generator).normal(shape, dt.numpy)
+        return _leaf((draw * s + m).astype(dt.numpy), None, False)
+    return _leaf(_rng(generator).normal(_size_args(size), dtypes.get_default_dtype().numpy,
+                                        mean, std), None, False)
 
 
 def rand_like(input, dtype=None, device=None, requires_grad=False):

@@ -213,11 +213,22 @@ class IndexingMethods:
     def __ipow__(self, other):
         return self.pow_(other)
 
-    def uniform_(self, a=0.0, b=1.0):
-        return self._inplace(lambda x: _like_values(x, _rng().uniform(a, b, x.shape)))
+    def uniform_(self, a=0.0, b=1.0, generator=None):
+        return self._inplace(lambda x: _like_values(
+            x, _rng(generator).uniform(tuple(x.shape), x._data.dtype, a, b)))
 
-    def normal_(self, mean=0.0, std=1.0):
-        return self._inplace(lambda x: _like_values(x, _rng().normal(mean, std, x.shape)))
+    def normal_(self, mean=0.0, std=1.0, generator=None):
+        return self._inplace(lambda x: _like_values(
+            x, _rng(generator).normal(tuple(x.shape), x._data.dtype, mean, std)))
+
+    def random_(self, low=0, high=None, generator=None):
+        if high is None and low == 0:
+            span = 2 ** 63 if self._data.dtype == np.int64 else 2 ** 24
+            low, high = 0, span
+        elif high is None:
+            low, high = 0, low
+        return self._inplace(lambda x: _like_values(
+            x, _rng(generator).integers(low, high, tuple(x.shape))))
 
     # -- selection --------------------------------------------------------------------------
     def masked_fill(self, mask, value):

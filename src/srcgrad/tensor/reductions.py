@@ -7,8 +7,13 @@ from ..rules import lookup
 from . import dtypes
 from .core import Tensor, _ReturnType, _bool, _int, _wrap_dim
 from .dispatch import _dims, apply
+from .summation import cpu_mean, cpu_sum
 
 __all__ = ["ReductionMethods"]
+
+
+def _times_reciprocal(a, b):
+    return a * (1 / b)
 
 
 class ReductionMethods:
@@ -23,9 +28,9 @@ class ReductionMethods:
         elif x._data.dtype.kind in "biu":
             x = x.to(dtypes.int64)
         if dim is None:
-            return apply(np.sum, (x,), name="SumBackward0")
+            return apply(np.sum, (x,), name="SumBackward0", forward=cpu_sum)
         return apply(np.sum, (x,), {"axis": _dims(dim, x.ndim), "keepdims": keepdim},
-                     name="SumBackward1")
+                     name="SumBackward1", forward=cpu_sum)
 
     def mean(self, dim=None, keepdim=False, dtype=None, axis=None):
         dim = axis if dim is None else dim
@@ -34,9 +39,9 @@ class ReductionMethods:
             raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
                                f"a floating point or complex dtype. Got: {x.dtype.short}")
         if dim is None:
-            return apply(np.mean, (x,), name="MeanBackward0")
+            return apply(np.mean, (x,), name="MeanBackward0", forward=cpu_mean)
         return apply(np.mean, (x,), {"axis": _dims(dim, x.ndim), "keepdims": keepdim},
-                     name="MeanBackward1")
+                     name="MeanBackward1", forward=cpu_mean)
 
     def prod(self, dim=None, keepdim=False, dtype=None):
         x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
@@ -143,7 +148,9 @@ class ReductionMethods:
     def softmax(self, dim, dtype=None):
         x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
         e = (x - x.detach().amax(dim, keepdim=True)).exp()
-        return apply(np.true_divide, (e, e.sum(dim, keepdim=True)), name="SoftmaxBackward0")
+        # PyTorch's CPU kernel multiplies by the sum's reciprocal (rows need not sum to 1)
+        return apply(np.true_divide, (e, e.sum(dim, keepdim=True)), name="SoftmaxBackward0",
+                     forward=_times_reciprocal)
 
     def log_softmax(self, dim, dtype=None):
         x = self if dtype is None else self.to(dtypes.to_dtype(dtype))

@@ -25,7 +25,8 @@ SUBMODULES = {
     "autograd.forward_ad": "srcgrad.tensor.autograd.forward_ad",
     "autograd.gradcheck": "srcgrad.tensor.autograd.gradcheck",
     "autograd.graph": "srcgrad.tensor.autograd.graph",
-    "cuda": None,
+    "utils.data": "srcgrad.tensor.data", "utils": "srcgrad.tensor:utils",
+    "accelerator": "srcgrad.tensor.accelerator", "cuda": None,
 }
 
 
@@ -48,7 +49,9 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         root = sys.modules.get(head)
         if root is None or getattr(root, "__name__", None) != "srcgrad":
             return None
-        module = importlib.import_module(SUBMODULES[rest])
+        name, _, attribute = SUBMODULES[rest].partition(":")
+        module = importlib.import_module(name)
+        module = getattr(module, attribute) if attribute else module
         return importlib.machinery.ModuleSpec(fullname, _Existing(module))
 
 

@@ -109,7 +109,7 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     if grad_outputs is None:
         from ..generator import _rng
         grad_outputs = tuple(
-            Tensor._make(_rng().standard_normal(o._data.shape).astype(o._data.dtype),
+            Tensor._make(_rng().normal(o._data.shape, o._data.dtype),
                          requires_grad=True) for o in outs)
     else:
         grad_outputs = _tuple(grad_outputs)

@@ -61,7 +61,7 @@ def dropout(input, p=0.5, training=True, inplace=False):
     if p == 1.0:
         return input * 0.0
     from ..generator import _rng
-    keep = _rng().random(input.shape) >= p
+    keep = _rng().uniform(tuple(input.shape), np.float32) >= p
     mask = Tensor._make((keep / (1.0 - p)).astype(input._data.dtype))
     return _named(input * mask, "MulBackward0")
 

@@ -1,7 +1,7 @@
 """``torch.nn.init``: fill a tensor in place (without recording), as PyTorch's formulas.
 
-The random draws come from srcgrad's generator, so the values differ from
-PyTorch's for the same seed (copy PyTorch's weights in to compare runs).
+The random draws come from srcgrad's generator, which draws PyTorch's CPU stream: a
+seeded ``nn.Linear`` starts from PyTorch's weights.
 """
 import math
 
@@ -57,20 +57,24 @@ def _fan(tensor, mode):
 
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
-    return _fill(tensor, _rng().uniform(a, b, tuple(tensor.shape)))
+    return _fill(tensor, _rng(generator).uniform(tuple(tensor.shape), tensor._data.dtype, a, b))
 
 
 def normal_(tensor, mean=0.0, std=1.0, generator=None):
-    return _fill(tensor, _rng().normal(mean, std, tuple(tensor.shape)))
+    return _fill(tensor, _rng(generator).normal(tuple(tensor.shape), tensor._data.dtype, mean,
+                                               std))
 
 
 def trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=None):
-    values = _rng().normal(mean, std, tuple(tensor.shape))
-    bad = (values < a) | (values > b)
-    while bad.any():
-        values[bad] = _rng().normal(mean, std, int(bad.sum()))
-        bad = (values < a) | (values > b)
-    return _fill(tensor, values)
+    # as PyTorch: normals, the whole tensor redrawn where any is outside [a, b]
+    dtype, shape = tensor._data.dtype, tuple(tensor.shape)
+    lo, hi = dtype.type(a), dtype.type(b)
+    values = _rng(generator).normal(shape, dtype, mean, std)
+    while True:
+        bad = (values < lo) | (values > hi)
+        if not bad.any():
+            return _fill(tensor, values)
+        values = np.where(bad, _rng(generator).normal(shape, dtype, mean, std), values)
 
 
 def constant_(tensor, val):
@@ -116,7 +120,7 @@ def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", gener
 def orthogonal_(tensor, gain=1, generator=None):
     rows = tensor.shape[0]
     cols = tensor.numel() // rows
-    flat = _rng().normal(0.0, 1.0, (rows, cols))
+    flat = _rng(generator).normal((rows, cols), tensor._data.dtype).astype(np.float64)
     if rows < cols:
         flat = flat.T
     q, r = np.linalg.qr(flat)

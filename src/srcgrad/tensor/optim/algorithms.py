@@ -163,7 +163,7 @@ class RMSprop(Optimizer):
             buf += g / avg
             x += f32(-group["lr"], x) * buf
         else:
-            x += f32(-group["lr"], x) * (g / avg)
+            x += f32(-group["lr"], x) * g / avg     # addcdiv's order: (value * g) / avg
 
 
 class Adagrad(Optimizer):

@@ -1,0 +1,244 @@
+"""What PyTorch's tutorials lean on beyond autograd: PyTorch's random stream, its CPU
+summation order, linspace and powers bit for bit, ``torch.utils.data``, ``torch.save``.
+
+Oracle: real PyTorch (the tests that need it skip without it); the DataLoader and
+save/load semantics are also checked on their own.
+"""
+import io
+import math
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.tensor.data import DataLoader, TensorDataset, random_split
+from srcgrad.tensor.summation import cpu_mean, cpu_sum
+
+
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
+
+
+# -- the random stream ------------------------------------------------------------------------
+
+DRAWS = [
+    ("rand", lambda t: t.rand(3, 5)),
+    ("rand64", lambda t: t.rand(7, dtype=t.float64)),
+    ("randn_small", lambda t: t.randn(5)),                 # Box-Muller pairs, float64
+    ("randn_small64", lambda t: t.randn(3, dtype=t.float64)),
+    ("randn_blocks64", lambda t: t.randn(37, dtype=t.float64)),   # blocks of 16, a tail
+    ("randint", lambda t: t.randint(0, 10, (20,))),
+    ("randint_big", lambda t: t.randint(0, 2 ** 40, (4,))),
+    ("randint_high", lambda t: t.randint(7, (6,))),
+    ("randperm", lambda t: t.randperm(25)),
+    ("uniform_", lambda t: t.empty(4, 3).uniform_(-2, 3)),
+    ("normal_64", lambda t: t.empty(20, dtype=t.float64).normal_(1.5, 0.5)),
+    ("random_", lambda t: t.empty((), dtype=t.int64).random_()),
+    ("normal_fn", lambda t: t.normal(t.zeros(3), t.ones(3))),
+    ("linear_init", lambda t: t.nn.Linear(5, 3).weight.detach()),
+    ("trunc_normal", lambda t: t.nn.init.trunc_normal_(t.empty(3, 4), std=1.5)),
+]
+
+
+@pytest.mark.parametrize("name,draw", DRAWS, ids=[d[0] for d in DRAWS])
+def test_seeded_draws_are_pytorchs(torch, name, draw):
+    torch.manual_seed(3)
+    sg.manual_seed(3)
+    # a first draw of odd size moves both streams (and leaves a kept normal half)
+    torch.randn(3)
+    sg.randn(3)
+    want = draw(torch).numpy()
+    got = draw(sg).numpy()
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+
+
+def test_float32_normals_in_blocks_within_two_ulps(torch):
+    torch.manual_seed(0)
+    sg.manual_seed(0)
+    want, got = torch.randn(1000).numpy(), sg.randn(1000).numpy()
+    np.testing.assert_array_max_ulp(got, want, maxulp=4)
+    assert torch.rand(3).tolist() == sg.rand(3).tolist()    # the streams stay in step
+
+
+def test_generator_objects_are_independent(torch):
+    want = torch.randperm(10, generator=torch.Generator().manual_seed(42)).tolist()
+    sg.manual_seed(0)
+    before = sg.rand(2).tolist()
+    got = sg.randperm(10, generator=sg.Generator().manual_seed(42)).tolist()
+    assert got == want
+    sg.manual_seed(0)
+    assert sg.rand(2).tolist() == before      # the default stream was not used
+
+
+# -- summation order, linspace, powers ----------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1,), (7,), (9,), (33,), (2000,), (4097,), (30000,),
+                                   (64, 10), (3, 2000), (2, 3, 17)])
+def test_sum_and_mean_in_pytorchs_order(torch, dtype, shape):
+    x = (np.random.default_rng(sum(shape)).standard_normal(shape) * 10).astype(dtype)
+    t = torch.from_numpy(x)
+    np.testing.assert_array_equal(cpu_sum(x), t.sum().numpy())
+    np.testing.assert_array_equal(cpu_sum(x, -1), t.sum(-1).numpy())
+    np.testing.assert_array_equal(cpu_mean(x), t.mean().numpy())
+    np.testing.assert_array_equal(cpu_mean(x, -1, keepdims=True), t.mean(-1, keepdim=True).numpy())
+
+
+def test_sum_over_other_axes_is_numpys_and_exact_enough():
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    np.testing.assert_array_equal(cpu_sum(x, 0), x.sum(0))
+    np.testing.assert_array_equal(cpu_sum(x, (0, 2), keepdims=True), x.sum((0, 2), keepdims=True))
+    assert cpu_sum(np.arange(5)) == 10                 # integers: NumPy's sum
+
+
+def test_sum_gradient_unchanged():
+    x = sg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=sg.float64, requires_grad=True)
+    (x.sum(1) * sg.tensor([1.0, 2.0], dtype=sg.float64)).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [[1, 1, 1], [2, 2, 2]])
+    x.grad = None
+    x.mean().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full((2, 3), 1 / 6))
+
+
+@pytest.mark.parametrize("args", [(-math.pi, math.pi, 2000), (0, 1, 5), (-1, 1, 16),
+                                  (-3.3, 7.1, 1001), (-10, 10, 100000), (3, 3, 1), (0, 1, 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linspace_bit_for_bit(torch, args, dtype):
+    want = torch.linspace(*args, dtype=getattr(torch, dtype)).numpy()
+    got = sg.linspace(*args, dtype=getattr(sg, dtype)).numpy()
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("exponent", [2, 3, 0.5, -1, -2, 4, 2.5])
+def test_scalar_powers_as_pytorch(torch, exponent):
+    x = torch.linspace(0.1, 3.0, 500)
+    want = (x ** exponent).numpy()
+    got = (sg.linspace(0.1, 3.0, 500) ** exponent).numpy()
+    np.testing.assert_array_max_ulp(got, want, maxulp=1)
+    if exponent in (2, 3, -1, -2):       # (PyTorch's float32 sqrt is not always NumPy's)
+        np.testing.assert_array_equal(got, want)
+
+
+def test_tensor_exponents_and_power_gradients(torch):
+    x = torch.linspace(-math.pi, math.pi, 200).unsqueeze(-1)
+    want = x.pow(torch.tensor([1, 2, 3])).numpy()
+    xs = sg.linspace(-math.pi, math.pi, 200).unsqueeze(-1)
+    np.testing.assert_array_equal(xs.pow(sg.tensor([1, 2, 3])).numpy(), want)
+    # the gradient of x ** 3 is still 3 x ** 2 (float64 against a central difference)
+    v = sg.tensor([0.3, -1.2], dtype=sg.float64, requires_grad=True)
+    (v ** 3).sum().backward()
+    h = 1e-6
+    fd = (((v.detach() + h) ** 3) - ((v.detach() - h) ** 3)).numpy() / (2 * h)
+    np.testing.assert_allclose(v.grad.numpy(), fd, rtol=1e-8)
+
+
+def test_transcendentals_mostly_pytorchs(torch):
+    x = torch.randn(20000) * 3
+    xs = sg.tensor(x.numpy())
+    for name in ("exp", "log", "tanh"):
+        arg, arg_s = (x.abs(), xs.abs()) if name == "log" else (x, xs)
+        want = getattr(torch, name)(arg).numpy()
+        got = getattr(sg, name)(arg_s).numpy()
+        np.testing.assert_array_max_ulp(got, want, maxulp=1)
+        assert (got != want).mean() < 0.02
+
+
+def test_softmax_multiplies_by_the_reciprocal():
+    x = sg.tensor([[0.3, 1.7, -2.0, 0.1, 0.9]] * 3)
+    e = np.exp((x.numpy() - x.numpy().max(1, keepdims=True)).astype(np.float64)).astype(np.float32)
+    want = e * (np.float32(1) / e.sum(1, keepdims=True))
+    np.testing.assert_allclose(sg.softmax(x, 1).numpy(), want, rtol=1e-6)
+
+
+# -- torch.utils.data -----------------------------------------------------------------------
+
+def _batches(loader):
+    return [[t.tolist() for t in batch] for batch in loader]
+
+
+def test_dataloader_batches_and_drop_last():
+    ds = TensorDataset(sg.arange(10), sg.arange(10) * 2)
+    assert len(ds) == 10 and [t.item() for t in ds[3]] == [3, 6]
+    assert _batches(DataLoader(ds, batch_size=4)) == [
+        [[0, 1, 2, 3], [0, 2, 4, 6]], [[4, 5, 6, 7], [8, 10, 12, 14]], [[8, 9], [16, 18]]]
+    assert len(DataLoader(ds, batch_size=4)) == 3
+    assert len(DataLoader(ds, batch_size=4, drop_last=True)) == 2
+    assert [b[0].tolist() for b in DataLoader(ds, batch_size=4, drop_last=True)] == [
+        [0, 1, 2, 3], [4, 5, 6, 7]]
+    with pytest.raises(AssertionError, match="Size mismatch between tensors"):
+        TensorDataset(sg.zeros(3), sg.zeros(4))
+    with pytest.raises(ValueError, match="batch_size should be a positive integer value"):
+        DataLoader(ds, batch_size=0)
+
+
+def test_shuffle_is_a_permutation_and_repeatable():
+    ds = TensorDataset(sg.arange(50))
+    one = [i for (b,) in DataLoader(ds, batch_size=8, shuffle=True,
+                                    generator=sg.Generator().manual_seed(5)) for i in b.tolist()]
+    two = [i for (b,) in DataLoader(ds, batch_size=8, shuffle=True,
+                                    generator=sg.Generator().manual_seed(5)) for i in b.tolist()]
+    assert sorted(one) == list(range(50)) and one == two and one != list(range(50))
+
+
+def test_shuffles_and_splits_are_pytorchs(torch):
+    from torch.utils.data import DataLoader as TorchLoader, TensorDataset as TorchDataset
+    from torch.utils.data import random_split as torch_split
+    tds, sds = TorchDataset(torch.arange(23)), TensorDataset(sg.arange(23))
+    torch.manual_seed(4)
+    sg.manual_seed(4)
+    for _ in range(2):           # each pass: a base seed, then the sampler's own seed
+        assert _batches(DataLoader(sds, batch_size=5, shuffle=True)) == \
+            _batches(TorchLoader(tds, batch_size=5, shuffle=True))
+    assert sg.rand(3).tolist() == torch.rand(3).tolist()
+    want = [s.indices for s in torch_split(tds, [0.6, 0.4], generator=torch.Generator().manual_seed(1))]
+    got = [s.indices for s in random_split(sds, [0.6, 0.4], generator=sg.Generator().manual_seed(1))]
+    assert got == want
+
+
+def test_default_collate_structures():
+    class Pairs(sg.utils.data.Dataset):
+        def __len__(self):
+            return 3
+
+        def __getitem__(self, i):
+            return {"x": float(i), "n": i, "v": np.array([i, -i], dtype=np.float32)}, i
+
+    (batch, labels), = [b for b in DataLoader(Pairs(), batch_size=3)]
+    assert batch["x"].dtype == sg.float64 and batch["n"].dtype == sg.int64
+    assert batch["v"].shape == (3, 2) and labels.tolist() == [0, 1, 2]
+
+
+# -- save / load ----------------------------------------------------------------------------
+
+def test_save_load_state_dict(tmp_path):
+    sg.manual_seed(0)
+    model = sg.nn.Sequential(sg.nn.Linear(3, 4), sg.nn.ReLU(), sg.nn.Linear(4, 2))
+    path = tmp_path / "weights.pth"
+    sg.save(model.state_dict(), path)
+    other = sg.nn.Sequential(sg.nn.Linear(3, 4), sg.nn.ReLU(), sg.nn.Linear(4, 2))
+    other.load_state_dict(sg.load(path, weights_only=True))
+    x = sg.tensor([[0.5, -1.0, 2.0]])
+    assert sg.equal(model(x), other(x))
+    buffer = io.BytesIO()
+    sg.save({"epoch": 3, "t": sg.arange(3)}, buffer)
+    buffer.seek(0)
+    loaded = sg.load(buffer, map_location="cpu")
+    assert loaded["epoch"] == 3 and loaded["t"].tolist() == [0, 1, 2]
+
+
+def test_torch_names_for_data_and_accelerator():
+    import importlib
+    import sys
+    names = ("torch", "torch.utils", "torch.utils.data", "torch.accelerator")
+    saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
+    sys.modules["torch"] = sg
+    try:
+        data = importlib.import_module("torch.utils.data")
+        assert data.DataLoader is DataLoader
+        assert importlib.import_module("torch.accelerator").is_available() == sg.cuda.is_available()
+    finally:
+        for name in names:
+            sys.modules.pop(name, None)
+        sys.modules.update(saved)
