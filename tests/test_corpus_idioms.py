@@ -67,16 +67,9 @@ REFUSED = {
     # nesting srcgrad in srcgrad
     "jvp_inside_function": "sg.jvp of a lambda inside differentiated code",
     # recursion
-    "recursive_tree_sum": _RECURSION,
-    "tree_rnn_encoder": _RECURSION,
-    "recursive_power": _RECURSION,
-    "mutual_recursion_series": _RECURSION,
-    "hmm_forward_recursive": _RECURSION,
-    "recursive_tree_map": _RECURSION,
-    "recursive_horner": _RECURSION,
-    "recursive_continued_fraction": _RECURSION,
-    "recursion_depth_decided_by_data": _RECURSION,
     "memoized_recursion": _RECURSION + " with a memo dict (refused as an in-place change of it)",
+    "recursive_tree_map": "type(tree)(...): list / tuple called through a value known "
+                          "only at run time have no rule there (recursion itself works)",
     # generators, try
     "bnn_unpack_layers_generator": _GENERATORS,
     "generator_minibatches": _GENERATORS,

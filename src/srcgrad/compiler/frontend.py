@@ -16,6 +16,7 @@ from . import syntax as A
 from .lower import normalize
 from .names import Names
 from .source import add_local_import, get_function_ast, resolve
+from ..errors import UnsupportedSyntaxError
 from ..rules import helper_names, namespace as ad_namespace
 
 
@@ -88,11 +89,16 @@ def param_names(fdef):
         ([a.vararg.id] if a.vararg else []) + ([a.kwarg.id] if a.kwarg else [])
 
 
+class RecursiveBuild(UnsupportedSyntaxError):
+    """The build of a function's derivative asked for that same derivative (recursion):
+    a call site that gets this calls the derivative resolved when the call runs."""
+
+
 def recursion_error(func):
     fdef, info = get_function_ast(func)
-    return info.error(fdef, f"srcgrad cannot differentiate the recursive function "
-                            f"{func.__qualname__}: it calls itself. Rewrite the "
-                            f"recursion as a loop.")
+    return RecursiveBuild(f"srcgrad cannot differentiate the recursive function "
+                          f"{func.__qualname__} here: it calls itself", info.filename,
+                          fdef.lineno, fdef.col_offset, info.line(fdef.lineno))
 
 
 def helper_name(preferred, fdef_names, func, obj, gen):

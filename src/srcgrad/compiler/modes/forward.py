@@ -47,7 +47,7 @@ from .templates import LineComments, Qualify, as_node, template
 from ...rules import namespace as ad_namespace
 from ..cache import BuildCache, cached_build, code_key
 from ..analysis.kinds import infer_kinds
-from ..frontend import front_end, recursion_error
+from ..frontend import RecursiveBuild, front_end, recursion_error
 from ..optimize.dce import dead_code
 
 _CACHE = BuildCache()
@@ -345,7 +345,12 @@ class Forward(LineComments):
         st.owned.discard(y)
         if not wrt:
             return out + [s, A.assign(dy, self.zero(A.name(y)))]
-        fn = self.callee_factory(op.func, tuple(wrt), s, callee_kinds(bound, self.kinds))
+        try:
+            fn = self.callee_factory(op.func, tuple(wrt), s, callee_kinds(bound, self.kinds))
+        except RecursiveBuild:
+            # recursion: the tangent code is being built; resolved when the call runs
+            op.dynamic = copy.deepcopy(s.value.func)
+            return self.dynamic_call(s, st, y, op, pos, kws)
         fname = self.names.gen.fresh(op.func.__name__ + "_jvp")
         self.callees[fname] = fn
         keywords = [gast.keyword(arg=k, value=v) for k, v in kws]

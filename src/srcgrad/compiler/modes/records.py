@@ -11,6 +11,7 @@ import gast
 from .. import syntax as A
 from .body import callee_kinds
 from .. import dynamic
+from ..frontend import RecursiveBuild
 
 
 class ForwardSweep:
@@ -177,7 +178,14 @@ class ForwardSweep:
         # (a tuple / dict of the call's atoms) if any of their items does
         wrt = tuple(p for p, a in bound.arguments.items()
                     if any(n in self.an.varied for n in _bound_names(a)))
-        fwd_fn, bwd_fn = self.callee_factory(op.func, wrt, s, callee_kinds(bound, self.kinds))
+        try:
+            fwd_fn, bwd_fn = self.callee_factory(op.func, wrt, s,
+                                                 callee_kinds(bound, self.kinds))
+        except RecursiveBuild:
+            # recursion: this derivative is being built; call it as it is when the
+            # call runs (compiler/dynamic.py resolves it then, built by that time)
+            op.dynamic = copy.deepcopy(s.value.func)
+            return self.fwd_dynamic_call(s, op, target, pos, kws, depth)
         if isinstance(op.func, types.MethodType):
             # layer.apply(x): the generated forward gets the same object as its self
             fwd_fn = types.MethodType(fwd_fn, op.func.__self__)
