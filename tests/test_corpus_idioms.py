@@ -98,7 +98,6 @@ REFUSED = {
     "itertools_combinations_pairwise": "itertools.combinations has no rule",
     "sorted_pairs_of_scores": "sorted() of (score, array) pairs",
     "operator_module_functions": "functools.reduce(operator.mul, [...]) without an initial value",
-    "dict_get_with_default": "dict.get on a dict argument carrying gradients",
     "kwargs_get_and_pop": "kwargs.get / kwargs.pop in a callee",
     "decoder_reshape_starred": "starred arguments of a method call (x.reshape(*shape, -1))",
     # refused for a wrong reason: nothing is changed in place

@@ -71,6 +71,21 @@ class Expressions:
                 # d.values() / d.items() of a dict: kernels with rules (a list, read again)
                 d = self.atom(func.value, pre, "d")
                 return A.copy_loc(A.call(A.attr(self.ad_name, func.attr + "_of"), [d]), e)
+            if isinstance(func, gast.Attribute) and func.attr == "get" and \
+                    1 <= len(e.args) <= 2 and not e.keywords and \
+                    not any(isinstance(a, gast.Starred) for a in e.args) and \
+                    self._is_dict(func.value):
+                # d.get(k, default) of a dict: ``d[k] if k in d else default``, with d, k
+                # and the default evaluated first, once, as Python does
+                d = self.atom(func.value, pre, "d")
+                key = self.atom(e.args[0], pre, "key")
+                default = self.atom(e.args[1], pre, "default") if len(e.args) == 2 else \
+                    A.const(None)
+                test = gast.Compare(left=key, ops=[gast.In()], comparators=[d])
+                item = gast.Subscript(value=A.name(d.id) if isinstance(d, gast.Name) else d,
+                                      slice=key, ctx=gast.Load())
+                choice = A.copy_loc(gast.IfExp(test=test, body=item, orelse=default), e)
+                return self.expr(choice, pre, top=top, base=base)
             if isinstance(func, gast.Attribute) and func.attr in ("detach", "numpy") and \
                     not e.args and not e.keywords and not self.is_static(func):
                 # x.detach() / x.numpy(): the Tensor spelling; arrays have no such method
