@@ -59,7 +59,6 @@ REFUSED = {
     "polynomial_from_lambda_list": _CLOSURE_ACTIVE + ": lambdas with defaults c=c from the argument",
     "polynomial_nested_defs_loop": _CLOSURE_ACTIVE + ": nested defs with defaults from the argument",
     "gp_nll_kernel_factory_inside": _CLOSURE_ACTIVE + ": a kernel factory called inside the loss",
-    "rnn_reduce_over_time": _CLOSURE_ACTIVE + ": reduce(cell, xs, h0), cell closing over W",
     "scan_rnn_regression": _CLOSURE_ACTIVE + ": a scan step closing over the weights",
     "value_and_grad_inside_function": _CLOSURE_ACTIVE + ": sg.value_and_grad of a lambda over X, y",
     "maml_one_inner_step": _CLOSURE_ACTIVE + ": sg.grad of an inner loss closing over X, y",
@@ -97,7 +96,6 @@ REFUSED = {
     "bidirectional_rnn": "reversed() has no rule",
     "itertools_combinations_pairwise": "itertools.combinations has no rule",
     "sorted_pairs_of_scores": "sorted() of (score, array) pairs",
-    "operator_module_functions": "functools.reduce(operator.mul, [...]) without an initial value",
     "kwargs_get_and_pop": "kwargs.get / kwargs.pop in a callee",
     "decoder_reshape_starred": "starred arguments of a method call (x.reshape(*shape, -1))",
     # refused for a wrong reason: nothing is changed in place

@@ -51,7 +51,8 @@ def _is_functional_call_node(n):
     if not isinstance(n, gast.Call):
         return False
     f = n.func
-    if isinstance(f, gast.Name) and f.id in ("map", "filter", "sorted", "max", "min", "sum"):
+    if isinstance(f, gast.Name) and f.id in ("map", "filter", "sorted", "max", "min", "sum",
+                                             "reduce"):
         return True
     return isinstance(f, gast.Attribute) and f.attr == "reduce"
 
