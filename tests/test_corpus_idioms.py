@@ -48,7 +48,6 @@ ATOL = 1e-7
 # What srcgrad refuses today, by case: a reason for both modes, or (reverse, forward)
 # with None where that mode works.  Grouped by the construct that is missing.
 _RECURSION = "recursion (a function calling itself, or two calling each other)"
-_ATTR_READ = "attribute reads of namedtuple / dataclass / plain-object values carrying a gradient"
 _METHODS = "methods of objects that hold differentiated values (layer.forward(x))"
 _CALLABLE_OBJECTS = "calling an object (__call__) built from differentiated values"
 _CLOSURE_ACTIVE = "calling a function value that holds differentiated values (closure / default)"
@@ -77,7 +76,6 @@ REFUSED = {
     # objects
     "plain_object_params": "a gradient with respect to a plain object (a namedtuple or a "
                            "dataclass has one of its own type)",
-    "typed_namedtuple_state": _ATTR_READ + " (a typing.NamedTuple built inside)",
     "layer_objects_built_inside": _METHODS,
     "layer_objects_as_parameters": _METHODS,
     "inherited_layers_super": _METHODS,

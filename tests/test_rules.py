@@ -611,6 +611,8 @@ _DC_ITEM = _DC(A(2, 2), 1.5)
 SAMPLES["ad.field"] = [S(_NT_ITEM, "w"), S(_NT_ITEM, "b"), S(_DC_ITEM, "w"), S(_DC_ITEM, "b")]
 SAMPLES["ad.field_grad"] = [S(A(3), _NT_ITEM, "w"), S(0.7, _NT_ITEM, "b"), S(A(2, 2), _DC_ITEM, "w"),
                             S(0.3, _DC_ITEM, "b")]
+SAMPLES["ad.as_namedtuple"] = [S(_NT, (A(3), 0.5)), S(_NT, [A(2, 2), A(2)])]
+SAMPLES["ad.namedtuple_items"] = [S(_NT(A(3), 0.5), _NT), S((A(2), A(2, 2)), _NT)]
 SAMPLES["ad.field_of"] = [S(_NT(A(3), 0.5), "w"), S(_NT(A(2), 1.5), "b"), S(_DC(A(2, 2), 1.5), "w")]
 
 # containers built from differentiable values (rules/containers.py): dict(...), {**a, **b},

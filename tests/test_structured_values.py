@@ -7,6 +7,7 @@ attribute of anything else is refused with an error that names it.
 """
 import collections
 import dataclasses
+import typing
 
 import numpy as np
 import pytest
@@ -263,3 +264,37 @@ def test_a_field_of_an_object_that_carries_no_gradient_is_read_as_it_is():
 def test_the_generated_code_reads_the_field_as_written():
     src = sg.source(apply_layer, wrt=0)
     assert "layer.W" in src and "ad.field_grad(" in src
+
+
+State = collections.namedtuple("State", "h c")
+
+
+class Carry(typing.NamedTuple):
+    h: np.ndarray
+    scale: float = 2.0
+
+
+def built_inside(x, w):
+    """Namedtuples built from differentiated values: positional, keyword, default."""
+    s = State(np.tanh(x * w), c=x + 1.0)
+    t = Carry(s.h * s.c)
+    for _ in range(2):
+        t = Carry(np.sin(t.h) * w, scale=t.scale * 0.5)
+    return np.sum(t.h * t.scale) + np.sum(s[1] ** 2)
+
+
+def test_namedtuples_built_inside_in_both_modes():
+    x, w = np.array([0.3, -0.5]), np.array([1.5, 0.7])
+    got = sg.grad(built_inside, wrt=(0, 1))(x, w)
+    for i in (0, 1):
+        _close_values(got[i], numeric(built_inside, (x, w), i), f"d/d{i}")
+    t = np.array([0.2, -1.0])
+    _, dout = sg.jvp(built_inside, (x, w), (t, np.zeros(2)))
+    np.testing.assert_allclose(dout, np.sum(got[0] * t), rtol=1e-7)
+
+
+def test_a_namedtuple_with_a_bad_keyword_is_a_located_error():
+    def bad(x):
+        return np.sum(State(x, d=x).h)
+    with pytest.raises(sg.UnsupportedSyntaxError, match="unexpected or repeated argument 'd'"):
+        sg.grad(bad)(np.ones(2))

@@ -1,6 +1,7 @@
 """Lowering of expressions: nested expressions become statements over atoms;
 container constructors and NumPy calls on Python lists take their lowered forms."""
 import builtins
+import copy
 
 import gast
 
@@ -199,6 +200,8 @@ class Expressions:
             kernel = "as_list" if obj is builtins.list else "as_tuple"
             return A.copy_loc(A.call(A.attr(self.ad_name, kernel),
                                      [self.atom(e.args[0], pre, _base_of(e.args[0]))]), e)
+        if isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields"):
+            return self.namedtuple_call(e, obj, pre)
         if obj is not builtins.dict or any(isinstance(a, gast.Starred) for a in e.args):
             return None
         if len(e.args) > 1:
@@ -303,6 +306,33 @@ class Expressions:
                 self._sequences = _sequence_names(self.fdef.body) | self.known_sequences
             return value.id in self._sequences
         return False
+
+    def namedtuple_call(self, e, cls, pre):
+        """``State(h, c=c)`` of a namedtuple class: ``ad.as_namedtuple(State, (h, c))``,
+        the arguments bound to the fields as the class binds them (a default that is
+        not a plain constant, or ``*``/``**`` arguments: None, the call as it is)."""
+        fields = cls._fields
+        if any(isinstance(a, gast.Starred) for a in e.args) or \
+                any(k.arg is None for k in e.keywords) or len(e.args) > len(fields):
+            return None
+        given = dict(zip(fields, e.args))
+        for k in e.keywords:
+            if k.arg not in fields or k.arg in given:
+                raise self.info.error(e, f"{cls.__name__}() got an unexpected or repeated "
+                                         f"argument {k.arg!r}")
+            given[k.arg] = k.value
+        defaults = getattr(cls, "_field_defaults", {})
+        items = []
+        for f in fields:
+            if f in given:
+                items.append(self.atom(given[f], pre, f))
+            elif f in defaults and type(defaults[f]) in (int, float, bool, str, type(None)):
+                items.append(A.const(defaults[f]))
+            else:
+                return None
+        t = self.atom(A.copy_loc(A.tuple_(items), e), pre, "fields")
+        return A.copy_loc(A.call(A.attr(self.ad_name, "as_namedtuple"),
+                                 [copy.deepcopy(e.func), t]), e)
 
     def _is_dict(self, value):
         """A dict display, ``dict(...)``, or a local name that every statement binding it

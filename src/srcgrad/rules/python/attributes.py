@@ -8,6 +8,10 @@ type; a dataclass's is built as a (sparse) dict of field gradients while the
 adjoint sweep runs, and becomes an instance of the same class at the end
 (``fill_like``), with zeros for the fields nothing flowed into.
 
+Building one, ``State(h, c)`` or ``P(w=w, b=b)`` of a namedtuple class, is
+``as_namedtuple(State, (h, c))`` of a tuple display in the fields' order (the lowering
+binds the keywords): its gradient is the tuple's, item by item.
+
 Anything else (an array's ``x.flat``, an arbitrary object's attribute) is refused
 with an error that names the attribute: srcgrad cannot know what a gradient of
 that object is.
@@ -18,7 +22,7 @@ from ... import runtime as rt
 from ...errors import NonDifferentiableError
 from ..registry import defkernel, deflinear
 
-__all__ = ["field", "field_grad", "field_of"]
+__all__ = ["field", "field_grad", "field_of", "as_namedtuple", "namedtuple_items"]
 
 
 def _is_namedtuple(x):
@@ -73,3 +77,21 @@ defkernel(field, "obj, name", vjp=dict(obj="field_grad(g, obj, name)"),
 deflinear(field_grad, "t, obj, name", "field_of(g, name)", "field_grad(dt, obj, name)",
           container=True)
 deflinear(field_of, "t, name", "field_grad(g, t, name)", "field_of(dt, name)")
+
+
+def as_namedtuple(cls, items):
+    """``cls(*items)`` for a namedtuple class (items in the fields' order)."""
+    return cls._make(items)
+
+
+def namedtuple_items(t, cls):
+    """The cotangent of a namedtuple built by :func:`as_namedtuple` as the tuple of its
+    items' cotangents (a missing one, None, is zero)."""
+    return tuple(t) if t is not None else None
+
+
+defkernel(as_namedtuple, "cls, items", vjp=dict(items="namedtuple_items(g, cls)"),
+          jvp=dict(items="as_namedtuple(cls, ditems)"), linear_in=("items",), view_of="items",
+          container=True)
+deflinear(namedtuple_items, "t, cls", "as_namedtuple(cls, g)", "namedtuple_items(dt, cls)",
+          container=True)
