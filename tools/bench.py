@@ -5,8 +5,9 @@ ratio srcgrad / hand-written (and srcgrad / peer where a peer is installed).
 Run: tools/demo-style venv, then `python tools/bench.py [--quick] [SECTION]`, where
 SECTION is one of all (the default), compile, tensor, higher, peers (srcgrad, autograd,
 torch and jax.jit against hand-written NumPy, as a markdown table), memory (bytes kept
-per step) and overhead (the cost of sg.grad's wrapper per cached call).  peers, memory
-and overhead run pinned to one core with single-threaded BLAS.
+per step), overhead (the cost of sg.grad's wrapper per cached call) and nn (an nn.Module
+training step, ``import srcgrad as torch`` against PyTorch eager).  peers, memory,
+overhead and nn run pinned to one core with single-threaded BLAS.
 """
 import argparse
 import importlib.util
@@ -18,7 +19,7 @@ import time
 import types
 import tracemalloc
 
-_ONE_CORE = ("peers", "memory", "overhead")
+_ONE_CORE = ("peers", "memory", "overhead", "nn")
 if any(a in _ONE_CORE for a in sys.argv[1:]):
     # before NumPy, torch and XLA start their thread pools: one thread each, one core
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -171,7 +172,7 @@ def main(argv=None):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import bench_peers
         sections = {"peers": bench_peers.peers_section, "memory": bench_peers.memory_section,
-                    "overhead": overhead_section}
+                    "overhead": overhead_section, "nn": nn_section}
         sections[args.section](args)
         return
     if args.tensor_only or args.section == "tensor":
@@ -546,6 +547,53 @@ def tensor_section(args):
         onehot = np.eye(classes)[rng.integers(0, classes, batch)]
         run(f"MLP hidden {hidden} (batch 32)", mlp_loss_tensor, mlp_loss, mlp_hand,
             [W1, b1, W2, b2, xb, onehot], (0, 1, 2, 3))
+    nn_section(args)
+
+
+def _nn_training_step(lib, hidden, d_in=784, classes=10, batch=64):
+    """A tutorial's step on ``lib`` (srcgrad or torch): Linear, ReLU, Linear in float32,
+    CrossEntropyLoss, Adam: zero_grad, forward, backward, step.  Same data and (PyTorch's
+    random stream in both) the same initial weights."""
+    lib.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(d_in, hidden), lib.nn.ReLU(),
+                              lib.nn.Linear(hidden, classes))
+    optimizer = lib.optim.Adam(model.parameters(), lr=1e-3)
+    loss_fn = lib.nn.CrossEntropyLoss()
+    rng = np.random.default_rng(0)
+    x = lib.tensor(rng.standard_normal((batch, d_in)).astype(np.float32))
+    y = lib.tensor(rng.integers(0, classes, batch))
+
+    def step():
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+    return step
+
+
+def nn_section(args):
+    """nn.Module training steps: srcgrad eager against PyTorch eager (CPU, float32)."""
+    try:
+        import torch
+    except ImportError:
+        print("nn: PyTorch is not installed; nothing to compare with")
+        return
+    torch.set_num_threads(1)
+    print()
+    print("nn training step (Linear-ReLU-Linear, CrossEntropyLoss, Adam; float32), us")
+    print(f"{'benchmark':<34} {'srcgrad':>9} {'torch':>9} {'ratio':>7}")
+    for hidden in (128, 512):
+        ours, theirs = _nn_training_step(sg, hidden), _nn_training_step(torch, hidden)
+        first = ours().item(), theirs().item()          # same weights: the same first loss
+        if abs(first[0] - first[1]) > 1e-5 * abs(first[1]):
+            raise AssertionError(f"nn hidden {hidden}: first losses differ {first}")
+        times = interleaved_medians({"srcgrad": ours, "torch": theirs},
+                                    min_time=0.1 if args.quick else 0.4,
+                                    repeat=9 if args.quick else 15)
+        print(f"{f'MLP 784-{hidden}-10, batch 64':<34} {times['srcgrad'] * 1e6:>9.0f} "
+              f"{times['torch'] * 1e6:>9.0f} {times['srcgrad'] / times['torch']:>7.2f}")
+        sys.stdout.flush()
 
 
 # -- (7) compile time: the first call of grad / jvp against the function's size ------

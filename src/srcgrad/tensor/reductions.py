@@ -138,8 +138,10 @@ class ReductionMethods:
     # softmax, log_softmax, logsumexp: built from primitives with rules (the table has no
     # single rule for them); the last node carries PyTorch's name.
     def logsumexp(self, dim, keepdim=False):
-        m = self.detach().amax(dim, keepdim=True)
-        m = m.masked_fill(~m.isfinite(), 0)
+        # the shift is a constant (no node): the maximum, 0 where it is not finite
+        xp = runtime.array_ns(self._data)
+        m = xp.max(self._data, axis=_wrap_dim(dim, self.ndim), keepdims=True)
+        m = Tensor._make(xp.where(xp.isfinite(m), m, xp.zeros_like(m)))
         total = (self - m).exp().sum(dim, keepdim=True)
         if not keepdim:
             total, m = total.squeeze(dim), m.squeeze(dim)

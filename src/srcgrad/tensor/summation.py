@@ -44,17 +44,18 @@ def _cascade(rows):
     batch, count, width = rows.shape
     power = max(4, (int(count - 1).bit_length() if count > 1 else 0) // _LEVELS)
     step = 1 << power
+    if count < step:                               # one level: a plain running sum
+        return np.add.reduce(rows, axis=1)
     leftovers = []
     level = rows
     for _ in range(_LEVELS - 1):
         whole = level.shape[1] // step
+        if whole == 0:                 # the levels above stay 0 (adding 0 changes nothing)
+            break
         leftovers.append(np.add.reduce(level[:, whole * step:], axis=1))
         level = np.add.reduce(level[:, :whole * step].reshape(batch, whole, step, width), axis=2)
     leftovers.append(np.add.reduce(level, axis=1))
-    total = leftovers[0]
-    for part in leftovers[1:]:
-        total = total + part
-    return total
+    return np.add.reduce(np.stack(leftovers, axis=1), axis=1)     # lower levels first
 
 
 def _row_sum(items, lanes):
@@ -65,12 +66,9 @@ def _row_sum(items, lanes):
     rows = vectors.shape[1] // 4
     partial = _cascade(vectors[:, :rows * 4].reshape(batch, rows, 4 * lanes))
     partial = partial.reshape(batch, 4, lanes)
-    first = partial[:, 0]
-    for i in range(rows * 4, vectors.shape[1]):
-        first = first + vectors[:, i]
-    for k in range(1, 4):
-        first = first + partial[:, k]
-    return first
+    # the first partial, the leftover vectors, then the other three partials, in order
+    order = np.concatenate([partial[:, :1], vectors[:, rows * 4:], partial[:, 1:]], axis=1)
+    return np.cumsum(order, axis=1)[:, -1]
 
 
 def _serial_sum(x):
@@ -79,13 +77,13 @@ def _serial_sum(x):
     if x.shape[1] < lanes:
         return _row_sum(x, 1)[:, 0]
     whole = x.shape[1] // lanes * lanes
-    total = np.zeros(x.shape[0], dtype=x.dtype)
-    for i in range(whole, x.shape[1]):
-        total = total + x[:, i]
-    partial = _row_sum(x[:, :whole], lanes)
-    for k in range(lanes):
-        total = total + partial[:, k]
-    return total
+    if whole < 4 * lanes:              # fewer than four vectors: they add up lane by lane
+        partial = np.add.reduce(x[:, :whole].reshape(x.shape[0], -1, lanes), axis=1)
+    else:
+        partial = _row_sum(x[:, :whole], lanes)
+    # the scalar tail from 0, then the lanes one by one: one running sum
+    order = np.concatenate([x[:, whole:], partial], axis=1)
+    return np.cumsum(order, axis=1)[:, -1]
 
 
 def _flat_sum(x):

@@ -252,6 +252,10 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     safe = np.where(keep, idx, 0)
     moved = input.movedim(1, -1) if input.ndim > 2 else input
     picked = -moved.take_along_dim(Tensor._make(safe[..., None]), -1).squeeze(-1)
+    if weight is None and keep.all():          # every weight 1: no product to record
+        if reduction == "mean":
+            return _named(picked.sum() / _scalar_like(idx.size, input), "NllLossBackward0")
+        return _named(picked.sum() if reduction == "sum" else picked, "NllLossBackward0")
     w = np.ones(idx.shape, dtype=input._data.dtype) if weight is None else \
         weight._data[safe].astype(input._data.dtype)
     w = np.where(keep, w, 0).astype(input._data.dtype)

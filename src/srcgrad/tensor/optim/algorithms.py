@@ -13,6 +13,15 @@ def _grad(p, grad, group):
     return -grad if group.get("maximize") else grad
 
 
+def _work_arrays(optimizer, p, x):
+    """Two arrays shaped like ``x``, kept by the optimiser between steps (not state)."""
+    arrays = optimizer.__dict__.setdefault("_work", {})
+    pair = arrays.get(id(p))
+    if pair is None or pair[0].shape != x.shape or pair[0].dtype != x.dtype:
+        pair = arrays[id(p)] = (np.empty_like(x), np.empty_like(x))
+    return pair
+
+
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
                  nesterov=False, *, maximize=False, foreach=None, differentiable=False,
@@ -85,9 +94,21 @@ class Adam(Optimizer):
             else:
                 g = g + f32(wd, x) * x
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        m += f32(1 - beta1, x) * (g - m)                # lerp_(grad, 1 - beta1)
+        cpu = type(x) is np.ndarray
+        if cpu:        # two work arrays kept per parameter: no fresh pages every step
+            scratch, denom = _work_arrays(self, p, x)
+            np.subtract(g, m, out=scratch)
+        else:
+            scratch = g - m
+        scratch *= f32(1 - beta1, x)
+        m += scratch                                    # lerp_(grad, 1 - beta1)
         v *= f32(beta2, x)
-        v += f32(1 - beta2, x) * g * g                  # addcmul_(grad, grad, 1 - beta2)
+        if cpu:
+            np.multiply(g, f32(1 - beta2, x), out=scratch)
+            scratch *= g
+        else:
+            scratch = f32(1 - beta2, x) * g * g
+        v += scratch                                    # addcmul_(grad, grad, 1 - beta2)
         bias1 = 1 - beta1 ** step
         bias2 = 1 - beta2 ** step
         step_size = lr / bias1
@@ -95,10 +116,16 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             vmax = state["max_exp_avg_sq"]._data
             np.maximum(vmax, v, out=vmax)
-            denom = np.sqrt(vmax) / f32(bias2_sqrt, x) + f32(group["eps"], x)
+            v = vmax
+        denom = np.sqrt(v, out=denom) if cpu else np.sqrt(v)
+        denom /= f32(bias2_sqrt, x)
+        denom += f32(group["eps"], x)
+        if cpu:
+            np.multiply(m, f32(-step_size, x), out=scratch)
         else:
-            denom = np.sqrt(v) / f32(bias2_sqrt, x) + f32(group["eps"], x)
-        x += f32(-step_size, x) * (m / denom)            # addcdiv_(m, denom, -step_size)
+            scratch = f32(-step_size, x) * m
+        scratch /= denom
+        x += scratch                                    # addcdiv_(m, denom, -step_size)
 
 
 class AdamW(Adam):
