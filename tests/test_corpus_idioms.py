@@ -51,7 +51,6 @@ _RECURSION = "recursion (a function calling itself, or two calling each other)"
 _METHODS = "methods of objects that hold differentiated values (layer.forward(x))"
 _CALLABLE_OBJECTS = "calling an object (__call__) built from differentiated values"
 _CLOSURE_ACTIVE = "calling a function value that holds differentiated values (closure / default)"
-_GENERATORS = "generator functions (yield)"
 _TRY = "try / except / finally"
 REFUSED = {
     # closures and function values over differentiated values
@@ -69,8 +68,6 @@ REFUSED = {
     "recursive_tree_map": "type(tree)(...): list / tuple called through a value known "
                           "only at run time have no rule there (recursion itself works)",
     # generators, try
-    "bnn_unpack_layers_generator": _GENERATORS,
-    "generator_minibatches": _GENERATORS,
     "try_except_cholesky": _TRY,
     "try_finally_in_loss": _TRY,
     # objects

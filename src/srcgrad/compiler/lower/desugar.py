@@ -26,6 +26,7 @@ says so.
 """
 import builtins
 import functools
+import inspect
 import importlib
 
 import gast
@@ -40,7 +41,8 @@ _HOISTED = _COMPREHENSIONS + (gast.Lambda, gast.NamedExpr)
 
 def needs_desugaring(body, func=None):
     return getattr(func, "__srcgrad_namespace__", None) is not None or \
-        any(isinstance(n, _HOISTED + (gast.Import, gast.ImportFrom)) or
+        any(isinstance(n, _HOISTED + (gast.Import, gast.ImportFrom, gast.Yield,
+                                      gast.YieldFrom)) or
             _is_functional_call_node(n) for n in A.walk(body))
 
 
@@ -60,6 +62,8 @@ def _is_functional_call_node(n):
 def desugar(body, info, names, params=()):
     """``body`` (a list of statements) without the constructs above (a new list;
     the statements themselves may be changed in place)."""
+    if _is_generator(info.func):
+        body = _generator_as_list(body, info, names)
     if not needs_desugaring(body, info.func):
         return body
     space = getattr(info.func, "__srcgrad_namespace__", None)
@@ -67,6 +71,84 @@ def desugar(body, info, names, params=()):
         add_local_import(info.func, space, np)
     locals_ = set(A.names_stored(body)) | set(params)
     return _Desugar(info, names, locals_ - {space}).block(body)
+
+
+def _is_generator(func):
+    code = getattr(func, "__code__", None)
+    return code is not None and bool(code.co_flags & inspect.CO_GENERATOR)
+
+
+def _generator_as_list(body, info, names):
+    """A generator function's body as the function that returns the list of what it
+    yields (``yield v`` appends v, ``yield from it`` appends it items, ``return``
+    returns the list): what a caller that iterates over all of it sees, computed
+    eagerly.  A ``while True`` that no break or return ends (an endless generator)
+    is refused; a ``yield`` used as a value stays, for the fence to refuse."""
+    out = names.fresh("yielded")
+
+    def append(v, like):
+        call = A.call(A.attr(out, "append"), [v if v is not None else A.const(None)])
+        return A.copy_loc(gast.Expr(value=call), like)
+
+    def block(stmts):
+        new = []
+        for st in stmts:
+            if isinstance(st, gast.Expr) and isinstance(st.value, gast.Yield):
+                new.append(append(st.value.value, st))
+                continue
+            if isinstance(st, gast.Expr) and isinstance(st.value, gast.YieldFrom):
+                item = names.fresh("item")
+                loop = gast.For(target=A.store(item), iter=st.value.value,
+                                body=[append(A.name(item), st)], orelse=[], type_comment=None)
+                new.append(A.copy_loc(loop, st))
+                continue
+            if isinstance(st, gast.Return):
+                new.append(A.copy_loc(gast.Return(value=A.name(out)), st))
+                continue
+            if isinstance(st, gast.While) and isinstance(st.test, gast.Constant) and \
+                    st.test.value is True and not _ends(st.body):
+                raise info.error(st, "srcgrad differentiates a generator as the list of what "
+                                     "it yields, and this one never ends (while True with "
+                                     "no break or return); yield a finite number of values")
+            if not isinstance(st, gast.FunctionDef):
+                for field in ("body", "orelse", "finalbody"):
+                    b = getattr(st, field, None)
+                    if isinstance(b, list):
+                        setattr(st, field, block(b))
+                for h in getattr(st, "handlers", None) or ():
+                    h.body = block(h.body)
+            new.append(st)
+        return new
+    start = A.assign(out, gast.List(elts=[], ctx=gast.Load()))
+    return [start] + block(body) + [gast.Return(value=A.name(out))]
+
+
+def _yields(stmts):
+    """Does this def body yield (outside its own nested defs and lambdas)?"""
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (gast.Yield, gast.YieldFrom)):
+            return True
+        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
+            continue
+        A.push_children(n, stack)
+    return False
+
+
+def _ends(stmts, own_loop=True):
+    """Does a ``break`` of this loop (``own_loop``) or a ``return`` leave ``stmts``?"""
+    for st in stmts:
+        if isinstance(st, gast.Return) or (own_loop and isinstance(st, gast.Break)):
+            return True
+        if isinstance(st, gast.FunctionDef):
+            continue
+        inner = own_loop and not isinstance(st, (gast.For, gast.While))
+        blocks = [getattr(st, f, None) for f in ("body", "orelse", "finalbody")]
+        blocks += [h.body for h in getattr(st, "handlers", None) or ()]
+        if any(isinstance(b, list) and _ends(b, inner) for b in blocks):
+            return True
+    return False
 
 
 class _Desugar:
@@ -89,6 +171,8 @@ class _Desugar:
             s.args.defaults = [self.expr(d, pre) for d in s.args.defaults]
             s.args.kw_defaults = [d if d is None else self.expr(d, pre)
                                   for d in s.args.kw_defaults]
+            if _yields(s.body):     # a generator def: the list of what it yields
+                s.body = _generator_as_list(s.body, self.info, self.names)
             inner = set(A.names_stored(s.body)) | {a.id for a in A.params_of(s)}
             saved, self.locals = self.locals, self.locals | inner
             s.body = self.block(s.body)
