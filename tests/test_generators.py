@@ -108,3 +108,11 @@ def uses_coroutine(x):
 def test_yield_as_a_value_is_refused():
     with pytest.raises(sg.UnsupportedSyntaxError, match="yield"):
         sg.grad(uses_coroutine)(np.ones(2))
+
+
+def test_a_generator_function_itself_is_refused_at_its_yield():
+    for transform in (lambda: sg.grad(forever)(np.ones(2)),
+                      lambda: sg.jvp(forever, (np.ones(2),), (np.ones(2),))):
+        with pytest.raises(sg.UnsupportedSyntaxError, match="generator function") as e:
+            transform()
+        assert e.value.lineno == forever.__code__.co_firstlineno + 2

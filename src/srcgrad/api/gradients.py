@@ -8,6 +8,7 @@ import functools
 import types
 import inspect
 
+import gast
 import numpy as np
 
 from .. import rules, runtime
@@ -150,6 +151,22 @@ def plain_function(f):
     return made if made is not None else func
 
 
+def refuse_generator(f):
+    """A generator function is differentiated only where differentiated code iterates
+    over it (as the list of what it yields); its own derivative is refused at its
+    first ``yield``."""
+    func = unwrap(f)
+    if not inspect.isgeneratorfunction(func):
+        return
+    from ..compiler.source import get_function_ast
+    fdef, info = get_function_ast(func)
+    first = next((n for n in gast.walk(fdef) if isinstance(n, (gast.Yield, gast.YieldFrom))),
+                 fdef)
+    raise info.error(first, f"srcgrad does not differentiate the generator function "
+                            f"{func.__qualname__} itself (yield); a differentiated function "
+                            f"may iterate over it, or return a list of values instead")
+
+
 def _is_derivative_like(f):
     return isinstance(f, Transformed)
 
@@ -158,6 +175,7 @@ class Transformed:
     """A transformed function: call it, or read its generated ``.source``."""
 
     def __init__(self, func, wrt, mode, has_aux=False, debug=False):
+        refuse_generator(func)
         self.__srcgrad_wrapped__ = func
         self.has_aux = has_aux
         self.debug = debug          # run the generated code from a real file

@@ -21,8 +21,8 @@ import numpy as np
 
 from .. import rules, runtime
 from .gradients import (api_boundary, _Signature, _kind, _leaves, _resolve_wrt, _to_tensors,
-                        _unwrap_tensors, grad, plain_function, refuse_unstructured,
-                        traced_function)
+                        _unwrap_tensors, grad, plain_function, refuse_generator,
+                        refuse_unstructured, traced_function)
 from ..compiler.modes.forward import _CACHE as _forward_cache, forward_function
 from ..compiler.source import unwrap
 from ..compiler.driver import reverse_function
@@ -46,6 +46,7 @@ class _Call:
             if isinstance(default_wrt, (int, tuple, list)):
                 default_wrt = tuple(map(shift, default_wrt)) if isinstance(
                     default_wrt, (tuple, list)) else shift(default_wrt)
+        refuse_generator(f)
         self.sig = _Signature(plain_function(f))
         bound = self.sig.bind(args, kwargs)
         self.bound, self.tensors = _unwrap_tensors(bound)

@@ -432,7 +432,7 @@ def callee_written_args(body, func):
     them is copied first: srcgrad never changes its caller's arrays)."""
     out = set()
     for s in body:
-        for n in A.walk(s):
+        for n in A.statements(s):        # (assignments and call statements: no expression)
             if isinstance(n, (gast.Assign, gast.Expr)) and isinstance(n.value, gast.Call):
                 target = _user_callee(n, n.value, func)
                 if target is not None:

@@ -58,7 +58,8 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
             deps.clear()
             out.append(s)
             continue
-        if _may_write_memory(s, func):
+        pure = isinstance(s, gast.Assign) and _pure_rhs(s.value, func)
+        if _may_write_memory(s, func, pure):
             # ``y[i] = v``, ``y += v``, ``np.copyto(y, v)``, a user function: the change
             # is seen through every view of y, and views are not tracked here
             seen.clear()
@@ -66,7 +67,7 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
         stored = A.names_stored([s]) | _changed_in_place(s)
         if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name) and \
                 not getattr(s, "srcgrad_nograd", False) and \
-                _pure_rhs(s.value, func) and not (A.names_read(s.value) & {s.targets[0].id}):
+                pure and not (A.names_read(s.value) & {s.targets[0].id}):
             key = A.structure_key(s.value)
             reads.setdefault(key, A.names_read(s.value))
             tgt = s.targets[0].id
@@ -88,7 +89,7 @@ def eliminate_common_subexpressions(stmts, func, locals_=None):
     return out
 
 
-def _may_write_memory(s, func):
+def _may_write_memory(s, func, pure):
     """A statement that may change an array in place: a store into an item or slice,
     an augmented assignment of a name (in place on an array), a call statement, or a
     call that is not a pure rule (it may write into its arguments)."""
@@ -99,7 +100,7 @@ def _may_write_memory(s, func):
     if getattr(s, "srcgrad_inplace", False) or \
             any(isinstance(t, gast.Subscript) for t in s.targets):
         return True
-    return isinstance(s.value, gast.Call) and not _pure_rhs(s.value, func)
+    return isinstance(s.value, gast.Call) and not pure
 
 
 def _changed_in_place(s):
