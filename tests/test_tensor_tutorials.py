@@ -242,3 +242,72 @@ def test_torch_names_for_data_and_accelerator():
         for name in names:
             sys.modules.pop(name, None)
         sys.modules.update(saved)
+
+
+# -- torch.linalg, unique, bitwise, out= ----------------------------------------------------
+
+LINALG = [
+    ("inv", lambda L, A: L.linalg.inv(A)),
+    ("det", lambda L, A: L.linalg.det(A)),
+    ("solve", lambda L, A: L.linalg.solve(A, A[:, :1] * 2 + 1)),
+    ("cholesky", lambda L, A: L.linalg.cholesky(A @ A.mT + L.eye(3, dtype=L.float64))),
+    ("norm", lambda L, A: L.linalg.norm(A)),
+    ("vector_norm_1", lambda L, A: L.linalg.vector_norm(A, 1)),
+    ("matrix_norm_nuc", lambda L, A: L.linalg.matrix_norm(A, "nuc")),
+    ("eigvalsh", lambda L, A: L.linalg.eigvalsh(A + A.mT)),
+    ("matrix_power", lambda L, A: L.linalg.matrix_power(A, 3)),
+    ("pinv", lambda L, A: L.linalg.pinv(A)),
+    ("cross", lambda L, A: L.linalg.cross(A[0], A[1])),
+]
+
+
+@pytest.mark.parametrize("name,f", LINALG, ids=[n for n, _ in LINALG])
+def test_linalg_values_names_and_gradients(torch, name, f):
+    a = np.array([[2.0, 0.5, -0.3], [0.4, 3.0, 0.2], [-0.1, 0.6, 1.5]])
+    At = torch.tensor(a, requires_grad=True)
+    As = sg.tensor(a, requires_grad=True)
+    want, got = f(torch, At), f(sg, As)
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-10)
+    assert type(got.grad_fn).__name__ == type(want.grad_fn).__name__
+    w = np.random.default_rng(1).standard_normal(want.shape)
+    (want * torch.tensor(w)).sum().backward()
+    (got * sg.tensor(w)).sum().backward()
+    np.testing.assert_allclose(As.grad.numpy(), At.grad.numpy(), rtol=1e-7, atol=1e-10)
+    # and against central differences of the value
+    h, fd = 1e-6, np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[i] = h
+        fd[i] = ((f(sg, sg.tensor(a + e)).numpy() - f(sg, sg.tensor(a - e)).numpy()) * w).sum() / (2 * h)
+    np.testing.assert_allclose(As.grad.numpy(), fd, rtol=1e-5, atol=1e-7)
+
+
+def test_linalg_errors_as_pytorch(torch):
+    for f in (lambda L: L.linalg.inv(L.zeros(2, 2)),
+              lambda L: L.linalg.solve(L.zeros(2, 2), L.ones(2)),
+              lambda L: L.linalg.cholesky(-L.eye(2)),
+              lambda L: L.linalg.det(L.zeros(2, 3))):
+        with pytest.raises(RuntimeError) as want:
+            f(torch)
+        with pytest.raises(RuntimeError) as got:
+            f(sg)
+        assert str(got.value) == str(want.value)
+        assert type(got.value).__name__ == type(want.value).__name__
+
+
+def test_unique_bitwise_and_out(torch):
+    x = [3, 1, 2, 1, 3, 3]
+    for kw in ({}, {"return_counts": True}, {"return_inverse": True}):
+        want, got = torch.unique(torch.tensor(x), **kw), sg.unique(sg.tensor(x), **kw)
+        want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+        assert [g.tolist() for g in got] == [w.tolist() for w in want]
+    b, c = [1, 5, 11], [2, 7, 10]
+    for name in ("bitwise_xor", "bitwise_and", "bitwise_or"):
+        assert getattr(sg, name)(sg.tensor(b), sg.tensor(c)).tolist() == \
+            getattr(torch, name)(torch.tensor(b), torch.tensor(c)).tolist()
+    out = sg.zeros(2, 2)
+    version = out._version
+    sg.manual_seed(7)
+    torch.manual_seed(7)
+    assert sg.rand(2, 2, out=out) is out and out._version > version
+    assert out.tolist() == torch.rand(2, 2).tolist()

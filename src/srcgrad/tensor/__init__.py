@@ -43,7 +43,7 @@ from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTens
                      IntTensor, LongTensor, ShortTensor)
 from . import nn, optim  # noqa: E402  (torch.nn, torch.optim: built on everything above)
 from .serialization import load, save
-from . import accelerator  # noqa: E402
+from . import accelerator, linalg  # noqa: E402
 from .summation import get_num_threads, set_num_threads
 from . import data as _data
 import types as _types
@@ -64,7 +64,7 @@ __all__ = [
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled",
     "device", "cuda", "autograd", "set_printoptions", "get_printoptions", "nn", "optim",
-    "save", "load", "utils", "accelerator", "get_num_threads", "set_num_threads",
+    "save", "load", "utils", "accelerator", "linalg", "get_num_threads", "set_num_threads",
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
     "CharTensor", "ByteTensor", "BoolTensor",
 ] + _functions_all

@@ -187,6 +187,7 @@ class ArithmeticMethods:
         return apply(np.bitwise_xor, (self, other), promote=True)
 
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
+    bitwise_and, bitwise_or, bitwise_xor, bitwise_not = __and__, __or__, __xor__, __invert__
 
     def _compare(self, func, other):
         return apply(func, (self, other), promote=True)
@@ -264,6 +265,9 @@ class ArithmeticMethods:
 
     def logical_or(self, other):
         return apply(np.logical_or, (self, other))
+
+    def logical_xor(self, other):
+        return apply(np.logical_xor, (self, other))
 
     def isnan(self):
         return apply(np.isnan, (self,))

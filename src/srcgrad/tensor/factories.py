@@ -218,14 +218,30 @@ def logspace(start, end, steps, base=10.0, dtype=None, device=None, requires_gra
 
 # -- random --------------------------------------------------------------------------------
 
-def randn(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    dt = dtypes.to_dtype(dtype) or dtypes.get_default_dtype()
-    return _leaf(_rng(generator).normal(_size_args(size), dt.numpy), device, requires_grad)
+def _written(out, t):
+    """``t`` itself, or its values written into ``out`` (resized as PyTorch resizes)."""
+    if out is None:
+        return t
+    if tuple(out.shape) == tuple(t.shape):
+        out._data[...] = t._data.astype(out._data.dtype, copy=False)
+    else:
+        out._data = t._data.astype(out._data.dtype)
+    out._vc.value += 1
+    return out
 
 
-def rand(*size, dtype=None, device=None, requires_grad=False, generator=None):
-    dt = dtypes.to_dtype(dtype) or dtypes.get_default_dtype()
-    return _leaf(_rng(generator).uniform(_size_args(size), dt.numpy), device, requires_grad)
+def randn(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None):
+    dt = dtypes.to_dtype(dtype) or (out.dtype if out is not None else
+                                     dtypes.get_default_dtype())
+    return _written(out, _leaf(_rng(generator).normal(_size_args(size), dt.numpy), device,
+                               requires_grad))
+
+
+def rand(*size, dtype=None, device=None, requires_grad=False, generator=None, out=None):
+    dt = dtypes.to_dtype(dtype) or (out.dtype if out is not None else
+                                     dtypes.get_default_dtype())
+    return _written(out, _leaf(_rng(generator).uniform(_size_args(size), dt.numpy), device,
+                               requires_grad))
 
 
 def randint(low, high=None, size=None, dtype=None, device=None, requires_grad=False,

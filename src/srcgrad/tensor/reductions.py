@@ -178,6 +178,19 @@ class ReductionMethods:
         values = _gather(self, indices, d, "SortBackward0")
         return _ReturnType(values, indices, "sort")
 
+    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+        """Sorted distinct values (rows along ``dim``); not differentiable, so no node."""
+        xp = runtime.array_ns(self._data)
+        values, inverse, counts = xp.unique(self._data, return_inverse=True, return_counts=True,
+                                            axis=dim)
+        out = [Tensor._make(values)]
+        if return_inverse:
+            out.append(Tensor._make(inverse.reshape(self.shape if dim is None else -1)
+                                    .astype(np.int64)))
+        if return_counts:
+            out.append(Tensor._make(counts.astype(np.int64)))
+        return out[0] if len(out) == 1 else tuple(out)
+
     def argsort(self, dim=-1, descending=False):
         return self.sort(dim, descending)[1]
 

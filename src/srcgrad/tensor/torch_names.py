@@ -26,7 +26,8 @@ SUBMODULES = {
     "autograd.gradcheck": "srcgrad.tensor.autograd.gradcheck",
     "autograd.graph": "srcgrad.tensor.autograd.graph",
     "utils.data": "srcgrad.tensor.data", "utils": "srcgrad.tensor:utils",
-    "accelerator": "srcgrad.tensor.accelerator", "cuda": None,
+    "accelerator": "srcgrad.tensor.accelerator", "linalg": "srcgrad.tensor.linalg",
+    "cuda": None,
 }
 
 

@@ -1,0 +1,179 @@
+"""``torch.linalg``: each function runs NumPy's ``np.linalg`` primitive through its rule.
+
+An ``..._ex`` function also returns ``info`` (zeros: NumPy raises on a singular matrix
+instead).  The decompositions with several results (``qr``, ``svd``, ``eigh``,
+``slogdet``) are not here yet: the Tensor runtime records single-result primitives.
+"""
+import collections
+
+import numpy as np
+
+from .core import Tensor
+from .dispatch import _dims, apply
+from .nn.padding import _named
+
+__all__ = ["matmul", "cross", "vecdot", "multi_dot", "norm", "vector_norm", "matrix_norm",
+           "inv", "inv_ex", "det", "solve", "solve_ex", "cholesky", "cholesky_ex", "svdvals",
+           "eigvalsh", "pinv", "matrix_power", "LinAlgError"]
+
+
+
+class _LinAlgError(RuntimeError):
+    """PyTorch's error for a singular or not positive-definite matrix (a RuntimeError)."""
+
+
+LinAlgError = _LinAlgError
+
+
+def _return_type(name, fields):
+    """``torch.return_types.<name>``: a tuple with named fields, printed as PyTorch's."""
+    base = collections.namedtuple(name, fields)
+
+    def __repr__(self):
+        parts = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"torch.return_types.{name}(\n{parts})"
+    return type(name, (base,), {"__repr__": __repr__, "__slots__": ()})
+
+
+_INV_EX = _return_type("linalg_inv_ex", "inverse info")
+_SOLVE_EX = _return_type("linalg_solve_ex", "result info")
+_CHOL_EX = _return_type("linalg_cholesky_ex", "L info")
+
+
+def _square(A, what):
+    if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
+        raise RuntimeError(f"{what}: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2] if A.ndim > 1 else 1} by {A.shape[-1]} matrices")
+
+
+def _decompose(what, message, func, *args, **kwargs):
+    try:
+        return apply(func, *args, **kwargs)
+    except np.linalg.LinAlgError:
+        raise _LinAlgError(f"{what}: {message}") from None
+
+
+def _singular_diagonal(A):
+    """The 1-based position PyTorch names: the first zero pivot of A's LU factorization."""
+    u = np.array(A._data, dtype=np.float64).reshape(-1, A.shape[-1], A.shape[-1])[0]
+    n = u.shape[0]
+    for k in range(n):
+        pivot = k + int(np.argmax(np.abs(u[k:, k])))
+        if u[pivot, k] == 0:
+            return k + 1
+        u[[k, pivot]] = u[[pivot, k]]
+        u[k + 1:] -= np.outer(u[k + 1:, k] / u[k, k], u[k])
+    return n
+
+
+def _info(a):
+    return Tensor._make(np.zeros(a.shape[:-2], dtype=np.int32))
+
+
+def matmul(input, other, *, out=None):
+    return input.matmul(other)
+
+
+def cross(input, other, *, dim=-1):
+    return apply(np.cross, (input, other), {"axis": dim}, name="LinalgCrossBackward0",
+                 promote=True)
+
+
+def vecdot(x, y, *, dim=-1):
+    return (x.conj() * y).sum(dim) if x.is_complex() else (x * y).sum(dim)
+
+
+def multi_dot(tensors):
+    out = tensors[0]
+    for t in tensors[1:]:
+        out = out.matmul(t)
+    return _named(out, "ViewBackward0") if len(tensors) > 2 else out
+
+
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    return x.norm(ord, dim, keepdim, dtype=dtype)
+
+
+def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
+    x = A if dtype is None else A.to(dtype)
+    # PyTorch's last operation: a vector norm, the sum of the singular values, or an
+    # amax / amin (of singular values or of column / row sums)
+    name = {"fro": "LinalgVectorNormBackward0", "nuc": "SumBackward1"}.get(
+        ord, "AmaxBackward0" if not isinstance(ord, str) and ord > 0 else "AminBackward0")
+    return apply(np.linalg.norm, (x,), {"ord": ord, "axis": _dims(dim, x.ndim),
+                                        "keepdims": keepdim}, name=name, floating=True)
+
+
+def norm(A, ord=None, dim=None, keepdim=False, *, dtype=None):
+    """A vector norm for a vector (or ``dim`` an int), a matrix norm for a matrix."""
+    if isinstance(dim, int) or (dim is None and (A.ndim == 1 or ord is None)):
+        return vector_norm(A, 2 if ord is None else ord, dim, keepdim, dtype=dtype)
+    return matrix_norm(A, "fro" if ord is None else ord, (-2, -1) if dim is None else dim,
+                       keepdim, dtype=dtype)
+
+
+def inv(A, *, out=None):
+    _square(A, "linalg.inv")
+    try:
+        return apply(np.linalg.inv, (A,), name="LinalgInvExBackward0", floating=True)
+    except np.linalg.LinAlgError:
+        raise _LinAlgError(f"linalg.inv: The diagonal element {_singular_diagonal(A)} is zero, "
+                           "the inversion could not be completed because the input matrix is "
+                           "singular.") from None
+
+
+def inv_ex(A, *, check_errors=False, out=None):
+    return _INV_EX(inv(A), _info(A))
+
+
+def det(A, *, out=None):
+    _square(A, "linalg.det")
+    return apply(np.linalg.det, (A,), name="LinalgDetBackward0", floating=True)
+
+
+def solve(A, B, *, left=True, out=None):
+    if not left:
+        return solve(A.mT, B.mT).mT
+    return _decompose("torch.linalg.solve", "The solver failed because the input matrix is "
+                      "singular.", np.linalg.solve, (A, B), name="LinalgSolveExBackward0",
+                      promote=True, floating=True)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    return _SOLVE_EX(solve(A, B, left=left), _info(A))
+
+
+def cholesky(A, *, upper=False, out=None):
+    try:
+        L = apply(np.linalg.cholesky, (A,), name="LinalgCholeskyExBackward0", floating=True)
+    except np.linalg.LinAlgError:
+        order = next(k for k in range(1, A.shape[-1] + 1)
+                     if np.linalg.det(np.asarray(A._data, dtype=np.float64)
+                                      .reshape(-1, *A.shape[-2:])[0][:k, :k]) <= 0)
+        raise _LinAlgError("linalg.cholesky: The factorization could not be completed because "
+                           "the input is not positive-definite (the leading minor of order "
+                           f"{order} is not positive-definite).") from None
+    return L.mT.conj() if upper else L
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    return _CHOL_EX(cholesky(A, upper=upper), _info(A))
+
+
+def svdvals(A, *, driver=None, out=None):
+    return apply(np.linalg.svdvals, (A,), name="LinalgSvdBackward0", floating=True)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    return apply(np.linalg.eigvalsh, (A,), {"UPLO": UPLO}, name="LinalgEighBackward0",
+                 floating=True)
+
+
+def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    return apply(np.linalg.pinv, (A,), {"hermitian": hermitian}, name="LinalgPinvBackward0",
+                 floating=True)
+
+
+def matrix_power(A, n, *, out=None):
+    # PyTorch multiplies (its last node an MmBackward0); n < 0 inverts first
+    return apply(np.linalg.matrix_power, (A, n), name="MmBackward0" if n > 1 else None)
