@@ -311,3 +311,33 @@ def test_unique_bitwise_and_out(torch):
     torch.manual_seed(7)
     assert sg.rand(2, 2, out=out) is out and out._version > version
     assert out.tolist() == torch.rand(2, 2).tolist()
+
+
+def test_scatter_meshgrid_bincount_against_pytorch(torch):
+    base = np.arange(15.0).reshape(3, 5)
+    src = np.arange(1.0, 11.0).reshape(2, 5)
+    index = [[0, 1, 2, 0, 1], [2, 0, 1, 1, 0]]
+    results = []
+    for L in (torch, sg):
+        b = L.tensor(base, requires_grad=True)
+        s = L.tensor(src, requires_grad=True)
+        out = b.scatter(0, L.tensor(index), s)
+        w = L.tensor(np.linspace(-1, 1, 15).reshape(3, 5))
+        (out * w).sum().backward()
+        results.append((out.detach().numpy(), b.grad.numpy(), s.grad.numpy()))
+    for want, got in zip(*results):
+        np.testing.assert_array_equal(got, want)
+    x, y = [1.0, 2.0, 3.0], [4.0, 5.0]
+    for indexing in ("ij", "xy"):
+        want = torch.meshgrid(torch.tensor(x), torch.tensor(y), indexing=indexing)
+        got = sg.meshgrid(sg.tensor(x), sg.tensor(y), indexing=indexing)
+        assert [g.tolist() for g in got] == [w.tolist() for w in want]
+    xs = sg.tensor(x, requires_grad=True)
+    gx, _ = sg.meshgrid(xs, sg.tensor(y), indexing="xy")
+    (gx * sg.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])).sum().backward()
+    assert xs.grad.tolist() == [5.0, 7.0, 9.0]
+    v = [4, 3, 6, 3, 4]
+    assert sg.bincount(sg.tensor(v)).tolist() == torch.bincount(torch.tensor(v)).tolist()
+    wts = torch.tensor([0.5, 1.0, 2.0, 0.25, 1.0])
+    assert sg.bincount(sg.tensor(v), sg.tensor(wts.numpy())).tolist() == \
+        torch.bincount(torch.tensor(v), wts).tolist()

@@ -3,6 +3,7 @@ and the operations that take several tensors (``cat``, ``stack``, ``where``...).
 
 import numpy as np
 
+from .. import runtime
 from . import dtypes
 from .core import Tensor, _wrap_dim
 from .dispatch import apply
@@ -28,7 +29,7 @@ _METHODS = [
     "masked_fill", "index_select", "numel", "trace", "tril", "triu", "diagonal",
     "sort", "argsort", "topk", "take_along_dim", "gather", "unique",
     "atan2", "arctan2", "hypot", "logaddexp", "lerp", "addmm", "kron", "diag", "narrow",
-    "select", "movedim", "moveaxis",
+    "select", "movedim", "moveaxis", "is_floating_point", "is_complex",
 ]
 
 __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",
@@ -152,3 +153,44 @@ def erf(input):
     except ImportError:     # pragma: no cover - SciPy is installed with srcgrad's extras
         raise NotImplementedError("srcgrad: torch.erf needs SciPy (pip install scipy)") from None
     return apply(special.erf, (input,), name="ErfBackward0", floating=True)
+
+
+def meshgrid(*tensors, indexing=None):
+    """Coordinate grids: the i-th result varies ``tensors[i]`` along its own axis (``"xy"``:
+    the first two axes swapped), each an expanded view (gradients sum back)."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f"torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but "
+                           f"received: {indexing}")
+    axes = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        axes[0], axes[1] = 1, 0
+    sizes = [0] * len(tensors)
+    for t, axis in zip(tensors, axes):
+        sizes[axis] = t.numel()
+    grids = []
+    for t, axis in zip(tensors, axes):
+        shape = [1] * len(tensors)
+        shape[axis] = -1
+        grids.append(t.reshape(shape).expand(*sizes))
+    return tuple(grids)
+
+
+def bincount(input, weights=None, minlength=0):
+    """How often each non-negative integer occurs (summing ``weights`` instead); no node."""
+    data = input._data
+    w = None if weights is None else weights._data
+    counts = runtime.array_ns(data).bincount(data, weights=w, minlength=minlength)
+    if w is None:
+        counts = counts.astype(np.int64)
+    elif w.dtype != np.float32:
+        counts = counts.astype(np.float64)
+    else:
+        counts = counts.astype(np.float32)
+    return Tensor._make(counts)
+
+
+__all__ += ["meshgrid", "bincount"]

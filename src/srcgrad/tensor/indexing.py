@@ -231,6 +231,19 @@ class IndexingMethods:
             x, _rng(generator).integers(low, high, tuple(x.shape))))
 
     # -- selection --------------------------------------------------------------------------
+    def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
+        """``self[index[i][j]][j] = src[i][j]`` (dim 0; likewise for other dims), by
+        indexed assignment, so gradients flow to ``self`` (not where written) and ``src``."""
+        if reduce is not None:
+            raise NotImplementedError("srcgrad: scatter_(reduce=...) is not supported; "
+                                      "use scatter_add_ for reduce='add'")
+        key, part = _scatter_key(self, dim, index, value if src is None else src)
+        self[key] = part
+        return self
+
+    def scatter(self, dim, index, src=None, value=None, *, reduce=None):
+        return self.clone().scatter_(dim, index, src, value, reduce=reduce)
+
     def masked_fill(self, mask, value):
         return apply(np.where, (mask, value, self), name="MaskedFillBackward0")
 
@@ -289,6 +302,19 @@ def _filled(x, value):
         return _copy_into(x, value)
     xp = runtime.array_ns(x._data)
     return Tensor._make(xp.full(x._data.shape, value, dtype=x._data.dtype))
+
+
+def _scatter_key(x, dim, index, src):
+    """The advanced index that scatter writes through, and the part of ``src`` it writes."""
+    d = dim + x.ndim if dim < 0 else dim
+    idx = np.asarray(index._data if isinstance(index, Tensor) else index).astype(np.int64)
+    if idx.ndim != x.ndim:
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    grids = list(np.meshgrid(*[np.arange(n) for n in idx.shape], indexing="ij"))
+    grids[d] = idx
+    if isinstance(src, Tensor):
+        src = src[tuple(slice(0, n) for n in idx.shape)]
+    return tuple(grids), src
 
 
 def _like_values(x, values):
