@@ -192,8 +192,10 @@ def test_shuffles_and_splits_are_pytorchs(torch):
         assert _batches(DataLoader(sds, batch_size=5, shuffle=True)) == \
             _batches(TorchLoader(tds, batch_size=5, shuffle=True))
     assert sg.rand(3).tolist() == torch.rand(3).tolist()
-    want = [s.indices for s in torch_split(tds, [0.6, 0.4], generator=torch.Generator().manual_seed(1))]
-    got = [s.indices for s in random_split(sds, [0.6, 0.4], generator=sg.Generator().manual_seed(1))]
+    want = [s.indices for s in
+            torch_split(tds, [0.6, 0.4], generator=torch.Generator().manual_seed(1))]
+    got = [s.indices for s in
+           random_split(sds, [0.6, 0.4], generator=sg.Generator().manual_seed(1))]
     assert got == want
 
 
@@ -278,7 +280,8 @@ def test_linalg_values_names_and_gradients(torch, name, f):
     for i in np.ndindex(a.shape):
         e = np.zeros_like(a)
         e[i] = h
-        fd[i] = ((f(sg, sg.tensor(a + e)).numpy() - f(sg, sg.tensor(a - e)).numpy()) * w).sum() / (2 * h)
+        up, down = f(sg, sg.tensor(a + e)).numpy(), f(sg, sg.tensor(a - e)).numpy()
+        fd[i] = ((up - down) * w).sum() / (2 * h)
     np.testing.assert_allclose(As.grad.numpy(), fd, rtol=1e-5, atol=1e-7)
 
 
