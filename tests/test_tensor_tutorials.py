@@ -344,3 +344,15 @@ def test_scatter_meshgrid_bincount_against_pytorch(torch):
     wts = torch.tensor([0.5, 1.0, 2.0, 0.25, 1.0])
     assert sg.bincount(sg.tensor(v), sg.tensor(wts.numpy())).tolist() == \
         torch.bincount(torch.tensor(v), wts).tolist()
+
+
+def test_large_sums_split_over_pytorchs_threads(torch):
+    from srcgrad.tensor.summation import get_num_threads, set_num_threads
+    saved = get_num_threads()
+    set_num_threads(torch.get_num_threads())
+    try:
+        for n in (40000, 65537, 200000):
+            x = np.random.default_rng(n).standard_normal(n).astype(np.float32)
+            np.testing.assert_array_equal(cpu_sum(x), torch.from_numpy(x).sum().numpy())
+    finally:
+        set_num_threads(saved)

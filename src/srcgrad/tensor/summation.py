@@ -24,8 +24,18 @@ __all__ = ["cpu_sum", "cpu_mean", "get_num_threads", "set_num_threads"]
 _VECTOR_BYTES = 32
 _GRAIN = 32768              # PyTorch's parallel grain: fewer numbers are summed by one thread
 _LEVELS = 4
-_threads = [len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-            else (os.cpu_count() or 1)]
+
+
+def _default_threads():
+    # PyTorch's default: OMP_NUM_THREADS when set, else the CPUs this process may use
+    if os.environ.get("OMP_NUM_THREADS", "").isdigit():
+        return max(1, int(os.environ["OMP_NUM_THREADS"]))
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+_threads = [_default_threads()]
 
 
 def get_num_threads():
