@@ -64,7 +64,7 @@ def _build(func, wrt, mode, kinds):
     # pass 1 finds what the adjoint sweep reads; pass 2 saves only that
     first, fwd, bwd = run(None)
     primal = A.names_stored(fwd) | set(params)
-    needed = A.names_read(bwd) & primal
+    needed = set().union(*first.top_reads) & primal      # (what the adjoint sweep reads)
     # a top-level statement saves the value it overwrites only if the adjoints of the
     # statements before it (or its own, for compound statements) read that name
     reads_before = _ReadsBefore(first.top_reads)

@@ -102,7 +102,10 @@ class Reverse(ForwardSweep, AdjointSweep, LineComments):
         for i, s in enumerate(main):
             self.top_index = i
             fwd.extend(self.fwd_stmt(s, 0))
-            self.maybe_defined |= A.names_stored([s])
+            if type(s) is gast.Assign and type(s.targets[0]) is gast.Name:
+                self.maybe_defined.add(s.targets[0].id)      # (the common case, at once)
+            else:
+                self.maybe_defined |= A.names_stored([s])
         self.top_index = None
         state = {}
         result = ret.value
