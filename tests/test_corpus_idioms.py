@@ -65,8 +65,6 @@ REFUSED = {
     "jvp_inside_function": "sg.jvp of a lambda inside differentiated code",
     # recursion
     "memoized_recursion": _RECURSION + " with a memo dict (refused as an in-place change of it)",
-    "recursive_tree_map": "type(tree)(...): list / tuple called through a value known "
-                          "only at run time have no rule there (recursion itself works)",
     # generators, try
     "try_except_cholesky": _TRY,
     "try_finally_in_loss": _TRY,

@@ -63,6 +63,19 @@ def tree_sum(tree, w):
     return np.sum(np.tanh(tree * w))
 
 
+def tree_map(f, tree):
+    if isinstance(tree, dict):
+        return {k: tree_map(f, v) for k, v in tree.items()}
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(tree_map(f, v) for v in tree)     # list / tuple through a value
+    return f(tree)
+
+
+def mapped_tree(tree, w):
+    out = tree_map(lambda a: np.sum(np.sin(a * w) ** 2), tree)
+    return sum(out["a"]) + out["b"]
+
+
 X = np.array([0.3, -0.2, 0.5])
 TREE = {"a": [np.array([0.1, 0.2]), np.array([0.3, -0.4])], "b": np.array([0.5, 0.6])}
 CASES = [
@@ -71,6 +84,8 @@ CASES = [
     ("mutual", ping, (X, 3), (0,)),
     ("data_depth", halve_until_small, (np.array([3.0, -2.5, 1.5]),), (0,)),
     ("tree", tree_sum, (TREE, 0.8), (0, 1)),
+    ("tree_map", mapped_tree, ({"a": (np.array([0.1, 0.2]), np.array([0.7])),
+                                "b": np.array([0.5, 0.6])}, 0.8), (0,)),
 ]
 
 
@@ -86,6 +101,8 @@ def test_reverse_mode(name, f, args, wrt):
 def test_forward_mode_agrees_with_reverse(name, f, args, wrt):
     i = wrt[-1]
     x = args[i]
+    if isinstance(x, dict):
+        pytest.skip("a dict argument: its tangent is checked by the reverse case")
     rng = np.random.default_rng(3)
     t = rng.standard_normal(np.shape(x)) if np.ndim(x) else 0.9
     tangents = tuple(t if j == i else _zeros(a) for j, a in enumerate(args))
