@@ -116,3 +116,20 @@ def test_a_generator_function_itself_is_refused_at_its_yield():
         with pytest.raises(sg.UnsupportedSyntaxError, match="generator function") as e:
             transform()
         assert e.value.lineno == forever.__code__.co_firstlineno + 2
+
+
+def reversed_sequences(x, W):
+    hs = [np.tanh(x * k) for k in (1.0, 2.0, 3.0)]
+    back = list(reversed(hs))
+    rows = [r for r in reversed(W)]                # an array's rows, last first
+    return np.sum(np.stack(back) * np.stack(rows)) + np.sum(tuple(reversed((x, 2 * x)))[0])
+
+
+def test_reversed_as_a_value_in_both_modes():
+    x, W = np.array([0.3, -0.4]), np.arange(6.0).reshape(3, 2) / 5
+    got = sg.grad(reversed_sequences, wrt=(0, 1))(x, W)
+    for i in (0, 1):
+        assert_close(got[i], numeric_grad(reversed_sequences, (x, W), i))
+    t = np.array([0.5, 1.5])
+    _, dout = sg.jvp(reversed_sequences, (x, W), (t, np.zeros_like(W)))
+    np.testing.assert_allclose(dout, np.sum(got[0] * t), rtol=1e-8)

@@ -202,6 +202,13 @@ class Expressions:
                                      [self.atom(e.args[0], pre, _base_of(e.args[0]))]), e)
         if isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields"):
             return self.namedtuple_call(e, obj, pre)
+        if obj is builtins.reversed and len(e.args) == 1 and not e.keywords and \
+                not isinstance(e.args[0], gast.Starred) and not self._is_dict(e.args[0]):
+            # reversed(xs): the sequence read backwards, ``xs[::-1]`` (an iterator's
+            # items in the same order; ``next()`` of it is a TypeError, never a number)
+            back = gast.Slice(lower=None, upper=None, step=A.const(-1))
+            return self.expr(A.copy_loc(gast.Subscript(value=e.args[0], slice=back,
+                                                       ctx=gast.Load()), e), pre)
         if obj is not builtins.dict or any(isinstance(a, gast.Starred) for a in e.args):
             return None
         if len(e.args) > 1:
