@@ -86,7 +86,6 @@ REFUSED = {
     "attribute_writes_on_local_object": "a method that writes self.total, its value dropped: "
                                         "refused (was a silent zero)",
     # builtins, methods and library functions without a rule
-    "itertools_combinations_pairwise": "itertools.combinations has no rule",
     "sorted_pairs_of_scores": "sorted() of (score, array) pairs",
     "kwargs_get_and_pop": "kwargs.get / kwargs.pop in a callee",
     "decoder_reshape_starred": "starred arguments of a method call (x.reshape(*shape, -1))",

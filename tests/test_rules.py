@@ -611,6 +611,13 @@ _DC_ITEM = _DC(A(2, 2), 1.5)
 SAMPLES["ad.field"] = [S(_NT_ITEM, "w"), S(_NT_ITEM, "b"), S(_DC_ITEM, "w"), S(_DC_ITEM, "b")]
 SAMPLES["ad.field_grad"] = [S(A(3), _NT_ITEM, "w"), S(0.7, _NT_ITEM, "b"), S(A(2, 2), _DC_ITEM, "w"),
                             S(0.3, _DC_ITEM, "b")]
+_POINTS = [A(2), A(2), A(2), A(2)]
+SAMPLES["ad.arranged"] = [S(_POINTS, 2, "combinations"), S(A(3, 2), 2, "permutations"),
+                          S((A(2), 0.5, A(2)), 2, "combinations_with_replacement"),
+                          S([A(2), 1.5], 2, "product"), S(A(3), None, "permutations")]
+SAMPLES["ad.arranged_grad"] = [S([(A(2), A(2))] * 6, _POINTS, 2, "combinations"),
+                               S([(A(2), None), None, (None, A(2))] * 2, A(3, 2), 2,
+                                 "permutations")]
 SAMPLES["ad.as_namedtuple"] = [S(_NT, (A(3), 0.5)), S(_NT, [A(2, 2), A(2)])]
 SAMPLES["ad.namedtuple_items"] = [S(_NT(A(3), 0.5), _NT), S((A(2), A(2, 2)), _NT)]
 SAMPLES["ad.field_of"] = [S(_NT(A(3), 0.5), "w"), S(_NT(A(2), 1.5), "b"), S(_DC(A(2, 2), 1.5), "w")]

@@ -11,11 +11,15 @@ these (generated code reaches them as ``ad.<name>``):
 * ``list(x)``, ``tuple(x)`` (x an array, a list, a dict, any iterable)
                                                        -> ``as_list(x)``, ``as_tuple(x)``
 * ``d.values()``, ``d.items()`` of a dict              -> ``values_of(d)``, ``items_of(d)``
+* ``itertools.combinations(xs, r)``, ``permutations``, ``combinations_with_replacement``,
+  ``product(xs, repeat=r)``                            -> ``arranged(xs, r, kind)``
   (``d.keys()`` carries no gradient)
 
 A gradient has its value's structure: a dict's is a (possibly sparse) dict, a
 list's a list, a tuple's a tuple; keys carry none (zeros).
 """
+import itertools
+
 import numpy as np
 
 from .. import runtime as rt
@@ -24,7 +28,8 @@ from .registry import defkernel, deflinear
 __all__ = ["as_dict", "as_dict_grad", "as_dict_jvp", "merged", "merged_grad", "merged_jvp",
            "zipped", "zipped_grad", "zipped_jvp", "seq_concat", "seq_split", "seq_repeat",
            "seq_repeat_grad", "as_list", "as_tuple", "unlist", "listed", "values_of",
-           "values_grad", "items_of", "items_grad", "items_tangent"]
+           "values_grad", "items_of", "items_grad", "items_tangent", "arranged",
+           "arranged_grad"]
 
 
 def _zeros(x):
@@ -292,3 +297,44 @@ defkernel(items_of, "d", vjp=dict(d="items_grad(g, d)"), jvp=dict(d="items_tange
           view_of="d", container=True)
 deflinear(items_grad, "t, d", "items_tangent(g, d)", "items_grad(dt, d)", container=True)
 deflinear(items_tangent, "t, d", "items_grad(g, d)", "items_tangent(dt, d)", container=True)
+
+
+# -- itertools over one sequence: combinations, permutations, product(repeat=) ------------
+
+_ARRANGEMENTS = {"combinations": itertools.combinations, "permutations": itertools.permutations,
+                 "combinations_with_replacement": itertools.combinations_with_replacement}
+
+
+def _arrangement(kind, n, r):
+    """The index tuples of ``itertools.<kind>(range(n), r)`` (a list: read twice)."""
+    if kind == "product":
+        return list(itertools.product(range(n), repeat=r))
+    return list(_ARRANGEMENTS[kind](range(n), n if r is None else r))
+
+
+def arranged(seq, r, kind):
+    """``itertools.<kind>(seq, r)`` (``product(seq, repeat=r)``) as a list of tuples of
+    seq's items, in itertools' order."""
+    items = list(seq)
+    return [tuple(items[i] for i in idx) for idx in _arrangement(kind, len(items), r)]
+
+
+def arranged_grad(g, seq, r, kind):
+    """Adjoint of :func:`arranged`: each item of seq gets the sum of its copies'
+    gradients (zeros for an item in no tuple, or in tuples nobody read)."""
+    items = list(seq)
+    grads = [None] * len(items)
+    for idx, gt in zip(_arrangement(kind, len(items), r), g):
+        if gt is None:
+            continue
+        for i, gi in zip(idx, gt):
+            if gi is not None:
+                grads[i] = gi if grads[i] is None else rt.add_grads(grads[i], gi)
+    return _like([_zeros(v) if gi is None else gi for gi, v in zip(grads, items)], seq)
+
+
+defkernel(arranged, "seq, r, kind", vjp=dict(seq="arranged_grad(g, seq, r, kind)"),
+          jvp=dict(seq="arranged(dseq, r, kind)"), linear_in=("seq",), view_of="seq",
+          container=True)
+deflinear(arranged_grad, "t, seq, r, kind", "arranged(g, r, kind)",
+          "arranged_grad(dt, seq, r, kind)")

@@ -2,12 +2,18 @@
 container constructors and NumPy calls on Python lists take their lowered forms."""
 import builtins
 import copy
+import itertools
 
 import gast
 
 from .. import syntax as A
 from .forms import OP_NAMES, _base_of, _dict_names, _is_numpy, _sequence_names
 from ..source import MISSING, resolve
+
+
+_ITERTOOLS = {itertools.combinations: "combinations", itertools.permutations: "permutations",
+              itertools.combinations_with_replacement: "combinations_with_replacement",
+              itertools.product: "product"}
 
 
 class Expressions:
@@ -202,6 +208,19 @@ class Expressions:
                                      [self.atom(e.args[0], pre, _base_of(e.args[0]))]), e)
         if isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields"):
             return self.namedtuple_call(e, obj, pre)
+        kind = _ITERTOOLS.get(obj)
+        if kind is not None and not any(isinstance(a, gast.Starred) for a in e.args) and \
+                all(k.arg is not None for k in e.keywords):
+            # itertools over one sequence: ad.arranged(xs, r, kind), a list of tuples
+            kws = {k.arg: k.value for k in e.keywords}
+            r = e.args[1] if len(e.args) == 2 else kws.pop("repeat" if kind == "product"
+                                                           else "r", A.const(
+                                                               1 if kind == "product" else None))
+            if len(e.args) in (1, 2) and not kws and not (kind == "product" and
+                                                          len(e.args) == 2):
+                return A.copy_loc(A.call(A.attr(self.ad_name, "arranged"), [
+                    self.atom(e.args[0], pre, "seq"), self.atom(r, pre, "r"),
+                    A.const(kind)]), e)
         if obj is builtins.reversed and len(e.args) == 1 and not e.keywords and \
                 not isinstance(e.args[0], gast.Starred) and not self._is_dict(e.args[0]):
             # reversed(xs): the sequence read backwards, ``xs[::-1]`` (an iterator's
