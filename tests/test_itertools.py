@@ -1,6 +1,7 @@
 """itertools over a sequence of differentiated values (combinations, permutations,
 combinations_with_replacement, product with repeat=): each item's gradient is the sum
 over its copies, in both modes."""
+import dataclasses
 import itertools
 
 import numpy as np
@@ -46,3 +47,24 @@ def test_both_modes(f, args):
     t = np.linspace(0.2, 1.0, x.size).reshape(x.shape)
     _, dout = sg.jvp(f, args, (t,))
     np.testing.assert_allclose(dout, np.sum(g * t), rtol=1e-8, atol=1e-12)
+
+
+@dataclasses.dataclass
+class _Scale:                      # eq=True: instances are unhashable
+    k: float
+
+    def __call__(self, x):
+        return self.k * x
+
+
+SCALE = _Scale(3.0)
+
+
+def calls_an_unhashable_object(x):
+    return np.sum(SCALE(x) ** 2)
+
+
+def test_a_call_of_an_unhashable_callable_object_is_lowered():
+    # (the lowering looks callees up among itertools' functions by identity)
+    np.testing.assert_allclose(sg.grad(calls_an_unhashable_object)(np.array([1.0, 2.0])),
+                               [18.0, 36.0])

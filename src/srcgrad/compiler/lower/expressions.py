@@ -208,7 +208,8 @@ class Expressions:
                                      [self.atom(e.args[0], pre, _base_of(e.args[0]))]), e)
         if isinstance(obj, type) and issubclass(obj, tuple) and hasattr(obj, "_fields"):
             return self.namedtuple_call(e, obj, pre)
-        kind = _ITERTOOLS.get(obj)
+        kind = next((k for f, k in _ITERTOOLS.items() if obj is f), None)   # (obj may
+        # be unhashable: a callable object of a class with __eq__)
         if kind is not None and not any(isinstance(a, gast.Starred) for a in e.args) and \
                 all(k.arg is not None for k in e.keywords):
             # itertools over one sequence: ad.arranged(xs, r, kind), a list of tuples
