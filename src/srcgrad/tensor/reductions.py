@@ -5,6 +5,7 @@ import numpy as np
 from .. import runtime
 from ..rules import lookup
 from . import dtypes
+from .autograd import fused
 from .core import Tensor, _ReturnType, _bool, _int, _wrap_dim
 from .dispatch import _dims, apply
 from .summation import cpu_mean, cpu_sum
@@ -156,8 +157,7 @@ class ReductionMethods:
 
     def log_softmax(self, dim, dtype=None):
         x = self if dtype is None else self.to(dtypes.to_dtype(dtype))
-        return apply(np.subtract, (x, x.logsumexp(dim, keepdim=True)),
-                     name="LogSoftmaxBackward0")
+        return fused.log_softmax(x, _wrap_dim(dim, x.ndim), _log_softmax)
 
     def all(self, dim=None, keepdim=False):
         kw = {} if dim is None else {"axis": _wrap_dim(dim, self.ndim), "keepdims": keepdim}
@@ -206,6 +206,11 @@ class ReductionMethods:
 
     def gather(self, dim, index, *, sparse_grad=False):
         return _gather(self, index, _wrap_dim(dim, self.ndim), "GatherBackward0")
+
+
+def _log_softmax(x, dim):
+    # recorded as one node (fused.log_softmax) unless its parts' nodes are needed
+    return apply(np.subtract, (x, x.logsumexp(dim, keepdim=True)), name="LogSoftmaxBackward0")
 
 
 def _gather(input, indices, dim, name):

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from ..autograd import fused
 from ..core import Tensor
 from ..functions import einsum, erf
 from ..indexing import where
@@ -29,7 +30,13 @@ def _scalar_like(value, ref):
 
 # -- layers --------------------------------------------------------------------------------------
 
+def _addmm(input, wt, bias):
+    return input @ wt + bias
+
+
 def linear(input, weight, bias=None):
+    if input.ndim == 2 and weight.ndim == 2 and bias is not None:
+        return fused.addmm(input, weight.t(), bias, _addmm)     # one node unless composed
     out = input @ weight.t() if weight.ndim == 2 else input @ weight
     if bias is not None:
         out = out + bias
@@ -244,7 +251,15 @@ def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mea
 
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
-    """``-input[n, target[n]]``, weighted by class; ``mean`` divides by the total weight."""
+    """``-input[n, target[n]]``, weighted by class; ``mean`` divides by the total weight.
+    Recorded as one node (``fused.nll_loss``) unless its parts' nodes are needed."""
+    return fused.nll_loss(input, target, weight, ignore_index, reduction, _nll_loss)
+
+
+def _nll_loss(input, target, weight, ignore_index, reduction):
+    if input.ndim == 1 and reduction == "none":       # one row: a 0-d loss, as PyTorch's
+        loss = _nll_loss(input.unsqueeze(0), target.reshape(1), weight, ignore_index, reduction)
+        return _named(loss.reshape(()), "NllLossBackward0")
     if input.ndim == 1:
         input, target = input.unsqueeze(0), target.reshape(1)
     idx = target._data.astype(np.int64)

@@ -1,0 +1,232 @@
+"""Fused nodes: one node for an operation that is computed with several Tensor operations.
+
+``log_softmax`` and ``nll_loss`` are written with recorded operations (so their
+value is the one those operations print); recorded step by step, cross-entropy
+makes about eighteen nodes where PyTorch makes two.  Here the value is computed
+the same way with grad mode off, and one node is recorded for it, named as
+PyTorch names it, whose backward is computed directly on arrays:
+
+* ``LogSoftmaxBackward0``: ``g - exp(out) * sum(g, dim)``;
+* ``NllLossBackward0``: the output's gradient, times ``-weight[target] / total``,
+  sent to the target's entry of each row.
+
+With ``create_graph=True`` the same gradient is computed with recorded Tensor
+operations (for ``log_softmax``, on the composed value recomputed from the saved
+input), so it can be differentiated again.  Forward-mode AD and saved-tensor
+hooks need the composed operations' nodes, so under them nothing is fused.
+"""
+import weakref
+
+import numpy as np
+
+from .. import grad_mode
+from ..core import Tensor
+from . import forward_ad as _forward
+from .messages import _SECOND_TIME
+from .nodes import InputMeta, Node, _modified_message
+from .saved import HOOKS as _SAVED_HOOKS
+
+__all__ = ["fusable", "log_softmax", "nll_loss", "addmm"]
+
+
+def fusable(x):
+    """Whether an operation on ``x`` may record one fused node instead of its parts."""
+    return (grad_mode._state.enabled and x._requires_grad and type(x._data) is np.ndarray
+            and x._data.dtype.kind == "f" and _forward._state.level < 0 and not _SAVED_HOOKS)
+
+
+def _untracked(composed, *args):
+    """``composed(*args)`` with grad mode off: the value, with no node."""
+    state = grad_mode._state
+    prev, state.enabled = state.enabled, False
+    try:
+        return composed(*args)
+    finally:
+        state.enabled = prev
+
+
+def _edge(t):
+    return ((t._grad_node(), InputMeta(t._data)) if t._requires_grad else (None, None),)
+
+
+class _Fused(Node):
+    """A fused node: ``_saved`` holds ``(tensor or weakref, counter, version)`` of each
+    tensor whose value the backward reads, checked as a rule node checks them."""
+
+    __slots__ = ("_saved",)
+    _has_saved = True
+
+    def __init__(self, edges, saved):
+        Node.__init__(self, edges)
+        self._saved = saved
+
+    def _check_saved(self):
+        if self._freed:
+            raise RuntimeError(_SECOND_TIME)
+        for ref, counter, version in self._saved:
+            if counter.value != version:
+                raise RuntimeError(_modified_message(ref, counter.value, version, self))
+
+
+# -- log_softmax ------------------------------------------------------------------------------
+
+class LogSoftmaxBackward0(_Fused):
+    __slots__ = ("_out", "_dim", "_input", "_composed")
+
+    def __init__(self, x, out, dim, composed):
+        _Fused.__init__(self, _edge(x), ((weakref.ref(out), out._vc, out._vc.value),))
+        self._out, self._dim, self._input, self._composed = out._data, dim, x, composed
+
+    def apply(self, g):
+        self._check_saved()
+        return [g - np.exp(self._out) * g.sum(axis=self._dim, keepdims=True)]
+
+    def apply_graph(self, g):
+        self._check_saved()
+        out = self._composed(self._input, self._dim)       # recorded: grad mode is on
+        return [g - out.exp() * g.sum(self._dim, keepdim=True)]
+
+    def release(self):
+        self._freed = True
+        self._out = self._input = None
+        self._saved = ()
+
+
+def log_softmax(x, dim, composed):
+    """``composed(x, dim)`` (``dim`` wrapped) as one ``LogSoftmaxBackward0`` node."""
+    if not fusable(x):
+        return composed(x, dim)
+    out = _untracked(composed, x, dim)
+    out._requires_grad = True
+    out._grad_fn = LogSoftmaxBackward0(x, out, dim, composed)
+    return out
+
+
+# -- nll_loss ---------------------------------------------------------------------------------
+
+class NllLossBackward0(_Fused):
+    """``_coef``: the gradient of each row's loss with respect to its target entry
+    (``-weight[target] / total`` for ``mean``, ``-weight[target]`` otherwise), in the
+    layout with the class axis last, as ``_index`` (the targets, with a trailing 1)."""
+
+    __slots__ = ("_coef", "_index", "_shape", "_dtype", "_per_row")
+
+    def __init__(self, input, coef, index, per_row):
+        _Fused.__init__(self, _edge(input), ())
+        self._coef, self._index, self._per_row = coef, index, per_row
+        self._shape, self._dtype = input._data.shape, input._data.dtype
+
+    def _moved_shape(self):
+        # the input's shape with the class axis last ((C,) is one row: (1, C))
+        if len(self._shape) == 1:
+            return (1,) + self._shape
+        return (self._shape[0],) + self._shape[2:] + (self._shape[1],)
+
+    def _back(self, moved):
+        """A gradient laid out with the class axis last, in the input's layout."""
+        if len(self._shape) == 1:
+            return moved.reshape(self._shape)
+        return np.moveaxis(moved, -1, 1) if len(self._shape) > 2 else moved
+
+    def _scattered(self, values):
+        moved = np.zeros(self._moved_shape(), dtype=self._dtype)
+        np.put_along_axis(moved, self._index, values[..., None], axis=-1)
+        return self._back(moved)
+
+    def apply(self, g):
+        self._check_saved()
+        g = np.asarray(g)
+        rows = g.reshape(self._coef.shape) if self._per_row else g
+        grad = self._scattered((rows * self._coef).astype(self._dtype, copy=False))
+        return [np.ascontiguousarray(grad)]
+
+    def apply_graph(self, g):
+        self._check_saved()
+        coef = Tensor._make(np.ascontiguousarray(self._scattered(self._coef)))
+        if not self._per_row:
+            return [g * coef]
+        lead = self._coef.shape
+        if len(self._shape) == 1:
+            return [g.reshape(()) * coef]
+        rows = g.reshape(lead).unsqueeze(1)       # (N, 1, d1...) against (N, C, d1...)
+        return [rows * coef]
+
+    def release(self):
+        self._freed = True
+        self._coef = self._index = None
+
+
+def nll_loss(input, target, weight, ignore_index, reduction, composed):
+    """``composed(input, target, weight, ignore_index, reduction)`` as one
+    ``NllLossBackward0`` node (class-index targets)."""
+    if not fusable(input) or target._data.dtype.kind not in "iu":
+        return composed(input, target, weight, ignore_index, reduction)
+    out = _untracked(composed, input, target, weight, ignore_index, reduction)
+    idx = np.asarray(target._data).astype(np.int64).reshape(
+        (1,) if input.ndim == 1 else target._data.shape)
+    keep = idx != ignore_index
+    safe = np.where(keep, idx, 0)
+    dtype = input._data.dtype
+    w = np.ones(idx.shape, dtype=dtype) if weight is None else \
+        np.asarray(weight._data)[safe].astype(dtype)
+    w = np.where(keep, w, 0).astype(dtype)
+    if reduction == "mean":
+        total = w.sum() if weight is not None or not keep.all() else dtype.type(idx.size)
+        with np.errstate(invalid="ignore", divide="ignore"):     # all ignored: nan, as the loss
+            coef = -(w / total)
+    else:
+        coef = -w
+    out._requires_grad = True
+    out._grad_fn = NllLossBackward0(input, coef.astype(dtype, copy=False), safe[..., None],
+                                    reduction == "none")
+    return out
+
+
+# -- linear -----------------------------------------------------------------------------------
+
+class AddmmBackward0(_Fused):
+    """``bias + input @ wt`` (``wt``: the weight's transpose, its own ``TBackward0`` node),
+    with the edges PyTorch gives it: bias, input, ``wt``."""
+
+    __slots__ = ("_input", "_wt")
+
+    def __init__(self, input, wt, bias):
+        saved = tuple((t, t._vc, t._vc.value) for t, other in ((input, wt), (wt, input))
+                      if other._requires_grad)
+        _Fused.__init__(self, _edge(bias) + _edge(input) + _edge(wt), saved)
+        self._input, self._wt = input, wt
+
+    def apply(self, g):
+        self._check_saved()
+        e = self._edges
+        return [None if e[0][0] is None else g.sum(axis=0),
+                None if e[1][0] is None else g @ self._wt._data.T,
+                None if e[2][0] is None else self._input._data.T @ g]
+
+    def apply_graph(self, g):
+        self._check_saved()
+        e = self._edges
+        return [None if e[0][0] is None else g.sum(0),
+                None if e[1][0] is None else g @ self._wt.t(),
+                None if e[2][0] is None else self._input.t() @ g]
+
+    def release(self):
+        self._freed = True
+        self._input = self._wt = None
+        self._saved = ()
+
+
+def addmm(input, wt, bias, composed):
+    """``composed(input, wt, bias)`` (2-D ``input`` and ``wt``, a bias of one entry per
+    column) as one ``AddmmBackward0`` node."""
+    if not (grad_mode._state.enabled and (input._requires_grad or wt._requires_grad
+                                          or bias._requires_grad)) \
+            or not all(type(t._data) is np.ndarray and t._data.dtype.kind == "f"
+                       and t._data.dtype == input._data.dtype for t in (input, wt, bias)) \
+            or _forward._state.level >= 0 or _SAVED_HOOKS \
+            or bias._data.shape != (wt._data.shape[1],):
+        return composed(input, wt, bias)
+    out = _untracked(composed, input, wt, bias)
+    out._requires_grad = True
+    out._grad_fn = AddmmBackward0(input, wt, bias)
+    return out

@@ -1,0 +1,213 @@
+"""Fused nodes (log_softmax, nll_loss, cross_entropy): the graph PyTorch records, the values
+and gradients of real torch, float64 central finite differences, and double backward."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+import srcgrad.nn.functional as F
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+
+CASES = [
+    dict(),
+    dict(reduction="sum"),
+    dict(reduction="none"),
+    dict(weight=True),
+    dict(weight=True, reduction="sum"),
+    dict(weight=True, reduction="none"),
+    dict(ignore_index=1),
+    dict(ignore_index=1, weight=True),
+    dict(label_smoothing=0.2),
+    dict(label_smoothing=0.2, weight=True, ignore_index=2),
+]
+SHAPES = [((5, 4), (5,)), ((3, 4, 2), (3, 2)), ((4,), ())]
+
+
+def _data(shape, tshape, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    c = shape[1] if len(shape) > 1 else shape[0]
+    t = rng.integers(0, c, size=tshape)
+    if tshape:
+        t.flat[0] = 1                 # some targets hit ignore_index=1
+    w = rng.uniform(0.5, 2.0, size=c)
+    return x, t, w
+
+
+def _kwargs(case, w, lib):
+    kw = dict(case)
+    if kw.pop("weight", False):
+        kw["weight"] = lib.tensor(w)
+    return kw
+
+
+def _sg_loss(x, t, w, case):
+    return F.cross_entropy(x, sg.tensor(t), **_kwargs(case, w, sg))
+
+
+@pytest.mark.parametrize("shape,tshape", SHAPES)
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_cross_entropy_matches_torch(shape, tshape, case):
+    x, t, w = _data(shape, tshape)
+    for dtype in ("float32", "float64"):
+        xs = sg.tensor(x.astype(dtype), requires_grad=True)
+        xt = torch.tensor(x.astype(dtype), requires_grad=True)
+        ls = _sg_loss(xs, t, w.astype(dtype), case)
+        lt = TF.cross_entropy(xt, torch.tensor(t), **_kwargs(case, w.astype(dtype), torch))
+        tol = 1e-6 if dtype == "float32" else 1e-12
+        np.testing.assert_allclose(ls.detach().numpy(), lt.detach().numpy(), rtol=tol, atol=tol)
+        g = np.random.default_rng(1).standard_normal(tuple(lt.shape)).astype(dtype)
+        ls.backward(sg.tensor(g))
+        lt.backward(torch.tensor(g))
+        np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("shape,tshape", SHAPES)
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_cross_entropy_finite_differences(shape, tshape, case):
+    x, t, w = _data(shape, tshape, seed=2)
+    g = np.random.default_rng(3).standard_normal(
+        _sg_loss(sg.tensor(x), t, w, case).shape)
+
+    def f(a):
+        return float((_sg_loss(sg.tensor(a), t, w, case).numpy() * g).sum())
+
+    xs = sg.tensor(x, requires_grad=True)
+    _sg_loss(xs, t, w, case).backward(sg.tensor(g))
+    eps, fd = 1e-6, np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        fd[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    np.testing.assert_allclose(xs.grad.numpy(), fd, rtol=1e-6, atol=1e-8)
+
+
+def test_graph_is_torchs():
+    x, t, _ = _data((5, 4), (5,))
+    xs = sg.tensor(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    for ls, lt in [(F.cross_entropy(xs, sg.tensor(t)), TF.cross_entropy(xt, torch.tensor(t))),
+                   (F.nll_loss(F.log_softmax(xs, 1), sg.tensor(t)),
+                    TF.nll_loss(TF.log_softmax(xt, 1), torch.tensor(t)))]:
+        def names(fn):
+            return [None if n is None else type(n).__name__ for n, _ in fn.next_functions]
+        assert ls.grad_fn.name() == lt.grad_fn.name()
+        assert names(ls.grad_fn) == names(lt.grad_fn)
+        inner_s, inner_t = ls.grad_fn.next_functions[0][0], lt.grad_fn.next_functions[0][0]
+        assert inner_s.name() == inner_t.name()
+        assert [n.name() for n, _ in inner_s.next_functions] == \
+            [n.name() for n, _ in inner_t.next_functions]
+
+
+@pytest.mark.parametrize("case", [dict(), dict(reduction="none"), dict(weight=True),
+                                  dict(label_smoothing=0.1)], ids=str)
+def test_double_backward_matches_torch(case):
+    x, t, w = _data((4, 3), (4,), seed=4)
+    v = np.random.default_rng(5).standard_normal(x.shape)
+    xs = sg.tensor(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    ls = _sg_loss(xs, t, w, case).sum()
+    lt = TF.cross_entropy(xt, torch.tensor(t), **_kwargs(case, w, torch)).sum()
+    (gs,) = sg.autograd.grad(ls, xs, create_graph=True)
+    (gt,) = torch.autograd.grad(lt, xt, create_graph=True)
+    (gs * sg.tensor(v)).sum().backward()
+    (gt * torch.tensor(v)).sum().backward()
+    np.testing.assert_allclose(gs.detach().numpy(), gt.detach().numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(xs.grad.numpy(), xt.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_log_softmax_finite_differences_and_hvp():
+    x = np.random.default_rng(6).standard_normal((3, 5))
+    g = np.random.default_rng(7).standard_normal((3, 5))
+    for dim in (0, 1, -1):
+        xs = sg.tensor(x, requires_grad=True)
+        out = xs.log_softmax(dim)
+        assert out.grad_fn.name() == "LogSoftmaxBackward0"
+        (gs,) = sg.autograd.grad(out, xs, sg.tensor(g), create_graph=True)
+        eps, fd = 1e-6, np.zeros_like(x)
+        for i in np.ndindex(x.shape):
+            d = np.zeros_like(x)
+            d[i] = eps
+            f = [float((sg.tensor(a).log_softmax(dim).numpy() * g).sum()) for a in
+                 (x + d, x - d)]
+            fd[i] = (f[0] - f[1]) / (2 * eps)
+        np.testing.assert_allclose(gs.detach().numpy(), fd, rtol=1e-6, atol=1e-8)
+        # second derivative against torch
+        xt = torch.tensor(x, requires_grad=True)
+        (gt,) = torch.autograd.grad(xt.log_softmax(dim), xt, torch.tensor(g), create_graph=True)
+        (hs,) = sg.autograd.grad((gs ** 2).sum(), xs)
+        (ht,) = torch.autograd.grad((gt ** 2).sum(), xt)
+        np.testing.assert_allclose(hs.numpy(), ht.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_second_backward_and_in_place_change_raise():
+    x, t, _ = _data((5, 4), (5,))
+    xs = sg.tensor(x, requires_grad=True)
+    loss = F.cross_entropy(xs, sg.tensor(t))
+    loss.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        loss.backward()
+    out = sg.tensor(x, requires_grad=True).log_softmax(1)
+    out.add_(1.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.sum().backward()
+
+
+def _linear_data(seed=8):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((5, 3)), rng.standard_normal((4, 3)), rng.standard_normal(4)
+
+
+@pytest.mark.parametrize("needs", [(True, True, True), (False, True, True), (True, False, False),
+                                   (False, False, True)], ids=str)
+def test_linear_matches_torch_and_finite_differences(needs):
+    x, w, b = _linear_data()
+    g = np.random.default_rng(9).standard_normal((5, 4))
+    ss = [sg.tensor(a, requires_grad=n) for a, n in zip((x, w, b), needs)]
+    ts = [torch.tensor(a, requires_grad=n) for a, n in zip((x, w, b), needs)]
+    ys, yt = F.linear(*ss), TF.linear(*ts)
+    assert ys.grad_fn.name() == yt.grad_fn.name() == "AddmmBackward0"
+    assert [None if n is None else n.name() for n, _ in ys.grad_fn.next_functions] == \
+        [None if n is None else n.name() for n, _ in yt.grad_fn.next_functions]
+    np.testing.assert_allclose(ys.detach().numpy(), yt.detach().numpy(), rtol=1e-13)
+    ys.backward(sg.tensor(g))
+    yt.backward(torch.tensor(g))
+    for k, (s, t) in enumerate(zip(ss, ts)):
+        if not needs[k]:
+            assert s.grad is None
+            continue
+        np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=1e-12, atol=1e-14)
+        base, eps, fd = (x, w, b)[k], 1e-6, np.zeros_like((x, w, b)[k])
+        for i in np.ndindex(base.shape):
+            d = np.zeros_like(base)
+            d[i] = eps
+            f = []
+            for sign in (1, -1):
+                args = [sg.tensor(a) for a in (x, w, b)]
+                args[k] = sg.tensor(base + sign * d)
+                f.append(float((F.linear(*args).numpy() * g).sum()))
+            fd[i] = (f[0] - f[1]) / (2 * eps)
+        np.testing.assert_allclose(s.grad.numpy(), fd, rtol=1e-6, atol=1e-8)
+
+
+def test_linear_double_backward_matches_torch():
+    x, w, b = _linear_data(10)
+    ss = [sg.tensor(a, requires_grad=True) for a in (x, w, b)]
+    ts = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+    gs = sg.autograd.grad((F.linear(*ss).tanh() ** 2).sum(), ss, create_graph=True)
+    gt = torch.autograd.grad((TF.linear(*ts).tanh() ** 2).sum(), ts, create_graph=True)
+    sum((a ** 2).sum() for a in gs).backward()
+    sum((a ** 2).sum() for a in gt).backward()
+    for s, t in zip(ss, ts):
+        np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_linear_weight_changed_in_place_raises():
+    x, w, b = _linear_data(11)
+    ws = sg.tensor(w, requires_grad=True)
+    y = F.linear(sg.tensor(x, requires_grad=True), ws, sg.tensor(b, requires_grad=True))
+    with sg.no_grad():
+        ws.mul_(2.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
