@@ -31,6 +31,8 @@ def _data(shape, tshape, seed=0):
     t = rng.integers(0, c, size=tshape)
     if tshape:
         t.flat[0] = 1                 # some targets hit ignore_index=1
+    else:
+        t = np.array(3)               # one row, not ignored (every row ignored: tested below)
     w = rng.uniform(0.5, 2.0, size=c)
     return x, t, w
 
@@ -211,3 +213,17 @@ def test_linear_weight_changed_in_place_raises():
         ws.mul_(2.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_every_target_ignored_matches_torch(reduction):
+    x, _, _ = _data((3, 4), (3,), seed=12)
+    t = np.array([1, 1, 1])
+    xs = sg.tensor(x, requires_grad=True)
+    xt = torch.tensor(x, requires_grad=True)
+    ls = F.cross_entropy(xs, sg.tensor(t), ignore_index=1, reduction=reduction)
+    lt = TF.cross_entropy(xt, torch.tensor(t), ignore_index=1, reduction=reduction)
+    np.testing.assert_array_equal(ls.detach().numpy(), lt.detach().numpy())
+    ls.sum().backward()
+    lt.sum().backward()
+    np.testing.assert_array_equal(xs.grad.numpy(), xt.grad.numpy())

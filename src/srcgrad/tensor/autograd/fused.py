@@ -7,8 +7,8 @@ the same way with grad mode off, and one node is recorded for it, named as
 PyTorch names it, whose backward is computed directly on arrays:
 
 * ``LogSoftmaxBackward0``: ``g - exp(out) * sum(g, dim)``;
-* ``NllLossBackward0``: the output's gradient, times ``-weight[target] / total``,
-  sent to the target's entry of each row.
+* ``NllLossBackward0``: ``-(g / total) * weight[target]`` (PyTorch's order), sent
+  to the target's entry of each row.
 
 With ``create_graph=True`` the same gradient is computed with recorded Tensor
 operations (for ``log_softmax``, on the composed value recomputed from the saved
@@ -105,15 +105,17 @@ def log_softmax(x, dim, composed):
 # -- nll_loss ---------------------------------------------------------------------------------
 
 class NllLossBackward0(_Fused):
-    """``_coef``: the gradient of each row's loss with respect to its target entry
-    (``-weight[target] / total`` for ``mean``, ``-weight[target]`` otherwise), in the
-    layout with the class axis last, as ``_index`` (the targets, with a trailing 1)."""
+    """PyTorch's order: each row's gradient at its target entry is ``-(g / total)``
+    (``mean``; ``-g`` otherwise) times the target's weight; an ignored row's is 0.
+    ``_index``: the targets with a trailing 1, in the layout with the class axis
+    last; ``_w``: each row's weight (0 where ignored), None when every one is 1."""
 
-    __slots__ = ("_coef", "_index", "_shape", "_dtype", "_per_row")
+    __slots__ = ("_w", "_keep", "_total", "_index", "_shape", "_dtype", "_per_row")
 
-    def __init__(self, input, coef, index, per_row):
+    def __init__(self, input, w, keep, total, index, per_row):
         _Fused.__init__(self, _edge(input), ())
-        self._coef, self._index, self._per_row = coef, index, per_row
+        self._w, self._keep, self._total = w, keep, total
+        self._index, self._per_row = index, per_row
         self._shape, self._dtype = input._data.shape, input._data.dtype
 
     def _moved_shape(self):
@@ -122,38 +124,49 @@ class NllLossBackward0(_Fused):
             return (1,) + self._shape
         return (self._shape[0],) + self._shape[2:] + (self._shape[1],)
 
-    def _back(self, moved):
-        """A gradient laid out with the class axis last, in the input's layout."""
+    def _scattered(self, values):
+        """``values`` (one per row) at the rows' targets, in the input's layout."""
+        moved = np.zeros(self._moved_shape(), dtype=self._dtype)
+        np.put_along_axis(moved, self._index, values[..., None], axis=-1)
         if len(self._shape) == 1:
             return moved.reshape(self._shape)
         return np.moveaxis(moved, -1, 1) if len(self._shape) > 2 else moved
 
-    def _scattered(self, values):
-        moved = np.zeros(self._moved_shape(), dtype=self._dtype)
-        np.put_along_axis(moved, self._index, values[..., None], axis=-1)
-        return self._back(moved)
+    def _rows(self, g):
+        """The output's gradient, one per row, with the total divided out."""
+        rows = g.reshape(self._index.shape[:-1]) if self._per_row else g
+        if self._total is None:
+            return rows
+        with np.errstate(divide="ignore", invalid="ignore"):     # every row ignored
+            return rows / self._total
 
     def apply(self, g):
         self._check_saved()
-        g = np.asarray(g)
-        rows = g.reshape(self._coef.shape) if self._per_row else g
-        grad = self._scattered((rows * self._coef).astype(self._dtype, copy=False))
-        return [np.ascontiguousarray(grad)]
+        s = -self._rows(np.asarray(g))
+        if self._w is not None:
+            with np.errstate(invalid="ignore"):          # inf * 0: a row ignored, set below
+                s = s * self._w
+        values = np.broadcast_to(s, self._index.shape[:-1]).astype(self._dtype, copy=False)
+        if self._keep is not None:
+            values = np.where(self._keep, values, 0).astype(self._dtype, copy=False)
+        return [np.ascontiguousarray(self._scattered(values))]
 
     def apply_graph(self, g):
         self._check_saved()
-        coef = Tensor._make(np.ascontiguousarray(self._scattered(self._coef)))
-        if not self._per_row:
-            return [g * coef]
-        lead = self._coef.shape
-        if len(self._shape) == 1:
-            return [g.reshape(()) * coef]
-        rows = g.reshape(lead).unsqueeze(1)       # (N, 1, d1...) against (N, C, d1...)
-        return [rows * coef]
+        w = np.ones(self._index.shape[:-1], self._dtype) if self._w is None else self._w
+        picks = Tensor._make(np.ascontiguousarray(self._scattered(w)))
+        s = -self._rows(g)
+        if self._per_row and len(self._shape) > 1:
+            s = s.unsqueeze(1)            # (N, 1, d1...) against (N, C, d1...)
+        elif self._per_row:
+            s = s.reshape(())
+        if self._keep is not None and not self._keep.any():
+            return [s * 0 * picks]        # PyTorch: an ignored row's gradient is 0
+        return [s * picks]
 
     def release(self):
         self._freed = True
-        self._coef = self._index = None
+        self._w = self._keep = self._index = None
 
 
 def nll_loss(input, target, weight, ignore_index, reduction, composed):
@@ -165,20 +178,19 @@ def nll_loss(input, target, weight, ignore_index, reduction, composed):
     idx = np.asarray(target._data).astype(np.int64).reshape(
         (1,) if input.ndim == 1 else target._data.shape)
     keep = idx != ignore_index
-    safe = np.where(keep, idx, 0)
     dtype = input._data.dtype
-    w = np.ones(idx.shape, dtype=dtype) if weight is None else \
-        np.asarray(weight._data)[safe].astype(dtype)
-    w = np.where(keep, w, 0).astype(dtype)
+    safe = np.where(keep, idx, 0)
+    w = None
+    if weight is not None or not keep.all():
+        w = np.ones(idx.shape, dtype=dtype) if weight is None else \
+            np.asarray(weight._data)[safe].astype(dtype)
+        w = np.where(keep, w, 0).astype(dtype)
+    total = None
     if reduction == "mean":
-        total = w.sum() if weight is not None or not keep.all() else dtype.type(idx.size)
-        with np.errstate(invalid="ignore", divide="ignore"):     # all ignored: nan, as the loss
-            coef = -(w / total)
-    else:
-        coef = -w
+        total = dtype.type(idx.size) if w is None else w.sum()
     out._requires_grad = True
-    out._grad_fn = NllLossBackward0(input, coef.astype(dtype, copy=False), safe[..., None],
-                                    reduction == "none")
+    out._grad_fn = NllLossBackward0(input, w, None if keep.all() else keep, total,
+                                    safe[..., None], reduction == "none")
     return out
 
 
