@@ -227,3 +227,21 @@ def test_every_target_ignored_matches_torch(reduction):
     ls.sum().backward()
     lt.sum().backward()
     np.testing.assert_array_equal(xs.grad.numpy(), xt.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fused_value_is_the_composed_operations_value(dtype):
+    """The fused node's value, bit for bit, is the one the composed operations print
+    (computed with grad mode off, where nothing is fused)."""
+    from srcgrad.tensor.nn.functional import _nll_loss
+    rng = np.random.default_rng(13)
+    for n, c in [(1, 2), (7, 10), (64, 10), (257, 37), (40000, 3)]:
+        x = sg.tensor((rng.standard_normal((n, c)) * 3).astype(dtype), requires_grad=True)
+        t = sg.tensor(rng.integers(0, c, n))
+        for reduction in ("mean", "sum", "none"):
+            fused = F.cross_entropy(x, t, reduction=reduction)
+            assert fused.grad_fn.name() == "NllLossBackward0"
+            with sg.no_grad():
+                composed = _nll_loss(x.log_softmax(1), t, None, -100, reduction)
+            assert fused.dtype == composed.dtype and fused.shape == composed.shape
+            assert fused.detach().numpy().tobytes() == composed.numpy().tobytes()

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..core import Tensor
+from ..summation import cpu_sum
 from . import forward_ad as _forward
 from .messages import _SECOND_TIME
 from .nodes import InputMeta, Node, _modified_message
@@ -174,12 +175,21 @@ def nll_loss(input, target, weight, ignore_index, reduction, composed):
     ``NllLossBackward0`` node (class-index targets)."""
     if not fusable(input) or target._data.dtype.kind not in "iu":
         return composed(input, target, weight, ignore_index, reduction)
-    out = _untracked(composed, input, target, weight, ignore_index, reduction)
     idx = np.asarray(target._data).astype(np.int64).reshape(
         (1,) if input.ndim == 1 else target._data.shape)
     keep = idx != ignore_index
     dtype = input._data.dtype
     safe = np.where(keep, idx, 0)
+    if weight is None and input.ndim == 2 and reduction in ("mean", "sum") and keep.all() \
+            and idx.shape == input._data.shape[:1]:
+        # the usual case, with the arithmetic of the composed operations, on arrays
+        picked = np.negative(np.take_along_axis(input._data, safe[:, None], -1)[:, 0])
+        ans = cpu_sum(picked)
+        if reduction == "mean":
+            ans = np.true_divide(ans, np.asarray(idx.size, dtype=dtype))
+        out = Tensor._make(np.asarray(ans, dtype=dtype))
+    else:
+        out = _untracked(composed, input, target, weight, ignore_index, reduction)
     w = None
     if weight is not None or not keep.all():
         w = np.ones(idx.shape, dtype=dtype) if weight is None else \
