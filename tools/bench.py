@@ -33,6 +33,11 @@ import numpy as np  # noqa: E402
 
 import srcgrad as sg  # noqa: E402
 
+# the losses and their hand-written gradients, written once (bench_peers: its peers
+# run the same NumPy code)
+from bench_peers import (mlp_hand, mlp_loss, ode, ode_hand, rnn_hand,  # noqa: E402
+                         rnn_loss, seed_loss, seed_loss_hand)
+
 
 def median_time(fn, min_time=0.2, repeat=7):
     fn()
@@ -57,98 +62,6 @@ def median_time(fn, min_time=0.2, repeat=7):
 def row(name, t_sg, t_ref, extra=""):
     print(f"{name:<34} {t_sg * 1e6:>11.1f} {t_ref * 1e6:>11.1f} {t_sg / t_ref:>7.2f}  {extra}")
     sys.stdout.flush()
-
-
-# -- (1) the seed loss -----------------------------------------------------------
-
-def seed_loss(x, w1, w2):
-    l1 = x * w1
-    l2 = l1 + w2
-    return l2.mean()
-
-
-def seed_loss_hand(x, w1, w2):
-    l1 = x * w1
-    l2 = l1 + w2
-    g = np.full(l2.shape, 1.0 / l2.size)
-    return np.sum(g * x), np.sum(g)
-
-
-# -- (2) a 2-layer MLP, softmax cross-entropy --------------------------------------
-
-def mlp_loss(W1, b1, W2, b2, x, onehot):
-    h = np.tanh(x @ W1 + b1)
-    z = h @ W2 + b2
-    z = z - np.max(z, axis=1, keepdims=True)
-    p = np.exp(z) / np.sum(np.exp(z), axis=1, keepdims=True)
-    return -np.sum(onehot * np.log(p)) / x.shape[0]
-
-
-def mlp_hand(W1, b1, W2, b2, x, onehot):
-    n = x.shape[0]
-    a = x @ W1 + b1
-    h = np.tanh(a)
-    z = h @ W2 + b2
-    z = z - np.max(z, axis=1, keepdims=True)
-    e = np.exp(z)
-    p = e / np.sum(e, axis=1, keepdims=True)
-    dz = (p - onehot) / n
-    dW2 = h.T @ dz
-    db2 = dz.sum(axis=0)
-    dh = dz @ W2.T
-    da = dh * (1 - h * h)
-    dW1 = x.T @ da
-    db1 = da.sum(axis=0)
-    return dW1, db1, dW2, db2
-
-
-# -- (3) a tanh RNN with a Python for loop ----------------------------------------
-
-def rnn_loss(W, U, b, xs, h0):
-    h = h0
-    for t in range(xs.shape[0]):
-        h = np.tanh(h @ W + xs[t] @ U + b)
-    return np.sum(h * h)
-
-
-def rnn_hand(W, U, b, xs, h0):
-    hs = [h0]
-    h = h0
-    for t in range(xs.shape[0]):
-        h = np.tanh(h @ W + xs[t] @ U + b)
-        hs.append(h)
-    dh = 2 * h
-    dW = np.zeros_like(W)
-    dU = np.zeros_like(U)
-    db = np.zeros_like(b)
-    for t in reversed(range(xs.shape[0])):
-        da = dh * (1 - hs[t + 1] ** 2)
-        dW += hs[t].T @ da
-        dU += xs[t].T @ da
-        db += da.sum(axis=0)
-        dh = da @ W.T
-    return dW, dU, db
-
-
-# -- (4) a scalar ODE loop on Python floats ---------------------------------------
-
-def ode(x, a, b):
-    dt = 0.01
-    for i in range(100):
-        x = x + dt * (a * x - b * x * x)
-    return x
-
-
-def ode_hand(x, a, b):
-    dt = 0.01
-    xs = []
-    for i in range(100):
-        xs.append(x)
-        x = x + dt * (a * x - b * x * x)
-    dx = 1.0
-    for x in reversed(xs):
-        dx = dx * (1 + dt * (a - 2 * b * x))
-    return dx
 
 
 def check(a, b, name):

@@ -27,8 +27,10 @@ def seed_loss(x, w1, w2):
     return l2.mean()
 
 
-def seed_hand(x, w1, w2):
-    g = np.full(x.shape, 1.0 / x.size)
+def seed_loss_hand(x, w1, w2):
+    l1 = x * w1
+    l2 = l1 + w2
+    g = np.full(l2.shape, 1.0 / l2.size)
     return np.sum(g * x), np.sum(g)
 
 
@@ -42,12 +44,20 @@ def mlp_loss(W1, b1, W2, b2, x, onehot):
 
 def mlp_hand(W1, b1, W2, b2, x, onehot):
     n = x.shape[0]
-    h = np.tanh(x @ W1 + b1)
+    a = x @ W1 + b1
+    h = np.tanh(a)
     z = h @ W2 + b2
-    e = np.exp(z - np.max(z, axis=1, keepdims=True))
-    dz = (e / np.sum(e, axis=1, keepdims=True) - onehot) / n
-    da = (dz @ W2.T) * (1 - h * h)
-    return x.T @ da, da.sum(axis=0), h.T @ dz, dz.sum(axis=0)
+    z = z - np.max(z, axis=1, keepdims=True)
+    e = np.exp(z)
+    p = e / np.sum(e, axis=1, keepdims=True)
+    dz = (p - onehot) / n
+    dW2 = h.T @ dz
+    db2 = dz.sum(axis=0)
+    dh = dz @ W2.T
+    da = dh * (1 - h * h)
+    dW1 = x.T @ da
+    db1 = da.sum(axis=0)
+    return dW1, db1, dW2, db2
 
 
 def rnn_loss(W, U, b, xs, h0):
@@ -59,10 +69,14 @@ def rnn_loss(W, U, b, xs, h0):
 
 def rnn_hand(W, U, b, xs, h0):
     hs = [h0]
+    h = h0
     for t in range(xs.shape[0]):
-        hs.append(np.tanh(hs[-1] @ W + xs[t] @ U + b))
-    dh = 2 * hs[-1]
-    dW, dU, db = np.zeros_like(W), np.zeros_like(U), np.zeros_like(b)
+        h = np.tanh(h @ W + xs[t] @ U + b)
+        hs.append(h)
+    dh = 2 * h
+    dW = np.zeros_like(W)
+    dU = np.zeros_like(U)
+    db = np.zeros_like(b)
     for t in reversed(range(xs.shape[0])):
         da = dh * (1 - hs[t + 1] ** 2)
         dW += hs[t].T @ da
@@ -166,7 +180,7 @@ class Case:
 
 def cases(quick=False):
     rng = np.random.default_rng(0)
-    out = [Case("seed loss (2x2)", "seed", seed_loss, seed_hand,
+    out = [Case("seed loss (2x2)", "seed", seed_loss, seed_loss_hand,
                 (np.array([[1., 2.], [3., 4.]]), 2.0, 3.0), (1, 2))]
     d_in, classes, batch = 784, 10, 32
     for hidden in ([64, 256] if quick else [64, 256, 1024, 4096]):
