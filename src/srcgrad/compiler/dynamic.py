@@ -52,10 +52,6 @@ def _target(f, args, kwargs, site):
     """(plain callable, positional args, keyword args, positions added in front)."""
     front = 0
     while True:
-        if (f is list or f is tuple) and len(args) == 1 and not kwargs:
-            # list(x) / tuple(x) called through a value (``type(tree)(items)``): the
-            # container kernels the lowering uses for the same call written out
-            f = rules.namespace().as_list if f is list else rules.namespace().as_tuple
         hit = rules.resolve_call(f, args, kwargs)
         if hit is not None:         # a frozen distribution's method: the distribution's
             f, args, kwargs = hit

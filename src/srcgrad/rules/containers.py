@@ -23,7 +23,7 @@ import itertools
 import numpy as np
 
 from .. import runtime as rt
-from .registry import defkernel, deflinear
+from .registry import defkernel, deflinear, defresolver
 
 __all__ = ["as_dict", "as_dict_grad", "as_dict_jvp", "merged", "merged_grad", "merged_jvp",
            "zipped", "zipped_grad", "zipped_jvp", "seq_concat", "seq_split", "seq_repeat",
@@ -297,6 +297,15 @@ defkernel(items_of, "d", vjp=dict(d="items_grad(g, d)"), jvp=dict(d="items_tange
           view_of="d", container=True)
 deflinear(items_grad, "t, d", "items_tangent(g, d)", "items_grad(dt, d)", container=True)
 deflinear(items_tangent, "t, d", "items_grad(g, d)", "items_tangent(dt, d)", container=True)
+
+
+@defresolver
+def _sequence_constructor(callee, args, kwargs):
+    """``list(x)`` / ``tuple(x)`` called through a value known only at run time
+    (``type(tree)(items)``): the kernels the lowering calls for the written-out call."""
+    if (callee is list or callee is tuple) and len(args) == 1 and not kwargs:
+        return (as_list if callee is list else as_tuple), args, kwargs
+    return None
 
 
 # -- itertools over one sequence: combinations, permutations, product(repeat=) ------------
