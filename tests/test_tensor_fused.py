@@ -205,6 +205,26 @@ def test_linear_double_backward_matches_torch():
         np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_linear_weight_gradient_has_the_weights_layout(dtype):
+    """A Linear weight's .grad is C-contiguous, as the weight and as torch's .grad (it is
+    computed in the weight's layout, not copied from a transpose), with torch's values."""
+    x, w, b = (a.astype(dtype) for a in _linear_data(14))
+    ls, lt = sg.nn.Linear(3, 4), torch.nn.Linear(3, 4)
+    for lib, m in ((sg, ls), (torch, lt)):
+        with lib.no_grad():
+            m.weight.copy_(lib.tensor(w))
+            m.bias.copy_(lib.tensor(b))
+        m.to(getattr(lib, dtype))
+    (ls(sg.tensor(x)) ** 2).sum().backward()
+    (lt(torch.tensor(x)) ** 2).sum().backward()
+    for ps, pt in ((ls.weight, lt.weight), (ls.bias, lt.bias)):
+        assert ps.grad.is_contiguous() and pt.grad.is_contiguous()
+        assert ps.grad.stride() == pt.grad.stride()
+        np.testing.assert_allclose(ps.grad.numpy(), pt.grad.numpy(),
+                                   rtol=1e-5 if dtype == "float32" else 1e-12)
+
+
 def test_linear_weight_changed_in_place_raises():
     x, w, b = _linear_data(11)
     ws = sg.tensor(w, requires_grad=True)

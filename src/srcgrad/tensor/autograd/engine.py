@@ -131,8 +131,10 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                         # array: not a view, not saved, not sent to another input) becomes
                         # .grad without a copy.  References now: the name ``g`` and the
                         # argument of getrefcount.
-                        owned = (type(g) is np.ndarray and g.base is None
-                                 and g.flags.writeable and sys.getrefcount(g) == 2)
+                        owned = (type(g) is np.ndarray and g.flags.writeable
+                                 and sys.getrefcount(g) == 2)
+                        if owned and g.base is not None:
+                            g, owned = _whole_base(g)
                         node.apply(g, owned, not (node._fn_hooks and node._fn_hooks[0]))
                     if node._fn_hooks or "_post_acc_hooks" in node.variable.__dict__:
                         _accumulated_hooks(node, g, create_graph)
@@ -154,6 +156,19 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                         ready.append(nxt)
     finally:
         state.enabled = prev
+
+
+def _whole_base(g):
+    """``(array, owned)`` for a view ``g`` that the engine alone holds: its base when
+    ``g`` is all of it in the same layout (a transpose's transpose) and nothing else
+    holds the base either, so it can become ``.grad`` without a copy; else ``g``."""
+    base = g.base
+    # references to ``base`` now: g's, the name ``base`` and getrefcount's argument
+    if (type(base) is np.ndarray and base.base is None and base.shape == g.shape
+            and base.dtype == g.dtype and g.flags.c_contiguous and base.flags.c_contiguous
+            and base.flags.writeable and sys.getrefcount(base) == 3):
+        return base, True
+    return g, False
 
 
 def _leading_to(targets, parents):

@@ -221,9 +221,18 @@ class AddmmBackward0(_Fused):
     def apply(self, g):
         self._check_saved()
         e = self._edges
+        wt = self._wt._data
+        if e[2][0] is None:
+            dwt = None
+        elif wt.flags.f_contiguous and not wt.flags.c_contiguous:
+            # ``wt`` is a weight's transpose: its gradient in the weight's layout, as
+            # PyTorch's mm_mat2_backward computes it (its TBackward0 then gives the
+            # weight a C-contiguous gradient, with no copy)
+            dwt = (g.T @ self._input._data).T
+        else:
+            dwt = self._input._data.T @ g
         return [None if e[0][0] is None else g.sum(axis=0),
-                None if e[1][0] is None else g @ self._wt._data.T,
-                None if e[2][0] is None else self._input._data.T @ g]
+                None if e[1][0] is None else g @ wt.T, dwt]
 
     def apply_graph(self, g):
         self._check_saved()
