@@ -556,16 +556,27 @@ def _to_tensors(x):
 
 def _decorator(mode):
     def transform(f=None, wrt=None, *, has_aux=False, debug=False, argnum=None,
-                  argnums=None):
+                  argnums=None, max_memory=None):
         # autograd spells wrt ``argnum``, JAX ``argnums``: accepted so their code ports as is
         if wrt is None:
             wrt = argnum if argnum is not None else argnums
+        made = (lambda g, w: GradFunction(_budgeted(g, max_memory, w), w, mode, has_aux,
+                                          debug))
         if f is None:
-            return lambda g: GradFunction(g, wrt, mode, has_aux, debug)
+            return lambda g: made(g, wrt)
         if isinstance(f, (int, str, tuple)) and not callable(f):
-            return lambda g: GradFunction(g, f, mode, has_aux, debug)
-        return GradFunction(f, wrt, mode, has_aux, debug)
+            return lambda g: made(g, f)
+        return made(f, wrt)
     return transform
+
+
+def _budgeted(f, max_memory, wrt):
+    """``f`` with its loops checkpointed to ``max_memory`` bytes, differentiated with
+    respect to ``wrt`` (compiler/lower/checkpoint.py)."""
+    if max_memory is None:
+        return f
+    from ..compiler.lower.checkpoint import checkpointed
+    return checkpointed(plain_function(f), max_memory, wrt)
 
 
 grad = _decorator("grad")
@@ -573,7 +584,9 @@ grad.__doc__ = """Gradient of f's scalar output with respect to ``wrt``.
 
     ``sg.grad(f)``, ``@sg.grad`` or ``@sg.grad(wrt=...)``.  With ``has_aux=True``
     f returns ``(loss, aux)`` and the gradient function returns ``(grads, aux)``;
-    the aux output carries no gradient.  With ``debug=True`` the generated code runs
+    the aux output carries no gradient.  ``max_memory=bytes`` checkpoints the function's
+    outermost loops so that their reverse sweep keeps at most that many bytes (the same
+    gradient, with steps recomputed).  With ``debug=True`` the generated code runs
     from a real ``.py`` file (in ``SRCGRAD_DEBUG_DIR`` or a temporary folder) that
     debuggers and editors open; ``.debug_file`` is its path.  ``wrt`` is a parameter's
     position or name, or a tuple of them (``argnum``/``argnums`` are accepted too);
@@ -604,8 +617,9 @@ def make_vjp(f, wrt, *example_args):
 
 
 @api_boundary
-def vjp(f, *args, wrt=None, **kwargs):
+def vjp(f, *args, wrt=None, max_memory=None, **kwargs):
     """``(out, vjp_fn)``: ``vjp_fn(cotangent)`` returns the gradients for ``wrt``."""
+    f = _budgeted(f, max_memory, wrt)
     func = plain_function(f)
     check_function(func)
     sig = _Signature(func)
@@ -634,8 +648,9 @@ def vjp(f, *args, wrt=None, **kwargs):
 
 
 @api_boundary
-def source(f, wrt=None, mode="reverse"):
+def source(f, wrt=None, mode="reverse", max_memory=None):
     """The generated Python source of f's derivative, as a string."""
+    f = _budgeted(f, max_memory, wrt)
     if mode == "reverse":
         return GradFunction(f, wrt, "grad").source
     if mode in ("vjp", "split"):
