@@ -265,3 +265,60 @@ def test_fused_value_is_the_composed_operations_value(dtype):
                 composed = _nll_loss(x.log_softmax(1), t, None, -100, reduction)
             assert fused.dtype == composed.dtype and fused.shape == composed.shape
             assert fused.detach().numpy().tobytes() == composed.numpy().tobytes()
+
+
+# -- relu: one ReluBackward0 node, PyTorch's values at -0.0 and NaN ---------------------------
+
+_RELU_EDGES = [-0.0, float("nan"), -1.5, 2.0, 0.0, -np.inf, np.inf, 1e-45, -1e-45]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_relu_matches_torch_bit_for_bit(dtype):
+    """Values (signs of zeros and NaN included), gradients, the saved result and the
+    double-backward node, against real torch."""
+    rng = np.random.default_rng(15)
+    x = np.concatenate([np.array(_RELU_EDGES), rng.standard_normal(200)]).astype(dtype)
+    g = rng.standard_normal(x.shape).astype(dtype)
+    xs, xt = sg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ys, yt = xs.relu(), xt.relu()
+    assert ys.grad_fn.name() == yt.grad_fn.name() == "ReluBackward0"
+    assert ys.detach().numpy().tobytes() == yt.detach().numpy().tobytes()
+    assert ys.grad_fn._saved_result.detach().numpy().tobytes() == \
+        yt.grad_fn._saved_result.detach().numpy().tobytes()
+    ys.backward(sg.tensor(g))
+    yt.backward(torch.tensor(g))
+    assert xs.grad.numpy().tobytes() == xt.grad.numpy().tobytes()
+    # double backward: the gradient's node and the second derivative (through the square)
+    xs, xt = sg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    hs, = sg.autograd.grad((xs.relu() ** 2).sum(), xs, create_graph=True)
+    ht, = torch.autograd.grad((xt.relu() ** 2).sum(), xt, create_graph=True)
+    assert hs.grad_fn.name() == ht.grad_fn.name() == "ThresholdBackwardBackward0"
+    np.testing.assert_array_equal(hs.detach().numpy(), ht.detach().numpy())
+    hs.sum().backward()
+    ht.sum().backward()
+    np.testing.assert_array_equal(xs.grad.numpy(), xt.grad.numpy())
+    with sg.no_grad():               # evaluation: the same values, no node
+        assert sg.relu(sg.tensor(x)).numpy().tobytes() == yt.detach().numpy().tobytes()
+
+
+def test_relu_gradient_finite_differences_and_in_place_checks():
+    rng = np.random.default_rng(16)
+    x = rng.standard_normal((4, 5))
+    x[np.abs(x) < 1e-3] = 0.5                      # away from the kink
+    w = rng.standard_normal((4, 5))
+    xs = sg.tensor(x, requires_grad=True)
+    (F.relu(xs) * sg.tensor(w)).sum().backward()
+    fd = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = 1e-6
+        fd[i] = ((np.maximum(x + d, 0) * w).sum() - (np.maximum(x - d, 0) * w).sum()) / 2e-6
+    np.testing.assert_allclose(xs.grad.numpy(), fd, rtol=1e-7, atol=1e-9)
+    y = sg.tensor(x, requires_grad=True).relu()
+    y.add_(1.0)                                    # the saved result changed in place
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.sum().backward()
+    y = sg.tensor(x, requires_grad=True).relu()
+    y.sum().backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.grad_fn._saved_result

@@ -7,9 +7,11 @@ import numpy as np
 from .. import runtime
 from ..rules import lookup
 from . import dtypes, grad_mode
+from .autograd import fused
 from .core import Tensor, _bool, _float, _int
 from .device import move, to_device
 from .dispatch import _as_tensor_like, _rule_for, apply
+from .rounding import ROUNDED_ONCE, rounded_once
 
 __all__ = ["ArithmeticMethods"]
 
@@ -289,8 +291,7 @@ class ArithmeticMethods:
         return apply(np.power, (self, -0.5), name="RsqrtBackward0", promote=True, floating=True)
 
     def relu(self):
-        zero = 0.0 if self._data.dtype.kind in "fc" else 0
-        return apply(np.where, (self > 0, self, zero), name="ReluBackward0")
+        return fused.relu(self, _composed_relu)
 
     def sigmoid(self):
         f = _rule_for(getattr(runtime, "sigmoid", None), getattr(runtime, "expit", None))
@@ -431,6 +432,13 @@ class ArithmeticMethods:
     ger = outer
 
 
+def _composed_relu(x):
+    """relu as a recorded ``np.where`` (the path of forward-mode AD, saved-tensor hooks,
+    other devices and integer tensors)."""
+    zero = 0.0 if x._data.dtype.kind in "fc" else 0
+    return apply(np.where, (x > 0, x, zero), name="ReluBackward0")
+
+
 def _renamed(out, name):
     """``out`` with its node named as PyTorch names the operation (display only)."""
     from .autograd.nodes import RuleNode, _node_class
@@ -468,24 +476,8 @@ _UNARY_FLOAT = {
 _ALIASES = {"arcsin": "asin", "arccos": "acos", "arctan": "atan"}
 
 
-# float32 transcendental functions computed in float64 and rounded once: PyTorch's
-# vectorised float32 routines are within an ulp of the true value and mostly round it
-# correctly, NumPy's float32 loops less often (exp: 1% of values differ, not 39%)
-_ROUNDED_ONCE = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
-                 "asin", "acos", "atan", "sinh", "cosh", "tanh"}
-
-
-def _rounded_once(func):
-    def forward(a):
-        if type(a) is np.ndarray and a.dtype == np.float32:
-            with np.errstate(all="ignore"):
-                return func(a.astype(np.float64)).astype(np.float32)
-        return func(a)
-    return forward
-
-
 def _unary_method(method_name, func, name):
-    forward = _rounded_once(func) if method_name in _ROUNDED_ONCE else None
+    forward = rounded_once(func) if method_name in ROUNDED_ONCE else None
 
     def method(self):
         return apply(func, (self,), name=name, floating=True, forward=forward)

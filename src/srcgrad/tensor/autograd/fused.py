@@ -8,7 +8,9 @@ PyTorch names it, whose backward is computed directly on arrays:
 
 * ``LogSoftmaxBackward0``: ``g - exp(out) * sum(g, dim)``;
 * ``NllLossBackward0``: ``-(g / total) * weight[target]`` (PyTorch's order), sent
-  to the target's entry of each row.
+  to the target's entry of each row;
+* ``AddmmBackward0``: a linear layer's three gradients;
+* ``ReluBackward0``: PyTorch's threshold_backward, ``g`` where the result is not ``<= 0``.
 
 With ``create_graph=True`` the same gradient is computed with recorded Tensor
 operations (for ``log_softmax``, on the composed value recomputed from the saved
@@ -21,13 +23,14 @@ import numpy as np
 
 from .. import grad_mode
 from ..core import Tensor
+from ..rounding import rounded_once
 from ..summation import cpu_sum
 from . import forward_ad as _forward
 from .messages import _SECOND_TIME
 from .nodes import InputMeta, Node, _modified_message
 from .saved import HOOKS as _SAVED_HOOKS
 
-__all__ = ["fusable", "log_softmax", "nll_loss", "addmm"]
+__all__ = ["fusable", "log_softmax", "nll_loss", "addmm", "relu"]
 
 
 def fusable(x):
@@ -97,10 +100,22 @@ def log_softmax(x, dim, composed):
     """``composed(x, dim)`` (``dim`` wrapped) as one ``LogSoftmaxBackward0`` node."""
     if not fusable(x):
         return composed(x, dim)
-    out = _untracked(composed, x, dim)
+    out = Tensor._make(_log_softmax_values(x._data, dim))
     out._requires_grad = True
     out._grad_fn = LogSoftmaxBackward0(x, out, dim, composed)
     return out
+
+
+def _log_softmax_values(x, dim):
+    """The value the composed operations compute (``x - logsumexp(x, dim)``: the same
+    NumPy calls in the same order, so the same bits), on arrays."""
+    m = np.max(x, axis=dim, keepdims=True)
+    m = np.where(np.isfinite(m), m, np.zeros_like(m))
+    total = cpu_sum(_exp(np.subtract(x, m)), axis=dim, keepdims=True)
+    return np.subtract(x, np.add(_log(total), m))
+
+
+_exp, _log = rounded_once(np.exp), rounded_once(np.log)      # as Tensor.exp / Tensor.log
 
 
 # -- nll_loss ---------------------------------------------------------------------------------
@@ -260,4 +275,65 @@ def addmm(input, wt, bias, composed):
     out = _untracked(composed, input, wt, bias)
     out._requires_grad = True
     out._grad_fn = AddmmBackward0(input, wt, bias)
+    return out
+
+
+# -- relu -------------------------------------------------------------------------------------
+
+def _zero_where(mask, a):
+    """``a`` with +0 where ``mask`` is true (``np.where(mask, 0, a)`` bit for bit), by a
+    bitwise and: NumPy's masked loops are several times slower on mixed signs."""
+    bits = np.dtype(f"u{a.dtype.itemsize}")
+    keep = mask.astype(bits)
+    keep -= 1                         # all ones where ``a`` is kept, 0 where masked
+    return np.bitwise_and(a.view(bits), keep).view(a.dtype)
+
+
+def relu_values(x):
+    """PyTorch's relu of a float array: 0 where ``x < 0``; ``-0.0`` and NaN kept."""
+    return _zero_where(np.less(x, 0), x)
+
+
+class ReluBackward0(_Fused):
+    """Saves the result, as PyTorch; the gradient is ``g`` where the result is not
+    ``<= 0`` (so a NaN result passes ``g`` on), else 0."""
+
+    __slots__ = ("_out",)
+
+    def __init__(self, x, out):
+        _Fused.__init__(self, _edge(x), ((weakref.ref(out), out._vc, out._vc.value),))
+        self._out = out._data
+
+    @property
+    def _saved_result(self):
+        if self._freed:
+            raise RuntimeError(_SECOND_TIME)
+        return Tensor._make(self._out, True, self)
+
+    def apply(self, g):
+        self._check_saved()
+        return [_zero_where(np.less_equal(self._out, 0), np.asarray(g, self._out.dtype))]
+
+    def apply_graph(self, g):
+        self._check_saved()
+        from ..dispatch import apply          # (dispatch imports the autograd package)
+        masked = Tensor._make(np.less_equal(self._out, 0))
+        return [apply(np.where, (masked, 0.0, g), name="ThresholdBackwardBackward0")]
+
+    def release(self):
+        self._freed = True
+        self._out = None
+        self._saved = ()
+
+
+def relu(x, composed):
+    """``x.relu()``: on a float NumPy array, computed bitwise and (when recorded) one
+    ``ReluBackward0`` node; else ``composed(x)``, the recorded ``np.where``."""
+    if type(x._data) is not np.ndarray or x._data.dtype.kind != "f" \
+            or _forward._state.level >= 0 or (x._requires_grad and _SAVED_HOOKS):
+        return composed(x)
+    out = Tensor._make(relu_values(x._data))
+    if fusable(x):
+        out._requires_grad = True
+        out._grad_fn = ReluBackward0(x, out)
     return out
