@@ -1,8 +1,9 @@
 """scipy.integrate.odeint in differentiated code: gradients with respect to the initial
 state, the time points and the parameters (``args=``) by the adjoint ODE method, the
 user's dynamics differentiated by srcgrad; second derivatives (the adjoint kernel
-differentiated again); against central differences, the forward mode and autograd's
-odeint.
+differentiated again); forward over forward and reverse over forward (the sensitivity
+equations differentiated again), and a third derivative; against central differences,
+the forward mode and autograd's odeint.
 
 Rule by rule: tests/test_rules.py (tests/samples_scipy_integrate.py).
 """
@@ -112,3 +113,77 @@ def test_second_derivatives_match_differences_of_the_gradient(i):
     np.testing.assert_allclose(sg.hvp(fit_loss, wrt=i)(*args, v=v), fd, rtol=1e-5, atol=1e-6)
     _, back = sg.vjp(g, *args, wrt=i)
     np.testing.assert_allclose(back(v), fd, rtol=1e-5, atol=1e-6)
+
+
+# -- forward over forward, reverse over forward: the sensitivity equations differentiated --
+
+def _moved(args, i, v, eps):
+    return tuple(a + eps * v if j == i else a for j, a in enumerate(args))
+
+
+def _vector(args, i, shift):
+    v = np.cos(np.arange(np.size(args[i])) + 0.5 + shift)
+    return v - v[0] if i == 2 else v         # (t[0] fixed: the time points stay ordered)
+
+
+@pytest.mark.parametrize("outer", [0, 1, 2], ids=["outer-args", "outer-y0", "outer-t"])
+@pytest.mark.parametrize("inner", [0, 1, 2], ids=["inner-args", "inner-y0", "inner-t"])
+def test_jvp_of_jvp_and_grad_of_jvp_match_differences(inner, outer):
+    args = (THETA, Y0, T)
+    v, w = _vector(args, inner, 0.0), _vector(args, outer, 1.0)
+
+    def tangent(theta, y0, t):
+        return sg.jvp(fit_loss, (theta, y0, t), tuple(v if j == inner else None
+                                                      for j in range(3)))[1]
+    fd = (tangent(*_moved(args, outer, w, 1e-6)) -
+          tangent(*_moved(args, outer, w, -1e-6))) / 2e-6
+    _, ff = sg.jvp(tangent, args, tuple(w if j == outer else None for j in range(3)))
+    assert ff == pytest.approx(fd, rel=1e-6, abs=1e-7)
+    rf = sg.grad(tangent, wrt=outer)(*args)
+    assert rf @ w == pytest.approx(fd, rel=1e-6, abs=1e-7)
+
+
+def _scaled(y, t, k):
+    return -k * y * y + np.sin(t)
+
+
+def _tfirst(t, y, k, n):
+    return k * y * (1.0 - y) + 0.1 * n * t
+
+
+def scalar_loss(k, y0):
+    ys = odeint(_scaled, y0, T, args=(k,), rtol=1e-11, atol=1e-11)
+    return np.sum(ys ** 2)
+
+
+def tfirst_loss(k, y0):
+    ys = odeint(_tfirst, y0, T, args=(k, 2), tfirst=True, rtol=1e-11, atol=1e-11)
+    return np.sum(np.sin(ys))
+
+
+@pytest.mark.parametrize("loss", [scalar_loss, tfirst_loss])
+def test_jvp_of_jvp_scalar_parameters_and_tfirst(loss):
+    # a Python float parameter, an int one beside it, tfirst=True; against differences
+    # of the tangent and against the Hessian (forward over reverse)
+    k, y0 = 0.7, np.array([0.3, 0.6])
+    dy0 = np.array([0.4, -0.2])
+
+    def tangent(k, y0):
+        return sg.jvp(loss, (k, y0), (None, dy0))[1]
+    _, ff = sg.jvp(tangent, (k, y0), (1.0, None))
+    fd = (tangent(k + 1e-6, y0) - tangent(k - 1e-6, y0)) / 2e-6
+    assert ff == pytest.approx(fd, rel=1e-6, abs=1e-8)
+    h = sg.hessian(loss, wrt=(0, 1))(k, y0)
+    assert ff == pytest.approx(float(np.asarray(h[1][0]) @ dy0), rel=1e-6, abs=1e-8)
+    assert sg.grad(tangent, wrt=0)(k, y0) == pytest.approx(fd, rel=1e-6, abs=1e-8)
+
+
+def test_third_order_forward():
+    # jvp of jvp of jvp: the sensitivity equations of the sensitivity equations, again
+    def d1(k):
+        return sg.jvp(scalar_loss, (k, np.array([0.3, 0.6])), (1.0, None))[1]
+
+    def d2(k):
+        return sg.jvp(d1, (k,), (1.0,))[1]
+    fd = (d2(0.7 + 1e-4) - d2(0.7 - 1e-4)) / 2e-4
+    assert sg.jvp(d2, (0.7,), (1.0,))[1] == pytest.approx(fd, rel=1e-5, abs=1e-7)

@@ -12,13 +12,15 @@ where ``a = dL/dy(t)`` gets ``g[i]`` added at each time point; ``a^T df/dy`` and
 points: ``dL/dt_i = g_i . f(y_i, t_i)`` for ``i >= 1`` and ``dL/dt_0 = -a(t_0) .
 f(y_0, t_0)`` (``a`` without ``g_0``: the first row of the result is ``y0`` itself).
 
-Forward: the tangent ODE ``d(dy)/dt = df/dy dy + df/dp dp`` integrated with ``y``, the
-products by :func:`srcgrad.jvp` of ``func``.
+Forward: the sensitivity equations, the tangent ODE ``d(dy)/dt = df/dy dy + df/dp dp``
+integrated with ``y`` (by ``odeint`` itself), the products by :func:`srcgrad.jvp` of
+``func``.  A tangent of ``t_0`` moves the start (``-f(y_0, t_0) dt_0``) and a tangent of
+``t_i`` adds ``f(y_i, t_i) dt_i`` to row ``i``.
 
-The reverse kernel is written in functions with rules (``odeint`` of the augmented system,
-``grad`` of ``func``), so the compiler differentiates it again: second derivatives (grad of
-grad, Hessians) through ``odeint``.  The forward kernel is not: a forward-mode derivative of
-a tangent through ``odeint`` is a located error.
+Both kernels are written in functions with rules (``odeint`` of the augmented or the
+tangent system, ``grad`` or ``jvp`` of ``func``), so the compiler differentiates them
+again: second derivatives through ``odeint`` in every combination of modes (grad of grad,
+Hessians, ``jvp`` of ``jvp``, ``grad`` of ``jvp``), and higher orders the same way.
 """
 import linecache
 import math
@@ -29,7 +31,7 @@ from scipy.integrate import odeint
 from ...runtime import cast_like
 from ..registry import defnograd, defrule, deftransformable
 
-__all__ = ['odeint_grad', 'odeint_jvp']
+__all__ = ['odeint_grad', 'odeint_jvp', 'odeint_time_jvp']
 
 
 def _is_float(v):
@@ -39,34 +41,6 @@ def _is_float(v):
 
 def _call_args(func_args, y, s, tfirst):
     return (s, y) + tuple(func_args) if tfirst else (y, s) + tuple(func_args)
-
-
-class _Dynamics:
-    """The user's ``func`` and its tangents from srcgrad, on flat float64 vectors (the
-    forward kernel)."""
-
-    def __init__(self, func, y0, args, tfirst):
-        self.func, self.tfirst = func, tfirst
-        self.args = tuple(args)
-        self.shape = np.shape(y0)
-        self.size = int(np.size(y0))
-        self.float_args = [i for i, v in enumerate(self.args) if _is_float(v)]
-        self.sizes = [int(np.size(self.args[i])) for i in self.float_args]
-
-    def f(self, y, s):
-        out = self.func(*_call_args(self.args, np.reshape(y, self.shape), s, self.tfirst))
-        return np.ravel(np.asarray(out, dtype=np.float64))
-
-    def jvp(self, y, s, dy, dargs):
-        from ...api.higher import jvp
-        call = _call_args(self.args, np.reshape(y, self.shape), float(s), self.tfirst)
-        tangents = [None] * len(call)
-        tangents[1 if self.tfirst else 0] = np.reshape(dy, self.shape)
-        for i in self.float_args:
-            if dargs is not None and i < len(dargs) and dargs[i] is not None:
-                tangents[2 + i] = dargs[i]
-        _, dout = jvp(self.func, call, tuple(tangents))
-        return np.ravel(np.asarray(dout, dtype=np.float64))
 
 
 def _options(rtol, atol, full_output):
@@ -83,14 +57,14 @@ def _float_positions(args):
     return tuple(i for i, v in enumerate(args) if _is_float(v))
 
 
-def _written_out(src, func):
-    """The function that ``src`` defines, calling ``func`` (its one global): a call of
+def _written_out(src, func, **space):
+    """The function that ``src`` defines, calling ``func`` (a global, with ``space``): a call of
     a known function with a fixed argument list, which the compiler reads and
     differentiates again (a call of a function value through ``*args`` is dispatched at
     run time, and is not)."""
     filename = f"<srcgrad odeint {abs(hash(src))}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    space = {"func": func, "__name__": __name__}
+    space.update(func=func, __name__=__name__)
     exec(compile(src, filename, "exec"), space)
     return deftransformable(space[src[4:src.index("(")]])
 
@@ -193,35 +167,97 @@ deftransformable(odeint_grad, _call_args)
 defnograd(_float_positions, _state_sizes, _adjoint_system)
 
 
-def _dtype(x):
-    return np.result_type(getattr(x, "dtype", np.float64), np.float32)
+def _moved(args, dargs):
+    """The positions of the float parameters among ``args`` that have a tangent."""
+    return tuple(i for i in _float_positions(args)
+                 if dargs is not None and i < len(dargs) and dargs[i] is not None)
+
+
+def _kinds(args):
+    """What each parameter among ``args`` is: "float" (it may have a tangent), "int" (its
+    tangent is 0) or "other"."""
+    return tuple("float" if _is_float(v) else
+                 "int" if isinstance(v, (int, np.integer)) and not isinstance(v, bool) else
+                 "other" for v in args)
+
+
+_TANGENT = {}  # (func, shape, tfirst, kinds of args, moved) -> system(z, s, ...)
+
+
+def _tangent_system(func, shape, tfirst, kinds, moved):
+    """The right-hand side ``[f, df/dy d + df/dp dp]`` of the sensitivity equations at ``z =
+    [y, d]``, called as ``system(z, s, *args, *(dargs[i] for i in moved))``: written out,
+    with ``sg.jvp`` of ``func``, so the compiler differentiates it again."""
+    from ...api.higher import jvp           # (the api imports the rules)
+    key = (func, shape, tfirst, kinds, moved)
+    nargs = len(kinds)
+    if key not in _TANGENT:
+        n = math.prod(shape)
+        names = [f"p{i}" for i in range(nargs)]
+        # (zero tangents written out, not None: sg.jvp inside differentiated code runs
+        # the forward code of every positional parameter of func)
+        zero = {"float": "np.zeros_like(p{})", "int": "0", "other": "None"}
+        tangents = [f"dp{i}" if i in moved else zero[kind].format(i)
+                    for i, kind in enumerate(kinds)]
+        order = ["s", "y"] if tfirst else ["y", "s"]
+        dorder = ["0.0 * s", "d"] if tfirst else ["d", "0.0 * s"]
+        params = ", ".join(["z", "s"] + names + [f"dp{i}" for i in moved])
+        src = (f"def system({params}):\n"
+               f"    y = np.reshape(z[:{n}], {shape!r})\n"
+               f"    d = np.reshape(z[{n}:], {shape!r})\n"
+               f"    out, dout = jvp(func, ({', '.join(order + names)},), "
+               f"({', '.join(dorder + tangents)},))\n"
+               f"    return np.concatenate([np.ravel(out), np.ravel(dout)])\n")
+        if len(_TANGENT) > 256:
+            _TANGENT.clear()
+        _TANGENT[key] = _written_out(src, func, jvp=jvp, np=np)
+    return _TANGENT[key]
 
 
 def odeint_jvp(ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=False,
-               full_output=0, dy0=None, dt=None, dargs=None):
-    """Tangent of ``odeint(func, y0, t, args)`` along ``dy0``, ``dt`` and ``dargs``."""
-    options = _options(rtol, atol, full_output)
-    dyn = _Dynamics(func, y0, args, tfirst)
-    ts = np.asarray(t, dtype=np.float64)
-    ys = np.reshape(np.asarray(ans, dtype=np.float64), (len(ts), dyn.size))
-    n = dyn.size
-    d0 = np.zeros(n) if dy0 is None else np.ravel(np.asarray(dy0, dtype=np.float64))
-    start = d0.copy()
-    if dt is not None:
-        dts = np.ravel(np.asarray(dt, dtype=np.float64))
-        start = start - dyn.f(ys[0], ts[0]) * dts[0]
+               full_output=0, dy0=None, dargs=None):
+    """Tangent of ``odeint(func, y0, t, args)`` along ``dy0`` and ``dargs``.  Written in
+    functions with rules (``odeint`` of the sensitivity equations, ``jvp`` of ``func``, a
+    call of a known function), so the compiler differentiates it again, to every order."""
+    _options(rtol, atol, full_output)
+    args = tuple(args)
+    shape = np.shape(y0)
+    n = math.prod(shape)
+    moved = _moved(args, dargs)
+    if dy0 is None and not moved:       # (no tangent: forward code passes None for it)
+        return np.zeros_like(ans)
+    system = _tangent_system(func, shape, tfirst, _kinds(args), moved)
+    count = len(t)
+    ys = np.reshape(ans, (count, n))
+    d0 = np.zeros(n) if dy0 is None else np.ravel(dy0)
+    extra = tuple(dargs[i] for i in moved)
+    out = odeint(system, np.concatenate([ys[0], d0]), t, args=args + extra, rtol=rtol,
+                 atol=atol)
+    rows = [d0] + [out[i, n:] for i in range(1, count)]     # the first row is y0 itself
+    return cast_like(np.reshape(np.stack(rows), np.shape(ans)), ans)
 
-    def tangent(z, s):
-        y, d = z[:n], z[n:]
-        return np.concatenate([dyn.f(y, s), dyn.jvp(y, s, d, dargs)])
 
-    out = odeint(tangent, np.concatenate([ys[0], start]), ts, **options)
-    dys = out[:, n:]
-    dys[0] = d0                                          # the first row is y0 itself
-    if dt is not None:
-        for i in range(1, len(ts)):
-            dys[i] = dys[i] + dyn.f(ys[i], ts[i]) * dts[i]
-    return np.reshape(dys, np.shape(ans)).astype(_dtype(ans), copy=False)
+def odeint_time_jvp(ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=False,
+                    full_output=0, dt=None):
+    """Tangent of ``odeint(func, y0, t, args)`` along ``dt``: the solution from the start
+    moved by ``-f(y_0, t_0) dt_0``, plus ``f(y_i, t_i) dt_i`` at each time point (row 0:
+    the two cancel).  ``func`` is called as a value here, so this kernel differentiates
+    once more (second order); a third derivative through the time points is an error."""
+    if dt is None:
+        return np.zeros_like(ans)
+    args = tuple(args)
+    shape = np.shape(y0)
+    rhs = _rhs(func, tfirst, len(args))
+    ys = np.reshape(ans, (len(t), math.prod(shape)))
+    rates = np.stack([np.ravel(rhs(np.reshape(ys[i], shape), t[i], args))
+                      for i in range(len(t))])
+    moved = odeint_jvp(ans, func, y0, t, args, rtol, atol, tfirst, full_output,
+                       dy0=np.reshape(-rates[0] * dt[0], shape))
+    return moved + cast_like(np.reshape(rates * np.reshape(dt, (-1, 1)), np.shape(ans)), ans)
+
+
+deftransformable(odeint_jvp, odeint_time_jvp)
+defnograd(_moved, _kinds, _tangent_system)
 
 
 _REST = ("Dfun=None, col_deriv=0, full_output=0, ml=None, mu=None, rtol=None, atol=None, "
@@ -232,5 +268,5 @@ defrule(odeint, f"func, y0, t, args=(), {_REST}", name="scipy.integrate.odeint",
         sequence="args",
         vjp=dict(y0=f"odeint_grad(g, ans, {_A}, 'y0')", t=f"odeint_grad(g, ans, {_A}, 't')",
                  args=f"odeint_grad(g, ans, {_A}, 'args')"),
-        jvp=dict(y0=f"odeint_jvp(ans, {_A}, dy0=dy0)", t=f"odeint_jvp(ans, {_A}, dt=dt)",
+        jvp=dict(y0=f"odeint_jvp(ans, {_A}, dy0=dy0)", t=f"odeint_time_jvp(ans, {_A}, dt=dt)",
                  args=f"odeint_jvp(ans, {_A}, dargs=dargs)"))
