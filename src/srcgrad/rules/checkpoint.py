@@ -31,7 +31,7 @@ from ..runtime import revolve
 from .namespace import add_kernels
 from .registry import defrule
 
-__all__ = ["checkpoint_grad"]
+__all__ = ["checkpoint_grad", "checkpoint_jvp"]
 
 # what the last reverse sweep did: steps run without records (in the forward sweep and
 # again in the reverse sweep), steps run with records, snapshots allowed by the budget
@@ -284,6 +284,18 @@ def _reverse_segment(tape, lo, hi, state, s, cot):
     _reverse_segment(tape, lo, lo + m, state, s, cot)
 
 
+def _respine(tape):
+    """The snapshots of the first sweep, computed again from the loop's first carry."""
+    positions = tape.positions
+    spine, state, at = [], tape.first, 0
+    for p, s in positions:
+        while at < p:
+            state = tape.advance(state, tape.steps[at])
+            at += 1
+        spine.append((p, state, s))
+    return spine
+
+
 def _reverse(tape, g):
     """(cotangent of the first carry, cotangents of the reads)."""
     k = len(tape.first)
@@ -297,9 +309,11 @@ def _reverse(tape, g):
     if tape.kind == "records":
         for j in range(tape.n - 1, -1, -1):
             cot[:] = tape.back(tape.steps[j], tape.states[j], *cot, saved=tape.saved[j])
-            tape.saved[j] = tape.states[j] = None
     elif tape.kind in ("revolve", "online"):
-        spine = tape.spine
+        spine, tape.spine = tape.spine, None        # (released as the sweep goes)
+        if spine is None:                           # a second sweep: the snapshots again
+            spine = _respine(tape)
+        tape.positions = [(p, s) for p, _, s in spine]
         end = tape.n
         while spine:
             p, state, s = spine.pop()
@@ -318,15 +332,40 @@ def checkpoint_grad(g, ans, which):
     """The cotangent of the loop's first carry (``which="carry"``) or of its reads
     (``"reads"``): one reverse sweep serves both."""
     tape = ans.tape
-    if tape.grads is None:
-        tape.grads = _reverse(tape, g)
-    dc, dr = tape.grads
+    if tape.grads is None or tape.grads[0] is not g:
+        tape.grads = (g, _reverse(tape, g))
+    dc, dr = tape.grads[1]
     return dc if which == "carry" else dr
 
 
+def checkpoint_jvp(ans, step, carry, reads, dcarry=None, dreads=None):
+    """Forward mode: the tangent of the loop's result along ``dcarry`` and ``dreads``
+    (the steps run again with :func:`srcgrad.jvp`; forward mode keeps nothing, so the
+    budget plays no part)."""
+    from ..api.higher import jvp
+    tape = ans.tape
+    k = len(carry)
+    state = tuple(carry)
+    dstate = tuple(dcarry) if dcarry is not None else (None,) * k
+    dr = tuple(dreads) if dreads is not None else (None,) * len(reads)
+    dr = tuple(d if _differentiable(r) else None for r, d in zip(reads, dr))
+    for t in tape.steps:
+        tangents = (None,) + tuple(d if _differentiable(v) else None
+                                   for v, d in zip(state + tuple(reads), dstate + dr))
+        out, dout = jvp(step, (t,) + state + tuple(reads), tangents)
+        state, dstate = tuple(out[:k]), tuple(dout[:k])
+    full = tuple(runtime.zeros_like(v) if d is None else d
+                 for v, d in zip(tuple(state) + tuple(reads), tuple(dstate) + dr))
+    return full[:k] + tuple(full[k + i] for i in tape.through)
+
+
 _VJP = dict(carry="checkpoint_grad(g, ans, 'carry')", reads="checkpoint_grad(g, ans, 'reads')")
+_JVP = dict(carry="checkpoint_jvp(ans, step, carry, reads, dcarry=dcarry)",
+            reads="checkpoint_jvp(ans, step, carry, reads, dreads=dreads)")
+# (the result holds the reads the code after the loop reads again: a view of them)
 defrule(checkpointed_for, "step, steps, carry, reads, budget", name="ad.checkpointed_for",
-        sequence=("carry", "reads"), vjp=_VJP)
+        sequence=("carry", "reads"), view_of="reads", vjp=_VJP, jvp=_JVP)
 defrule(checkpointed_while, "cond, step, carry, reads, budget",
-        name="ad.checkpointed_while", sequence=("carry", "reads"), vjp=_VJP)
+        name="ad.checkpointed_while", sequence=("carry", "reads"), view_of="reads", vjp=_VJP,
+        jvp=_JVP)
 add_kernels(sys.modules[__name__])
