@@ -342,7 +342,7 @@ def checkpoint_jvp(ans, step, carry, reads, dcarry=None, dreads=None):
     """Forward mode: the tangent of the loop's result along ``dcarry`` and ``dreads``
     (the steps run again with :func:`srcgrad.jvp`; forward mode keeps nothing, so the
     budget plays no part)."""
-    from ..api.higher import jvp
+    from ..compiler import dynamic
     tape = ans.tape
     k = len(carry)
     state = tuple(carry)
@@ -350,9 +350,14 @@ def checkpoint_jvp(ans, step, carry, reads, dcarry=None, dreads=None):
     dr = tuple(dreads) if dreads is not None else (None,) * len(reads)
     dr = tuple(d if _differentiable(r) else None for r, d in zip(reads, dr))
     for t in tape.steps:
-        tangents = (None,) + tuple(d if _differentiable(v) else None
-                                   for v, d in zip(state + tuple(reads), dstate + dr))
-        out, dout = jvp(step, (t,) + state + tuple(reads), tangents)
+        args = (t,) + state + tuple(reads)
+        wrt = tuple(i for i, (v, d) in enumerate(zip(args, (None,) + dstate + dr), 0)
+                    if d is not None and _differentiable(v))
+        tangents = tuple(((None,) + dstate + dr)[i] for i in wrt)
+        if not wrt:
+            state = tuple(step(*args)[:k])
+            continue
+        out, dout = dynamic.call_jvp(step, wrt, tape.site, tangents, *args)
         state, dstate = tuple(out[:k]), tuple(dout[:k])
     full = tuple(runtime.zeros_like(v) if d is None else d
                  for v, d in zip(tuple(state) + tuple(reads), tuple(dstate) + dr))
