@@ -194,11 +194,12 @@ def nll_loss(input, target, weight, ignore_index, reduction, composed):
         (1,) if input.ndim == 1 else target._data.shape)
     keep = idx != ignore_index
     dtype = input._data.dtype
-    safe = np.where(keep, idx, 0)
-    if weight is None and input.ndim == 2 and reduction in ("mean", "sum") and keep.all() \
+    every = keep.all()
+    safe = idx if every else np.where(keep, idx, 0)
+    if weight is None and input.ndim == 2 and reduction in ("mean", "sum") and every \
             and idx.shape == input._data.shape[:1]:
         # the usual case, with the arithmetic of the composed operations, on arrays
-        picked = np.negative(np.take_along_axis(input._data, safe[:, None], -1)[:, 0])
+        picked = np.negative(input._data[np.arange(idx.shape[0]), safe])
         ans = cpu_sum(picked)
         if reduction == "mean":
             ans = np.true_divide(ans, np.asarray(idx.size, dtype=dtype))
@@ -206,7 +207,7 @@ def nll_loss(input, target, weight, ignore_index, reduction, composed):
     else:
         out = _untracked(composed, input, target, weight, ignore_index, reduction)
     w = None
-    if weight is not None or not keep.all():
+    if weight is not None or not every:
         w = np.ones(idx.shape, dtype=dtype) if weight is None else \
             np.asarray(weight._data)[safe].astype(dtype)
         w = np.where(keep, w, 0).astype(dtype)
@@ -214,7 +215,7 @@ def nll_loss(input, target, weight, ignore_index, reduction, composed):
     if reduction == "mean":
         total = dtype.type(idx.size) if w is None else w.sum()
     out._requires_grad = True
-    out._grad_fn = NllLossBackward0(input, w, None if keep.all() else keep, total,
+    out._grad_fn = NllLossBackward0(input, w, None if every else keep, total,
                                     safe[..., None], reduction == "none")
     return out
 
@@ -270,9 +271,11 @@ def addmm(input, wt, bias, composed):
             or not all(type(t._data) is np.ndarray and t._data.dtype.kind == "f"
                        and t._data.dtype == input._data.dtype for t in (input, wt, bias)) \
             or _forward._state.level >= 0 or _SAVED_HOOKS \
-            or bias._data.shape != (wt._data.shape[1],):
+            or bias._data.shape != (wt._data.shape[1],) \
+            or input._data.shape[1] != wt._data.shape[0]:     # (torch's message: composed)
         return composed(input, wt, bias)
-    out = _untracked(composed, input, wt, bias)
+    # the composed operations' value (input @ wt + bias: np.matmul, then np.add), on arrays
+    out = Tensor._make(np.add(np.matmul(input._data, wt._data), bias._data))
     out._requires_grad = True
     out._grad_fn = AddmmBackward0(input, wt, bias)
     return out

@@ -53,9 +53,18 @@ class SGD(Optimizer):
             else:
                 buf = state["momentum_buffer"]._data
                 buf *= f32(momentum, x)
-                buf += f32(1 - group["dampening"], x) * g
+                keep = f32(1 - group["dampening"], x)
+                buf += g if keep == 1 else _scaled(self, p, g, keep)    # (g * 1 is g)
             g = g + f32(momentum, x) * buf if group["nesterov"] else buf
-        x += f32(-group["lr"], x) * g
+        x += _scaled(self, p, g, f32(-group["lr"], x))
+
+
+def _scaled(optimizer, p, a, scale):
+    """``scale * a``, in a work array kept for ``p`` on the CPU (no fresh pages per step)."""
+    if type(a) is not np.ndarray:
+        return scale * a
+    out = _work_arrays(optimizer, p, a)[0]
+    return np.multiply(a, scale, out=out)
 
 
 class Adam(Optimizer):
