@@ -5,9 +5,10 @@ ratio srcgrad / hand-written (and srcgrad / peer where a peer is installed).
 Run: tools/demo-style venv, then `python tools/bench.py [--quick] [SECTION]`, where
 SECTION is one of all (the default), compile, tensor, higher, peers (srcgrad, autograd,
 torch and jax.jit against hand-written NumPy, as a markdown table), memory (bytes kept
-per step), overhead (the cost of sg.grad's wrapper per cached call) and nn (an nn.Module
-training step, ``import srcgrad as torch`` against PyTorch eager).  peers, memory,
-overhead and nn run pinned to one core with single-threaded BLAS.
+per step), overhead (the cost of sg.grad's wrapper per cached call), nn (an nn.Module
+training step, ``import srcgrad as torch`` against PyTorch eager) and checkpoint (an RNN
+with and without max_memory).  peers, memory, overhead, nn and checkpoint run pinned to
+one core with single-threaded BLAS.
 """
 import argparse
 import importlib.util
@@ -19,7 +20,7 @@ import time
 import types
 import tracemalloc
 
-_ONE_CORE = ("peers", "memory", "overhead", "nn")
+_ONE_CORE = ("peers", "memory", "overhead", "nn", "checkpoint")
 if any(a in _ONE_CORE for a in sys.argv[1:]):
     # before NumPy, torch and XLA start their thread pools: one thread each, one core
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -84,8 +85,10 @@ def main(argv=None):
     if args.section in _ONE_CORE:
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import bench_peers
+        import bench_checkpoint
         sections = {"peers": bench_peers.peers_section, "memory": bench_peers.memory_section,
-                    "overhead": overhead_section, "nn": nn_section}
+                    "overhead": overhead_section, "nn": nn_section,
+                    "checkpoint": bench_checkpoint.checkpoint_section}
         sections[args.section](args)
         return
     if args.tensor_only or args.section == "tensor":
