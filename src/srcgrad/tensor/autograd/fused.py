@@ -158,6 +158,11 @@ class NllLossBackward0(_Fused):
 
     def apply(self, g):
         self._check_saved()
+        if self._w is None and self._keep is None and not self._per_row \
+                and len(self._shape) == 2:          # the usual case: one value, n places
+            grad = np.zeros(self._shape, dtype=self._dtype)
+            grad[np.arange(self._shape[0]), self._index[:, 0]] = -self._rows(np.asarray(g))
+            return [grad]
         s = -self._rows(np.asarray(g))
         if self._w is not None:
             with np.errstate(invalid="ignore"):          # inf * 0: a row ignored, set below
