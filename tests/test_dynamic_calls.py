@@ -218,16 +218,15 @@ def partial_holds_input(x):
 
 def method_of_a_varying_object(x):
     y = x * 2.0
-    return np.sum(y.ptp())
+    return np.sum(y.choose([0, 1, 2], mode="clip"))
 
 
 @pytest.mark.parametrize("f", [closure_captures_input,
                                closure_captures_input_called_without_arguments_that_vary,
                                partial_holds_input, method_of_a_varying_object])
 def test_function_values_holding_gradients_are_refused(f):
-    with pytest.raises(sg.NonDifferentiableError) as e:
+    with pytest.raises(sg.NonDifferentiableError, match=r"line \d+|\.py:\d+"):
         sg.grad(f)(X.copy())
-    assert "line" in str(e.value)
 
 
 def unknown_callee(x):

@@ -209,7 +209,7 @@ def combine(a, x, b, y):
         assert set(x) == set(y), (x, y)
         return {k: combine(a, x[k], b, y[k]) for k in x}
     if tr._is_dc(x):
-        return dataclasses.replace(x, **{k: combine(a, u, b, getattr(y, k))
+        return tr._dc_replace(x, **{k: combine(a, u, b, getattr(y, k))
                                          for k, u in tr._dc_fields(x).items()})
     if isinstance(x, (list, tuple)):
         return tr._seq(x, [combine(a, u, b, v) for u, v in zip(x, y)])
@@ -469,7 +469,7 @@ def test_view_methods():
 # ---------------------------------------------------------------------------------------
 def _cast(x, dt):
     if tr._is_dc(x):
-        return dataclasses.replace(x, **{k: _cast(v, dt) for k, v in tr._dc_fields(x).items()})
+        return tr._dc_replace(x, **{k: _cast(v, dt) for k, v in tr._dc_fields(x).items()})
     if isinstance(x, dict):
         return {k: _cast(v, dt) for k, v in x.items()}
     if isinstance(x, (list, tuple)):

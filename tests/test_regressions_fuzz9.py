@@ -184,9 +184,6 @@ def closure_default_from_an_unpacked_int(x):
     return fs[2](x[0]) * fs[0](v)
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: refused: a default k=k holding an int from "
-                                       "'for k, t in [(0, x), ...]' is taken to carry a "
-                                       "gradient (NonDifferentiableError)")
 def test_closure_default_from_an_unpacked_int_is_not_refused():
     f = closure_default_from_an_unpacked_int
     x = np.array([0.3, -0.5, 0.8])

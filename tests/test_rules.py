@@ -622,6 +622,31 @@ SAMPLES["ad.as_namedtuple"] = [S(_NT, (A(3), 0.5)), S(_NT, [A(2, 2), A(2)])]
 SAMPLES["ad.namedtuple_items"] = [S(_NT(A(3), 0.5), _NT), S((A(2), A(2, 2)), _NT)]
 SAMPLES["ad.field_of"] = [S(_NT(A(3), 0.5), "w"), S(_NT(A(2), 1.5), "b"), S(_DC(A(2, 2), 1.5), "w")]
 
+
+class _Obj:
+    """A plain object of a user class (a record, as a dataclass is)."""
+
+    def __init__(self, w, b):
+        self.w, self.b = w, b
+
+    @property
+    def scaled(self):
+        return self.w * self.b
+
+    def forward(self, x):
+        return x * self.w
+
+
+SAMPLES["ad.field"] += [S(_Obj(A(3), 0.5), "w"), S(_Obj(A(2), 1.5), "b")]
+SAMPLES["ad.field_grad"] += [S(A(3), _Obj(A(3), 0.5), "w")]
+SAMPLES["ad.field_tangent"] = [S(_Obj(A(3), 0.5), _Obj(A(3), 0.5), "w"),
+                               S(_DC(A(2, 2), 1.5), _DC_ITEM, "w")]
+SAMPLES["ad.with_field"] = [S(_Obj(A(3), 0.5), "w", A(3)), S(_DC_ITEM, "b", 2.5),
+                            S(_Obj(A(2), 1.5), "c", A(2, 2))]
+SAMPLES["ad.without_field"] = [S(_Obj(A(3), 0.5), "w"), S(_Obj(A(2, 2), 1.5), "b")]
+SAMPLES["ad.field_cotangent"] = [S(_Obj(A(3), 0.5), "w", A(3)), S(_DC(A(2, 2), 1.5), "w", A(2, 2))]
+SAMPLES["ad.single_field"] = [S(A(3), "w"), S(1.5, "b")]
+
 # containers built from differentiable values (rules/containers.py): dict(...), {**a, **b},
 # zip(...) outside loops, + and * of lists and tuples.  Keys are structure (strings, ints).
 _D = {"a": A(3), "b": 1.5}
@@ -700,16 +725,39 @@ SAMPLES["ad.items_tangent"] = [S({"a": A(2), "b": 0.5}, _DV), S({"b": 0.5}, _DV)
 # ---------------------------------------------------------------------------------------
 def _is_float_leaf(x):
     if isinstance(x, np.ndarray):
-        return x.dtype.kind == "f"
-    return isinstance(x, (float, np.floating)) and not isinstance(x, bool)
+        return x.dtype.kind in "fc"
+    return isinstance(x, (float, np.floating, complex, np.complexfloating)) and \
+        not isinstance(x, bool)
+
+
+# A complex leaf is read as its real and imaginary parts.  A cotangent is paired with a
+# tangent by Re(sum(g * dz)) (autograd's and JAX's convention), so a complex cotangent
+# flattens to (Re g, -Im g) (``cotangent=True``): then g0 @ dz0 is that pairing.
+def _parts(x, cotangent=False):
+    v = np.ravel(np.asarray(x))
+    if v.dtype.kind != "c":
+        return np.asarray(v, dtype=np.float64)
+    return np.concatenate([v.real, -v.imag if cotangent else v.imag]).astype(np.float64)
 
 
 def _is_dc(x):
-    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+    """A record: a dataclass instance, or an object of a plain class of these tests."""
+    return dataclasses.is_dataclass(x) and not isinstance(x, type) or isinstance(x, _Obj)
 
 
 def _dc_fields(x):
+    if isinstance(x, _Obj):
+        return dict(vars(x))
     return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
+
+
+def _dc_replace(x, **fields):
+    """A copy of record ``x`` with ``fields`` replaced."""
+    if isinstance(x, _Obj):
+        new = copy.copy(x)
+        vars(new).update(fields)
+        return new
+    return dataclasses.replace(x, **fields)
 
 
 def _seq(like, items):
@@ -729,17 +777,17 @@ def _has_float(x):
     return _is_float_leaf(x)
 
 
-def flatten(x):
-    """All float entries of ``x`` as one float64 vector."""
+def flatten(x, cotangent=False):
+    """All float entries of ``x`` as one float64 vector (a complex one: two)."""
     if _is_dc(x):
-        return flatten(_dc_fields(x))
+        return flatten(_dc_fields(x), cotangent)
     if isinstance(x, dict):
-        return flatten(list(x.values()))
+        return flatten(list(x.values()), cotangent)
     if isinstance(x, (list, tuple)):
-        parts = [flatten(v) for v in x]
+        parts = [flatten(v, cotangent) for v in x]
         return np.concatenate(parts) if parts else np.zeros(0)
     if _is_float_leaf(x):
-        return np.ravel(np.asarray(x, dtype=np.float64))
+        return _parts(x, cotangent)
     return np.zeros(0)
 
 
@@ -750,11 +798,17 @@ def unflatten(x, vec):
     def build(v):
         nonlocal pos
         if _is_dc(v):
-            return dataclasses.replace(v, **{k: build(e) for k, e in _dc_fields(v).items()})
+            return _dc_replace(v, **{k: build(e) for k, e in _dc_fields(v).items()})
         if isinstance(v, dict):
             return {k: build(e) for k, e in v.items()}
         if isinstance(v, (list, tuple)):
             return _seq(v, [build(e) for e in v])
+        if isinstance(v, np.ndarray) and v.dtype.kind == "c":
+            new = v.copy(order="K")
+            new[...] = (vec[pos:pos + v.size] + 1j * vec[pos + v.size:pos + 2 * v.size]
+                        ).reshape(v.shape)
+            pos += 2 * v.size
+            return new
         if isinstance(v, np.ndarray) and v.dtype.kind == "f":
             new = v.copy(order="K")
             new[...] = vec[pos:pos + v.size].reshape(v.shape)
@@ -770,13 +824,15 @@ def unflatten(x, vec):
 def random_like(x, rng):
     """A random pytree of ``x``'s structure (None for non-float leaves)."""
     if _is_dc(x):
-        return dataclasses.replace(x, **{k: random_like(v, rng) for k, v in _dc_fields(x).items()})
+        return _dc_replace(x, **{k: random_like(v, rng) for k, v in _dc_fields(x).items()})
     if isinstance(x, dict):
         return {k: random_like(v, rng) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return _seq(x, [random_like(v, rng) for v in x])
     if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return rng.standard_normal(x.shape).astype(x.dtype)
+    if isinstance(x, np.ndarray) and x.dtype.kind == "c":
+        return (rng.standard_normal(x.shape) + 1j * rng.standard_normal(x.shape)).astype(x.dtype)
     if isinstance(x, np.floating):
         return x.dtype.type(rng.standard_normal())
     if _is_float_leaf(x):
@@ -812,6 +868,9 @@ def grad_vector(grad, x, where):
         assert np.shape(grad) == x.shape, f"{where}: shape {np.shape(grad)} != {x.shape}"
     else:
         assert np.ndim(grad) == 0, f"{where}: a scalar parameter needs a scalar, got {np.shape(grad)}"
+    if np.iscomplexobj(x):
+        return _parts(np.asarray(grad, dtype=np.asarray(x).dtype), cotangent=True)
+    assert not np.iscomplexobj(grad), f"{where}: a complex cotangent for a real parameter"
     return np.ravel(np.asarray(grad, dtype=np.float64))
 
 
@@ -832,6 +891,9 @@ def out_vector(out, ans, where):
     if not _has_float(ans):                     # a None / string item of a result: no tangent
         return np.zeros(0)
     assert np.shape(out) == np.shape(ans), f"{where}: tangent shape {np.shape(out)} != {np.shape(ans)}"
+    if np.iscomplexobj(ans):
+        return _parts(np.asarray(out, dtype=np.asarray(ans).dtype))
+    assert not np.iscomplexobj(out), f"{where}: a complex tangent for a real result"
     return np.ravel(np.asarray(out, dtype=np.float64))
 
 
@@ -900,7 +962,7 @@ def check_rule(rule, sample, rng):
             with np.errstate(all="ignore"):
                 return flatten(call(rule, a, kw))
 
-        x0, g0, t0 = flatten(x), flatten(g), flatten(t)
+        x0, g0, t0 = flatten(x), flatten(g, cotangent=True), flatten(t)
         eps = sample.eps
         # (a) reverse
         needs = [j == k for j in range(len(diff))]

@@ -231,15 +231,26 @@ def array_attribute(x):
     return np.sum(x.flat[0] * x)
 
 
-def test_a_field_of_another_object_is_refused_by_name():
-    # as an argument: refused before anything runs, naming the function's file
-    with pytest.raises(sg.NonDifferentiableError, match=r"p is a Plain object.*dataclass"):
-        sg.grad(plain_object, wrt=0)(Plain(np.ones(2)), np.ones(2))
+def test_an_object_of_a_user_class_is_a_record_with_a_gradient_of_its_class():
+    # (objects are tested in depth in test_objects.py)
+    g = sg.grad(plain_object, wrt=0)(Plain(np.ones(2)), np.array([2.0, 3.0]))
+    assert type(g) is Plain
+    np.testing.assert_allclose(g.w, [2.0, 3.0])
+    g = sg.grad(plain_in_a_list, wrt=0)([Plain(np.ones(2))], np.array([2.0, 3.0]))
+    assert type(g[0]) is Plain
+    np.testing.assert_allclose(g[0].w, [2.0, 3.0])
+
+
+def test_an_installed_library_s_object_is_refused_by_name():
+    import types
+    with pytest.raises(sg.NonDifferentiableError, match=r"p is a SimpleNamespace object"):
+        sg.grad(plain_object, wrt=0)(types.SimpleNamespace(w=np.ones(2)), np.ones(2))
     with pytest.raises(sg.NonDifferentiableError, match=r"test_structured_values\.py"):
-        sg.jvp(plain_object, (Plain(np.ones(2)), np.ones(2)), (Plain(np.ones(2)), np.ones(2)))
+        sg.jvp(plain_object, (types.SimpleNamespace(w=np.ones(2)), np.ones(2)),
+               (types.SimpleNamespace(w=np.ones(2)), np.ones(2)))
     # held in a list: refused where the gradient reaches the field
-    with pytest.raises(sg.NonDifferentiableError, match=r"attribute \.w of a Plain object"):
-        sg.grad(plain_in_a_list, wrt=0)([Plain(np.ones(2))], np.ones(2))
+    with pytest.raises(sg.NonDifferentiableError, match=r"attribute \.w of a SimpleNamespace"):
+        sg.grad(plain_in_a_list, wrt=0)([types.SimpleNamespace(w=np.ones(2))], np.ones(2))
 
 
 def plain_in_a_list(objs, x):

@@ -3,7 +3,6 @@
 Each one resolves ``wrt`` against the call's arguments, picks
 the cached generated function for that case, and calls it.
 """
-import dataclasses
 import functools
 import types
 import inspect
@@ -40,9 +39,10 @@ def _is_float(x):
         return bool(x) and all(_is_float(v) for v in x.values())
     if isinstance(x, (list, tuple)):
         return bool(x) and all(_is_float(v) for v in x)
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        # (a dataclass of parameters may hold integer settings too: they get zeros)
-        return any(_is_float(getattr(x, f.name)) for f in dataclasses.fields(x))
+    if runtime.is_record(x):
+        # (a dataclass or an object of parameters may hold settings too: integers get
+        # zeros, functions and strings stay as they are)
+        return any(_is_float(v) for v in runtime.fields_of(x).values())
     return False
 
 
@@ -515,9 +515,9 @@ def refuse_unstructured(func, what, name, value):
     raise NonDifferentiableError(
         f"{what} of {getattr(func, '__qualname__', func)}{where} with respect to {name}: "
         f"{name} is a {type(value).__name__} object, and srcgrad differentiates with "
-        f"respect to floats, arrays, and lists, tuples, dicts, namedtuples or dataclasses "
-        f"of them (a gradient of the same structure). Make {type(value).__name__} a "
-        f"dataclass or a namedtuple, or pass its arrays as arguments.")
+        f"respect to floats, arrays, and lists, tuples, dicts, namedtuples, dataclasses "
+        f"or objects of the user's own classes holding them (a gradient of the same "
+        f"structure). Pass its arrays as arguments.")
 
 
 def _is_integral(v):

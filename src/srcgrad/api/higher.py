@@ -10,7 +10,6 @@ the operators compose: ``hessian`` is the forward-mode Jacobian of ``grad``,
 ``hvp`` the forward-mode JVP of ``grad`` (forward over reverse), and
 ``sg.grad(sg.grad(f))`` transforms the generated gradient again.
 """
-import dataclasses
 import copy
 import inspect
 import types
@@ -96,13 +95,14 @@ def _tangent_like(t, x, name):
                              f"length {len(x)}")
         return runtime.same_sequence(x, [_tangent_like(ti, xi, f"{name}[{i}]")
                                          for i, (ti, xi) in enumerate(zip(t, x))])
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+    if runtime.is_record(x):
         if type(t) is not type(x):
             raise ValueError(f"the tangent for {name!r} must be a {type(x).__name__} "
                              f"(the argument's own class)")
-        return runtime.fill_like({f.name: _tangent_like(getattr(t, f.name), getattr(x, f.name),
-                                                        f"{name}.{f.name}")
-                                  for f in dataclasses.fields(x)}, x)
+        fields = runtime.fields_of(t)
+        return runtime.fill_like({k: _tangent_like(fields.get(k), v, f"{name}.{k}")
+                                  for k, v in runtime.fields_of(x).items()
+                                  if runtime.carries_gradient(v)}, x)
     if t is None:
         return runtime.zeros_like(x)
     if np.shape(t) != np.shape(x):

@@ -146,7 +146,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         arg_keep.append(A.assign(keep, A.name(w)))
         return A.name(keep)
     for w in wrt:
-        if w in rev.final_state and rev.kinds.get(w) == "container":
+        if w in rev.final_state and rev.kinds.get(w) in ("container", "record"):
             grads.append(A.call(A.attr(ad, "fill_like"), [A.name(names.d(w)), argument(w)]))
         elif w in rev.final_state:
             grads.append(A.name(names.d(w)))

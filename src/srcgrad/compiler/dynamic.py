@@ -24,7 +24,10 @@ import types
 
 from ..errors import NonDifferentiableError
 from .. import rules, runtime
+from ..runtime import records
+from . import construct
 from .source import library_name
+from .analysis.activity import writes_attributes as attribute_writes
 from .analysis.kinds import argument_kind
 
 _SIGNATURES = {}        # code object -> Signature
@@ -49,14 +52,28 @@ def _signature(func):
 
 
 def _target(f, args, kwargs, site):
-    """(plain callable, positional args, keyword args, positions added in front)."""
+    """(plain callable, positional args, keyword args, positions added in front, what
+    the callee itself holds): ``"self"`` when the first added position is the callee's
+    own object (a bound method's, a callable object), None when it holds nothing that
+    can carry a gradient, else a description of what it holds."""
     front = 0
+    holder = _holder(f)
     while True:
         hit = rules.resolve_call(f, args, kwargs)
         if hit is not None:         # a frozen distribution's method: the distribution's
             f, args, kwargs = hit
+            if holder is None:
+                holder = "the distribution's parameters"
         if rules.lookup(f) is not None:     # (bound methods with rules: st.norm.logpdf)
-            return f, tuple(args), kwargs, front
+            return f, tuple(args), kwargs, front, holder
+        method = _array_method(f)
+        if method is not None:
+            # ``flat.reshape(*shape, -1)`` called through a value: the method's rule,
+            # its array first
+            args = (f.__self__,) + tuple(args)
+            front += 1
+            f = method
+            continue
         if isinstance(f, functools.partial):
             args = f.args + tuple(args)
             kwargs = {**f.keywords, **kwargs}
@@ -77,17 +94,119 @@ def _target(f, args, kwargs, site):
             front += 1
             f = type(f).__call__
         else:
-            return f, tuple(args), kwargs, front
+            return f, tuple(args), kwargs, front, holder
+
+
+def _array_method(f):
+    """The rule's function for a builtin method bound to an array (``x.reshape``)."""
+    owner = getattr(f, "__self__", None)
+    if not isinstance(f, types.BuiltinMethodType) or not hasattr(owner, "shape") or \
+            not hasattr(owner, "dtype"):
+        return None
+    m = rules.METHODS.get(f.__name__)
+    return m[0] if m is not None and not m[1] and rules.lookup(m[0]) is not None else None
+
+
+def _holder(f):
+    """What a callee value holds that may carry a gradient (see :func:`_target`)."""
+    if isinstance(f, types.MethodType):
+        return "self" if not isinstance(f.__self__, type) else None
+    if _array_method(f) is not None:
+        return "self"
+    owner = getattr(f, "__self__", None)
+    if isinstance(f, types.BuiltinMethodType) and owner is not None and \
+            not isinstance(owner, (types.ModuleType, type)):
+        return f"the {type(owner).__name__} whose method it is"
+    if isinstance(f, functools.partial):
+        return "the arguments the partial binds"
+    if isinstance(f, types.FunctionType):
+        if _holds_floats(f, set()):
+            return "the values it closes over or takes as defaults"
+        return None
+    if isinstance(f, (types.BuiltinFunctionType, type)) or rules.lookup(f) is not None or \
+            getattr(f, "nin", None) is not None:
+        return None
+    return "self"                            # a callable object
+
+
+def _holds_floats(v, seen):
+    """Does ``v`` hold a float or a float array, itself or in what it holds (a list's
+    items, an object's fields, a function's closure and defaults, a partial's
+    arguments, a method's object)?"""
+    if id(v) in seen:
+        return False
+    seen.add(id(v))
+    if isinstance(v, types.FunctionType):
+        held = [c.cell_contents for c in (v.__closure__ or ()) if _cell_full(c)]
+        held += list(v.__defaults__ or ()) + list((v.__kwdefaults__ or {}).values())
+    elif isinstance(v, types.MethodType):
+        held = [v.__self__, v.__func__]
+    elif isinstance(v, functools.partial):
+        held = [v.func, *v.args, *v.keywords.values()]
+    elif isinstance(v, dict):
+        held = list(v.values())
+    elif isinstance(v, (list, tuple)):
+        held = list(v)
+    elif records.is_record(v):
+        held = list(records.fields_of(v).values())
+    else:
+        return construct.is_leaf(v)
+    return any(_holds_floats(x, seen) for x in held)
+
+
+def _cell_full(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _callee_slot(wrt, front, holder, site, f):
+    """``wrt`` with the callee's own entry (None) replaced by the position of its object,
+    and whether that entry was there."""
+    if None not in wrt:
+        return list(wrt), False
+    rest = [w for w in wrt if w is not None]
+    if holder is None:
+        return rest, True
+    if holder == "self" and front > 0:
+        return [_SELF] + rest, True
+    raise NonDifferentiableError(
+        f"{site}: {_name(f)} is a function value built from values that depend on the "
+        f"differentiated inputs ({holder}); srcgrad cannot follow a gradient into what a "
+        f"function value holds: pass those values to it as arguments")
+
+
+_SELF = object()      # the callee's own object in a ``where`` list (position 0)
 
 
 def call_forward(f, wrt, site, *args, **kwargs):
     """Run ``f(*args, **kwargs)``; return its value and what :func:`call_backward`
-    needs for the gradients of the arguments named by ``wrt``."""
-    target, full, kw, front = _target(f, args, kwargs, site)
-    where = [i + front if isinstance(i, int) else i for i in wrt]
+    needs for the gradients of the arguments named by ``wrt`` (None in ``wrt``: the
+    callee's own gradient, its object's for a method or a callable object)."""
+    if not wrt:                     # nothing to differentiate: the call as written
+        return f(*args, **kwargs), _no_gradients
+    target, full, kw, front, holder = _target(f, args, kwargs, site)
+    wrt, own = _callee_slot(wrt, front, holder, site, f)
+    where = [0 if i is _SELF else i + front if isinstance(i, int) else i for i in wrt]
+    value, record = _forward(f, target, full, kw, where, site)
+    if own and (not wrt or wrt[0] is not _SELF):
+        return value, lambda g: (None,) + record(g)     # it holds nothing: no gradient
+    return value, record
+
+
+def _no_gradients(g):
+    return ()
+
+
+def _forward(f, target, full, kw, where, site):
     rule = rules.lookup(target)
     if rule is not None:
-        return _rule_forward(rule, target, full, kw, where, wrt, site)
+        return _rule_forward(rule, target, full, kw, where, site)
+    if isinstance(target, type) and records.user_class(target) and \
+            not issubclass(target, tuple):
+        return construct.forward(target, full, kw, where, site)
     if isinstance(target, types.FunctionType) and not _internal(target):
         library = library_name(target)
         if library is not None:
@@ -96,7 +215,13 @@ def call_forward(f, wrt, site, *args, **kwargs):
                 f"the internals of installed libraries (register its derivative with "
                 f"@sg.adjoint(...), wrap the call in sg.detach(...), or call "
                 f"sg.transform_library({library.split('.')[0]!r}))")
-        return _function_forward(target, full, kw, where, wrt, site)
+        if attribute_writes(target):
+            raise NonDifferentiableError(
+                f"{site}: {_name(target)} assigns attributes of an object it is given "
+                f"(self.x = ...), which its caller would see change; srcgrad cannot "
+                f"follow a gradient through that. Return the new values instead, or build "
+                f"and return a new object")
+        return _function_forward(target, full, kw, where, site)
     if rules.is_nograd(target):
         raise NonDifferentiableError(
             f"{site}: {_name(f)} returns no gradient (its result does not depend "
@@ -119,8 +244,10 @@ def _internal(func):
 
 
 def _name(f):
-    return getattr(f, "__qualname__", None) or getattr(f, "__name__", None) or \
-        type(f).__name__
+    qualname = getattr(f, "__qualname__", None)
+    if qualname is not None and "__srcgrad" in qualname:     # a def inside generated code
+        return f.__name__
+    return qualname or getattr(f, "__name__", None) or type(f).__name__
 
 
 def _slots(sig, args, kwargs, where, site, f):
@@ -144,7 +271,7 @@ def _slots(sig, args, kwargs, where, site, f):
     return [out[w] for w in where]
 
 
-def _function_forward(func, args, kwargs, where, wrt, site):
+def _function_forward(func, args, kwargs, where, site):
     sig = _signature(func)
     slots = _slots(sig, args, kwargs, where, site, func)
     params = []
@@ -170,7 +297,7 @@ def _function_forward(func, args, kwargs, where, wrt, site):
     return value, record
 
 
-def _rule_forward(rule, func, args, kwargs, where, wrt, site):
+def _rule_forward(rule, func, args, kwargs, where, site):
     slots = _slots(rule.signature, args, kwargs, where, site, func)
     value = func(*args, **kwargs)
     diff = rule.diff_params
@@ -191,9 +318,17 @@ def _rule_forward(rule, func, args, kwargs, where, wrt, site):
 def call_jvp(f, wrt, site, tangents, *args, **kwargs):
     """Forward mode: ``(f(*args, **kwargs), its tangent)`` given the tangents of the
     arguments named by ``wrt`` (the others have none)."""
-    target, full, kw, front = _target(f, args, kwargs, site)
-    where = [i + front if isinstance(i, int) else i for i in wrt]
+    target, full, kw, front, holder = _target(f, args, kwargs, site)
+    kept, own = _callee_slot(wrt, front, holder, site, f)
+    if own:                 # the callee's own tangent: its object's, or none
+        tangents = tuple(t for w, t in zip(wrt, tangents) if w is not None or
+                         (kept and kept[0] is _SELF))
+        wrt = kept
+    where = [0 if i is _SELF else i + front if isinstance(i, int) else i for i in wrt]
     rule = rules.lookup(target)
+    if isinstance(target, type) and records.user_class(target) and rule is None and \
+            not issubclass(target, tuple):
+        return construct.jvp(target, full, kw, where, tangents, site)
     if rule is not None:
         sig = rule.signature
     elif isinstance(target, types.FunctionType) and not _internal(target) and \
@@ -280,15 +415,20 @@ def call_forward_star(f, wrt, site, stars, pieces, kw_pieces):
     pieces; the gradient of an unpacked sequence is a sequence of its items' gradients
     (of a dict, a dict)."""
     flat, kwargs, spans = _flatten(stars, pieces, kw_pieces)
+    own = None in wrt                   # the callee's own gradient (call_forward)
+    wrt = [w for w in wrt if w is not None]
     slots = []
     for w in wrt:
         for j in spans[w][0]:
             if j not in slots:
                 slots.append(j)
-    value, record = call_forward(f, tuple(slots), site, *flat, **kwargs)
+    value, record = call_forward(f, ((None,) if own else ()) + tuple(slots), site, *flat,
+                                 **kwargs)
 
     def regrouped(g):
-        return _regroup(spans, wrt, dict(zip(slots, record(g))))
+        grads = record(g)
+        first, grads = (grads[:1], grads[1:]) if own else ((), grads)
+        return first + _regroup(spans, wrt, dict(zip(slots, grads)))
     return value, regrouped
 
 
@@ -297,6 +437,9 @@ def call_jvp_star(f, wrt, site, tangents, stars, pieces, kw_pieces):
     flat, kwargs, spans = _flatten(stars, pieces, kw_pieces)
     by_slot = {}
     for w, t in zip(wrt, tangents):
+        if w is None:                   # the callee's own tangent (call_jvp)
+            by_slot[None] = t
+            continue
         slots, typ = spans[w]
         if typ is None:
             by_slot[slots[0]] = t
@@ -360,3 +503,21 @@ def trampoline(f):
     fn = _TRAMPOLINES[key](f)
     fn.__srcgrad_called__ = f
     return fn
+
+
+# -- a property read from an object that holds varied values (rules/python/attributes) --
+
+def _property_vjp(getter, obj, g, name):
+    site = f"property {type(obj).__qualname__}.{name}"
+    return call_forward(getter, (0,), site, obj)[1](g)[0]
+
+
+def _property_jvp(getter, obj, t, name):
+    site = f"property {type(obj).__qualname__}.{name}"
+    return call_jvp(getter, (0,), site, (t,), obj)[1]
+
+
+rules.python.attributes.PROPERTIES.update(vjp=_property_vjp, jvp=_property_jvp)
+
+for _f in (call_forward, call_forward_star, call_jvp, call_jvp_star):
+    _f.__srcgrad_dynamic_call__ = True          # (analysis/activity.py: grad of grad)

@@ -7,7 +7,6 @@ error raised later can name the user's file, line, column and source line.
 import builtins
 import inspect
 import linecache
-import os
 import textwrap
 import types
 
@@ -16,6 +15,7 @@ import gast
 from . import parsing
 from . import syntax as A
 from ..errors import UnsupportedSyntaxError
+from ..runtime.records import in_library
 
 
 class SourceInfo:
@@ -214,32 +214,16 @@ def transform_library(name):
     _TRANSFORMED_LIBRARIES.add(name.split(".")[0])
 
 
-def _library_roots():
-    import sysconfig
-    paths = sysconfig.get_paths()
-    roots = {paths.get(k) for k in ("purelib", "platlib", "stdlib", "platstdlib")}
-    return tuple(os.path.realpath(r) + os.sep for r in roots if r)
-
-
-_ROOTS = None
-
-
 def library_name(func):
     """``"scipy.special.logsumexp"`` when ``func`` (a Python function) comes from an
     installed library the user did not opt in to transform, else None."""
-    global _ROOTS
     code = getattr(func, "__code__", None)
     if code is None:
         return None
     module = getattr(func, "__module__", None) or ""
     if module.split(".")[0] in _TRANSFORMED_LIBRARIES or module.startswith("srcgrad"):
         return None
-    filename = code.co_filename
-    if _ROOTS is None:
-        _ROOTS = _library_roots()
-    path = os.path.realpath(filename) if filename and not filename.startswith("<") else ""
-    if not path or not (path.startswith(_ROOTS) or os.sep + "site-packages" + os.sep in path
-                        or os.sep + "dist-packages" + os.sep in path):
+    if not in_library(code.co_filename):
         return None
     return f"{module}.{getattr(func, '__qualname__', func.__name__)}" if module else \
         func.__qualname__

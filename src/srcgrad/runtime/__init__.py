@@ -4,12 +4,11 @@ Generated code reaches these as ``sg.<name>``; templates in the rule table use
 them by bare name.  Each one is small, works on numpy and cupy arrays and on
 Python scalars, and never mutates its arguments.
 """
-import copy as copy_module
-import dataclasses
 
 import numpy as np
 
 from .backends import array_ns, dtype_kind
+from .records import carries_gradient, fields_of, grad_fields, is_record, with_fields
 
 __all__ = [
     "unbroadcast", "expand", "zeros_like", "ones_like_grad", "reduced_grad",
@@ -178,8 +177,9 @@ def zeros_like(x, xp=None):
         return {k: zeros_like(v, xp) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         return same_sequence(x, [zeros_like(v, xp) for v in x])
-    if _is_dataclass_value(x):
-        return _with_fields(x, {f: zeros_like(v, xp) for f, v in _fields_of(x).items()})
+    if is_record(x):
+        return with_fields(x, {f: zeros_like(v, xp) for f, v in fields_of(x).items()
+                               if carries_gradient(v)})
     if hasattr(x, "shape"):
         if xp is None or xp is np:
             xp = array_ns(x)
@@ -188,24 +188,6 @@ def zeros_like(x, xp=None):
             return np.zeros_like(x) if dt is x.dtype else np.zeros_like(x, dtype=dt)
         return xp.zeros_like(x, dtype=dt)
     return 0.0
-
-
-def _is_dataclass_value(x):
-    return dataclasses.is_dataclass(x) and not isinstance(x, type)
-
-
-def _fields_of(x):
-    """A dataclass instance's fields, by name (its gradient's sparse form)."""
-    return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
-
-
-def _with_fields(x, values):
-    """A copy of dataclass instance ``x`` with ``values`` as its fields (no __init__ runs;
-    frozen classes too)."""
-    new = copy_module.copy(x)
-    for k, v in values.items():
-        object.__setattr__(new, k, v)
-    return new
 
 
 def ones_like_grad(x):
@@ -451,10 +433,10 @@ def add_grads(a, b):
         return b
     if b is None:
         return a
-    if _is_dataclass_value(a) or _is_dataclass_value(b):
-        # a dataclass's gradient: an instance (a callee's, filled) or a sparse dict
-        a = _fields_of(a) if _is_dataclass_value(a) else a
-        b = _fields_of(b) if _is_dataclass_value(b) else b
+    if is_record(a) or is_record(b):
+        # a record's gradient: an instance (a callee's, filled) or a sparse dict
+        a = grad_fields(a) if is_record(a) else a
+        b = grad_fields(b) if is_record(b) else b
     if isinstance(a, dict):
         out = dict(a)
         for k, v in b.items():
@@ -526,9 +508,10 @@ def fill_like(g, x):
         if g is None:
             g = [None] * len(x)
         return same_sequence(x, [fill_like(gi, xi) for gi, xi in zip(g, x)])
-    if _is_dataclass_value(x):
-        g = (_fields_of(g) if _is_dataclass_value(g) else g) or {}
-        return _with_fields(x, {k: fill_like(g.get(k), v) for k, v in _fields_of(x).items()})
+    if is_record(x):
+        g = (grad_fields(g) if is_record(g) else g) or {}
+        return with_fields(x, {k: fill_like(g.get(k), v) for k, v in fields_of(x).items()
+                               if carries_gradient(v)})
     if g is None:
         return zeros_like(x)
     return g
@@ -576,6 +559,8 @@ def _holds(o, y, depth=0):
         return any(_holds(e, y, depth + 1) for e in o)
     if depth < 8 and isinstance(o, dict):
         return any(_holds(e, y, depth + 1) for e in o.values())
+    if depth < 8 and is_record(o):
+        return any(_holds(e, y, depth + 1) for e in fields_of(o).values())
     return False
 
 

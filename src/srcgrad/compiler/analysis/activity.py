@@ -9,7 +9,6 @@ return value depends on it; it is *active* if both.  The analysis is
 flow-insensitive (a variable is varied if any assignment makes it so), which
 over-approximates: an inactive variable is never treated as active's opposite.
 """
-import builtins
 import functools
 import operator
 import types
@@ -20,6 +19,7 @@ import numpy as np
 from .. import syntax as A
 from ..ir import OpKind
 from ... import rules, runtime
+from ...runtime import records
 from ...errors import NonDifferentiableError
 from ..source import MISSING, library_name, resolve
 from ...rules.python.operators import BINOPS, UNARYOPS
@@ -55,7 +55,11 @@ class Op:
             pos, kws = self.callee_args
             atoms = [a.value if isinstance(a, gast.Starred) else a
                      for a in list(pos) + [v for _, v in kws]]
-            return [(None, a.id) for a in atoms if isinstance(a, gast.Name)]
+            # a callee resolved at run time is a value too: a method's object, a
+            # callable object (its cotangent is that object's gradient)
+            receiver = getattr(self, "receiver", None)
+            return ([(None, receiver)] if receiver is not None else []) + \
+                [(None, a.id) for a in atoms if isinstance(a, gast.Name)]
         return []
 
     names = ()
@@ -155,7 +159,7 @@ class Analysis:
         op = self.call_op(v, s)
         if op.kind == "call" and getattr(op, "dynamic", None) is not None:
             pass                      # the callee is known only at run time
-        elif op.kind == "call" and _writes_attributes(op.func):
+        elif op.kind == "call" and writes_attributes(op.func):
             pass
         else:
             return None
@@ -274,9 +278,28 @@ class Analysis:
             return self.dynamic(f, args, kws, s, A.unparse_short(f) + "()")
         if _is_srcgrad_stop(obj):
             return Op("nograd")
+        if getattr(obj, "__srcgrad_dynamic_call__", False) and len(args) > 2 and \
+                isinstance(args[2], gast.Constant):
+            # generated code transformed again (grad of grad): a call it resolved at
+            # run time (compiler/dynamic.py) has no derivative of its own yet
+            site = args[2].value
+            raise NonDifferentiableError(
+                f"{site}: srcgrad cannot take a derivative of a derivative through this "
+                f"call, whose callee is known only when it runs (a function value, a "
+                f"method of an object, an object built); first-order gradients work. "
+                f"Call a module-level function by name to differentiate it again.")
         if obj is getattr and len(args) >= 2 and isinstance(args[1], gast.Constant) and \
                 isinstance(args[1].value, str) and rules.nograd_attribute(args[1].value):
             return Op("nograd")      # getattr(g, "shape", ()): metadata, as g.shape
+        if obj is super:
+            # ``super().forward(x)``: a view of the method's object (its first
+            # parameter, or super's second argument), whose gradient is that object's
+            op = Op("copy")
+            op.identity = True
+            first = args[1] if len(args) > 1 else A.name(self.params[0]) if self.params \
+                else None
+            op.names = [first.id] if isinstance(first, gast.Name) else []
+            return op
         if obj is set or obj is frozenset:
             return self.unknown(v, f"{obj.__name__}()", s)
         if "out" in kws and not (isinstance(kws["out"], gast.Constant) and kws["out"].value is None):
@@ -321,6 +344,12 @@ class Analysis:
             if library_name(method.__func__) is not None:
                 return self.library_call(v, s, f, library_name(method.__func__))
             return Op("call", func=method, callee_args=(args, list(kws.items())))
+        if isinstance(obj, type) and records.user_class(obj) and \
+                not issubclass(obj, (tuple, BaseException)):
+            # an object of the user's own class (compiler/construct.py)
+            op = self.dynamic(f, args, kws, s, obj.__qualname__ + "()")
+            op.constructs = obj.__new__ is object.__new__      # a new object, always
+            return op
         if isinstance(obj, type) and not issubclass(obj, np.ndarray):
             return Op("nograd") if obj in (int, bool, str, range, slice, type) else \
                 self.unknown(v, getattr(obj, "__name__", "?") + "()", s, obj)
@@ -348,6 +377,10 @@ class Analysis:
         op.dynamic = f
         op.label = label
         op.callee_names = sorted(A.names_read(f))
+        # the name whose gradient the callee's own cotangent goes to: ``layer`` of
+        # ``layer.forward(x)``, ``model`` of ``model(x)`` (compiler/dynamic.py)
+        base = f.value if isinstance(f, gast.Attribute) else f
+        op.receiver = base.id if isinstance(base, gast.Name) else None
         return op
 
     def bind(self, rule, args, kws, s):
@@ -401,11 +434,18 @@ class Analysis:
         self.varied = varied
         self.useful = useful
         # a call we cannot differentiate is an error only where it matters
+        local_defs = {d.name for d in self.defs} | set(self.local_defs)
         for s, tgt, srcs in flows:
             op = s.srcgrad_op
             if op.kind == "call" and getattr(op, "dynamic", None) is not None and \
                     tgt in useful and any(n in varied for n in op.callee_names):
-                raise self.captured_error(s, op)
+                # a method of an object, or a callable object, that holds varied values:
+                # its gradient is the object's.  A function value defined here that
+                # closes over varied values has no such gradient: refused
+                if op.receiver is None or op.receiver in local_defs or \
+                        set(op.callee_names) != {op.receiver}:
+                    raise self.captured_error(s, op)
+                op.callee_grad = True
             if op.kind == "unknown":
                 if tgt in useful and any(n in varied for n in srcs):
                     raise self.nondiff(s, op)
@@ -487,9 +527,11 @@ _NOGRAD_CALLABLES = (range, print, len, isinstance, slice, str, int, bool, type,
 _ATTRIBUTE_WRITERS = {}
 
 
-def _writes_attributes(func, depth=0):
-    """Does ``func`` (a user function or bound method) assign an attribute
-    (``self.total = ...``, ``obj.x += 1``) or declare a global?"""
+def writes_attributes(func, depth=0):
+    """Does ``func`` (a user function or bound method) assign an attribute of an object
+    it is given or reaches (``self.total = ...``, ``obj.x += 1``, ``cfg.a.b = v``) or
+    declare a global?  Attributes of an object it builds itself (``p = P(); p.w = w``)
+    do not count: its callers never see that object change."""
     fn = getattr(func, "__func__", func)
     code = getattr(fn, "__code__", None)
     if code is None:
@@ -502,15 +544,24 @@ def _writes_attributes(func, depth=0):
         except (TypeError, OSError, SyntaxError):
             return False
         hit = False
+        local = A.names_stored(fdef.body) - {p.id for p in A.params_of(fdef)}
         for n in A.walk(fdef.body):
             targets = n.targets if isinstance(n, gast.Assign) else \
                 [n.target] if isinstance(n, (gast.AugAssign, gast.AnnAssign)) else []
-            if any(isinstance(t, gast.Attribute) for t in targets) or \
+            roots = [_root(t) for t in targets if isinstance(t, gast.Attribute)]
+            if any(r not in local for r in roots) or \
                     isinstance(n, (gast.Global, gast.Nonlocal)):
                 hit = True
                 break
         _ATTRIBUTE_WRITERS[code] = hit
     return hit
+
+
+def _root(e):
+    """The name an attribute chain starts from (``cfg`` of ``cfg.a.b``), or None."""
+    while isinstance(e, (gast.Attribute, gast.Subscript)):
+        e = e.value
+    return e.id if isinstance(e, gast.Name) else None
 
 
 def _captured(fdef):

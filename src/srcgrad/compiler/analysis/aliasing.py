@@ -216,6 +216,17 @@ def check(body, info, params, hard, soft, temps, ad_name):
         name = t.id
         if isinstance(v, gast.Call):
             call_writes(env, s, v, later, rebound=[name])
+        if getattr(s, "srcgrad_field_write", False):
+            # ``p.w = e`` (``p = ad.with_field(p, "w", e)``): in Python p itself changes,
+            # and every other name that holds p sees it; p now holds e
+            conflict(env, s, name, later, False, label=name)
+            e = v.args[2]
+            if isinstance(e, gast.Name):
+                held, added = env.holds.setdefault(name, {}), link(SURE, s, env.objs(e.id))
+                held.update(added)
+                env.note(held, added)
+            env.bound.add(name)
+            return
         if getattr(s, "srcgrad_inplace", False):
             # ``y += v``: changes y in place when y is an array (it keeps its objects)
             if name in soft:
@@ -260,10 +271,16 @@ def check(body, info, params, hard, soft, temps, ad_name):
                         env.holds[(name, i)] = link(SURE, s, env.holds.get(e.id, {}))
                         env.note(env.self_[(name, i)])
                         env.note(env.holds[(name, i)])
+        elif isinstance(v, gast.Attribute) and isinstance(v.value, gast.Name) and \
+                not rules.method_view(v.attr):
+            # ``w = p.w``: a field of a record or namedtuple is one of what p holds
+            new_self = link(MAYBE, s, env.holds.get(v.value.id, {}))
+            new_holds = link(MAYBE, s, env.holds.get(v.value.id, {}))
         else:
             items, how = _container_items(s)
             for a in items:   # list(x) holds x's items; dict(a=x) holds x itself
-                new_holds.update(link(SURE, s, env.holds.get(a, {}) if how == "copy"
+                new_holds.update(link(MAYBE if how == "maybe" else SURE, s,
+                                      env.holds.get(a, {}) if how == "copy"
                                       else env.objs(a)))
             src, kind = _view_source(s)
             if src:
@@ -400,6 +417,8 @@ def _view_source(s):
         return ([v.func.value.id], MAYBE) if method else (None, None)
     if method and op is not None and op.kind == "unknown":
         args = [v.func.value.id] + args      # a method may return its object
+    if op is not None and getattr(op, "constructs", False):
+        return None, None                    # a new object (that may hold its arguments)
     if op is not None and op.kind in ("call", "unknown") and args:
         return args, MAYBE                   # a function may return an argument
     return None, None
@@ -422,6 +441,15 @@ def _container_items(s):
     if isinstance(v, gast.Call) and op is not None and op.kind in ("copy", "literal"):
         return [a.id for a in list(v.args) + [k.value for k in v.keywords]
                 if isinstance(a, gast.Name)], op.kind
+    if isinstance(v, gast.Call) and op is not None and op.kind == "call" and \
+            getattr(op, "dynamic", None) is not None:
+        # a callee known only at run time (an object built, ``Dense(W, b)``; a method's
+        # result) may hold what it is given, and what its object holds
+        names = [a.value if isinstance(a, gast.Starred) else a
+                 for a in list(v.args) + [k.value for k in v.keywords]]
+        names = [a.id for a in names if isinstance(a, gast.Name)]
+        receiver = getattr(op, "receiver", None)
+        return names + ([receiver] if receiver else []), "maybe"
     return [], None
 
 

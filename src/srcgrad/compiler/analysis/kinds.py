@@ -2,23 +2,24 @@
 
 ``"float"``: a Python scalar on every path; ``"num"``: an array or a scalar computed by
 an operator; ``"container"``: a list, tuple or dict (a display, or what a rule
-declares a container).  The modes use them to skip un-broadcasting between scalars and
+declares a container); ``"record"``: a dataclass or an object of a user class (its
+gradient is one of its own class, runtime/records.py).  The modes use them to skip un-broadcasting between scalars and
 to add container gradients with ``ad.add_grads``.
 """
-import dataclasses
-
 import gast
 
 from .. import syntax as A
 from ...rules import facets_of, namespace as ad_namespace
+from ...runtime.records import is_record
 
 
 def argument_kind(x):
     """How the compiler may specialize on an argument value: Python scalar, array,
     container (what the call path and calls resolved at run time both key on)."""
-    if isinstance(x, (dict, list, tuple)) or \
-            (dataclasses.is_dataclass(x) and not isinstance(x, type)):
+    if isinstance(x, (dict, list, tuple)):
         return "container"
+    if is_record(x):
+        return "record"
     if isinstance(x, (float, int)) and not isinstance(x, bool):
         return "float"
     if hasattr(x, "shape"):

@@ -215,9 +215,18 @@ class Normalizer(ControlFlow, Expressions):
             A.copy_loc(node, s)
             return pre + [node]
         if isinstance(target, gast.Attribute):
-            raise self.info.error(target, "srcgrad does not support assigning to an attribute "
-                                          f"(.{target.attr}) in a differentiated function; "
-                                          "use a local variable or a dict")
+            if not isinstance(target.value, gast.Name):
+                raise self.info.error(target, f"srcgrad does not support assigning to "
+                                              f"{A.unparse_short(target)}: assign the inner "
+                                              f"object's attribute, then the outer one")
+            # ``p.W = v``: p is rebound to a copy of itself with the field set
+            # (rules/python/attributes.with_field); the alias check refuses it where
+            # another name still sees the old object
+            base = target.value.id
+            node = A.assign(A.store(base), A.call(A.attr(self.ad_name, "with_field"), [
+                A.name(base), A.const(target.attr), value]), like=s)
+            node.srcgrad_field_write = True
+            return [node]
         raise self.info.error(target, f"srcgrad does not support this assignment target "
                                       f"({type(target).__name__})")
 
@@ -277,6 +286,18 @@ class Normalizer(ControlFlow, Expressions):
                      isinstance(st.value.value, gast.Name) and st.value.value.id == base.id]
             if reads and isinstance(out[-1], gast.Assign):
                 out[-1].srcgrad_inplace_item = reads[-1]
+            return out
+        if isinstance(t, gast.Attribute) and isinstance(t.value, gast.Name):
+            # ``p.W += v``: the array p holds changes in place (every name holding it sees
+            # it), then p holds it: ``tmp = p.W; tmp += v; p.W = tmp``
+            tmp = self.names.fresh("field")
+            out = self.stmt_Assign(A.copy_loc(gast.Assign(
+                targets=[A.store(tmp)], value=gast.Attribute(value=A.name(t.value.id),
+                                                            attr=t.attr, ctx=gast.Load()),
+                type_comment=None), s))
+            out += self.stmt_AugAssign(A.copy_loc(gast.AugAssign(
+                target=A.store(tmp), op=s.op, value=s.value), s))
+            out += self.assign_target(t, A.name(tmp), s)
             return out
         raise self.info.error(t, "srcgrad does not support this augmented assignment target")
 

@@ -29,6 +29,7 @@ Guarantees about the generated code:
   NonDifferentiableError naming the function and the line; never a zero.
 """
 import copy
+import types
 import inspect
 import math
 
@@ -207,7 +208,8 @@ class Forward(LineComments):
             t = self.tangent_of(A.name(op.names[0]), st) if op.names else None
             if t is None:
                 return None
-            if isinstance(v, gast.Call):   # list(x) / tuple(x): a new container
+            if isinstance(v, gast.Call) and not getattr(op, "identity", False):
+                # list(x) / tuple(x): a new container (super(): the object itself)
                 return gast.Call(func=copy.deepcopy(v.func), args=[t], keywords=[])
             return t
         if op.kind == "literal":
@@ -351,6 +353,9 @@ class Forward(LineComments):
             # recursion: the tangent code is being built; resolved when the call runs
             op.dynamic = copy.deepcopy(s.value.func)
             return self.dynamic_call(s, st, y, op, pos, kws)
+        if isinstance(op.func, types.MethodType):
+            # Cls.from_vector(theta), layer.apply(x): the same object as its first argument
+            fn = types.MethodType(fn, op.func.__self__)
         fname = self.names.gen.fresh(op.func.__name__ + "_jvp")
         self.callees[fname] = fn
         keywords = [gast.keyword(arg=k, value=v) for k, v in kws]
@@ -387,6 +392,11 @@ class Forward(LineComments):
             if isinstance(a, gast.Name) and self.has_tangent(a.id, st):
                 wrt.append(key)
                 tangents.append(A.name(self.d(a.id)))
+        receiver = op.receiver if getattr(op, "callee_grad", False) else None
+        if receiver is not None and self.has_tangent(receiver, st):
+            # ``layer.forward(x)``: ``None`` gives the callee (its object) a tangent
+            wrt.insert(0, None)
+            tangents.insert(0, A.name(self.d(receiver)))
         out = self.comment(s)
         dy = self.d(y)
         st.defined.add(y)

@@ -217,6 +217,11 @@ class ForwardSweep:
             op.dynamic.id if isinstance(op.dynamic, gast.Name) else "f"
         saved = self.names.gen.fresh(label + "_record")
         args = [pos[i] if isinstance(i, int) else dict(kws)[i] for i in wrt]
+        if getattr(op, "callee_grad", False):
+            # ``layer.forward(x)`` with layer varied: ``None`` asks for the callee's own
+            # gradient (its object's), which goes to layer
+            wrt = (None,) + wrt
+            args = [A.name(op.receiver)] + args
         s.srcgrad_callee = (bname, saved, args)
         site = f"{self.info.filename.rsplit('/', 1)[-1]}:{s.lineno}"
         value = gast.Call(func=A.name(fname),
@@ -242,7 +247,11 @@ class ForwardSweep:
         label = op.dynamic.attr if isinstance(op.dynamic, gast.Attribute) else \
             op.dynamic.id if isinstance(op.dynamic, gast.Name) else "f"
         saved = self.names.gen.fresh(label + "_record")
-        s.srcgrad_callee = (bname, saved, [every[i] for i in wrt])
+        args = [every[i] for i in wrt]
+        if getattr(op, "callee_grad", False):      # (as in fwd_dynamic_call)
+            wrt = (None,) + wrt
+            args = [A.name(op.receiver)] + args
+        s.srcgrad_callee = (bname, saved, args)
         site = f"{self.info.filename.rsplit('/', 1)[-1]}:{s.lineno}"
         kw_pieces = A.tuple_([A.tuple_([A.const(k), copy.deepcopy(v)]) for k, v in kws])
         value = A.call(A.name(fname), [copy.deepcopy(op.dynamic),

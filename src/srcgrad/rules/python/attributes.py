@@ -1,65 +1,129 @@
-"""Reading a field of a structured value: ``p.w`` for a namedtuple or a dataclass.
+"""Reading a field of a structured value: ``p.w`` for a namedtuple or a record (a
+dataclass, or an object of a class of the user's own code: runtime/records.py).
 
 Activity analysis gives an attribute read of a local value (one that is not an
 array attribute with its own rule, like ``x.T``) the rule of :func:`field`; the
 generated forward code keeps ``p.w`` as the user wrote it.  A gradient has its
 value's structure, as JAX's pytrees do: a namedtuple's is a namedtuple of the same
-type; a dataclass's is built as a (sparse) dict of field gradients while the
-adjoint sweep runs, and becomes an instance of the same class at the end
-(``fill_like``), with zeros for the fields nothing flowed into.
+type; a record's is built as a (sparse) dict of field gradients while the adjoint
+sweep runs, and becomes an instance of the same class at the end (``fill_like``),
+with zeros for the fields nothing flowed into.
 
 Building one, ``State(h, c)`` or ``P(w=w, b=b)`` of a namedtuple class, is
 ``as_namedtuple(State, (h, c))`` of a tuple display in the fields' order (the lowering
 binds the keywords): its gradient is the tuple's, item by item.
 
-Anything else (an array's ``x.flat``, an arbitrary object's attribute) is refused
+Anything else (an array's ``x.flat``, an installed library's object) is refused
 with an error that names the attribute: srcgrad cannot know what a gradient of
 that object is.
 """
-import dataclasses
+import inspect
+import types
 
 from ... import runtime as rt
 from ...errors import NonDifferentiableError
 from ..registry import defkernel, deflinear
 
-__all__ = ["field", "field_grad", "field_of", "as_namedtuple", "namedtuple_items"]
+__all__ = ["field", "field_grad", "field_of", "field_tangent", "structure_only",
+           "with_field", "without_field", "field_cotangent", "single_field",
+           "as_namedtuple", "namedtuple_items"]
 
 
 def _is_namedtuple(x):
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
-def _is_dataclass_value(x):
-    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+_is_record = rt.is_record
 
 
 def _refuse(obj, name):
     what = "an array" if hasattr(obj, "shape") else f"a {type(obj).__name__} object"
     raise NonDifferentiableError(
         f"srcgrad cannot differentiate through attribute .{name} of {what}: gradients "
-        f"flow through fields of namedtuples and dataclasses (their gradients have the "
-        f"same type); pass the values as arguments, or hold them in a namedtuple or a "
-        f"dataclass")
+        f"flow through fields of namedtuples, dataclasses and objects of the user's own "
+        f"classes (their gradients have the same type); pass the values as arguments, or "
+        f"hold them in a namedtuple or a dataclass")
+
+
+# how a property's getter is differentiated (compiler/dynamic.py installs these: the
+# getter is a Python function srcgrad compiles like any callee)
+PROPERTIES = {}
 
 
 def field(obj, name):
-    """``obj.name`` for a namedtuple or a dataclass (the rule's primal)."""
-    if not (_is_namedtuple(obj) or _is_dataclass_value(obj)):
+    """``obj.name`` for a namedtuple or a record (the rule's primal)."""
+    if not (_is_namedtuple(obj) or _is_record(obj)):
         _refuse(obj, name)
     return getattr(obj, name)
 
 
+def _class_attribute(obj, name):
+    """What ``obj.name`` reads from obj's class, when obj does not hold it itself: a
+    property, a method, ... (None for a field of obj's own)."""
+    if _is_namedtuple(obj) or not _is_record(obj):
+        return None
+    own = getattr(obj, "__dict__", None)
+    if own is not None and name in own:
+        return None
+    found = inspect.getattr_static(type(obj), name, None)
+    if isinstance(found, types.MemberDescriptorType):       # a __slots__ field
+        return None
+    return found
+
+
+def _property(obj, name, a, what):
+    if isinstance(a, property) and a.fget is not None and what in PROPERTIES:
+        return a.fget
+    raise NonDifferentiableError(
+        f"srcgrad cannot differentiate through .{name} of a {type(obj).__name__} object "
+        f"({type(a).__name__}); read the values it is computed from instead")
+
+
 def field_grad(g, obj, name):
     """Adjoint of ``obj.name``: obj's structure with ``g`` at the field (a namedtuple of
-    obj's type, zeros elsewhere; for a dataclass, a sparse dict ``{name: g}``)."""
+    obj's type, zeros elsewhere; for a record, a sparse dict ``{name: g}``).  A method
+    read from the class (``layer.forward``) has its object's gradient; a property's
+    is its getter's, differentiated by srcgrad."""
     if _is_namedtuple(obj):
         return type(obj)._make(g if f == name else rt.zeros_like(v)
                                for f, v in zip(obj._fields, obj))
-    if _is_dataclass_value(obj):
-        return {name: g}
-    if isinstance(obj, dict):           # a dataclass's gradient, differentiated again
+    if _is_record(obj):
+        a = _class_attribute(obj, name)
+        if a is None:
+            return {name: g}
+        if isinstance(a, types.FunctionType):
+            return g
+        if isinstance(a, (staticmethod, classmethod)):
+            return None
+        return PROPERTIES["vjp"](_property(obj, name, a, "vjp"), obj, g, name)
+    if isinstance(obj, dict):           # a record's gradient, differentiated again
         return {name: g}
     _refuse(obj, name)
+
+
+def field_tangent(t, obj, name):
+    """Tangent of ``obj.name`` from obj's tangent ``t`` (forward mode; the transpose of
+    :func:`field_grad`)."""
+    a = _class_attribute(obj, name)
+    if a is None:
+        return field_of(t, name)
+    if isinstance(a, types.FunctionType):
+        return t
+    if isinstance(a, (staticmethod, classmethod)):
+        return None
+    return PROPERTIES["jvp"](_property(obj, name, a, "jvp"), obj, t, name)
+
+
+def structure_only(obj, name, zero):
+    """The derivative of :func:`field_grad` / :func:`field_tangent` in ``obj``: ``zero``
+    for a field or a method (they use obj's structure only); a property's getter would
+    need its second derivative, which is refused rather than dropped."""
+    a = _class_attribute(obj, name)
+    if a is None or isinstance(a, (types.FunctionType, staticmethod, classmethod)):
+        return zero
+    raise NonDifferentiableError(
+        f"srcgrad cannot take a second derivative through the property "
+        f"{type(obj).__qualname__}.{name}; read the values it is computed from instead")
 
 
 def field_of(t, name):
@@ -73,10 +137,71 @@ def field_of(t, name):
 
 
 defkernel(field, "obj, name", vjp=dict(obj="field_grad(g, obj, name)"),
-          jvp=dict(obj="field_of(dobj, name)"), linear_in=("obj",), view_of="obj")
-deflinear(field_grad, "t, obj, name", "field_of(g, name)", "field_grad(dt, obj, name)",
-          container=True)
+          jvp=dict(obj="field_tangent(dobj, obj, name)"), linear_in=("obj",), view_of="obj")
+defkernel(field_grad, "t, obj, name",
+          vjp=dict(t="field_tangent(g, obj, name)",
+                   obj="structure_only(obj, name, zeros_like(obj))"),
+          jvp=dict(t="field_grad(dt, obj, name)", obj="structure_only(obj, name, zeros_like(ans))"),
+          linear_in=("t",), container=True)
+defkernel(field_tangent, "t, obj, name",
+          vjp=dict(t="field_grad(g, obj, name)", obj="structure_only(obj, name, zeros_like(obj))"),
+          jvp=dict(t="field_tangent(dt, obj, name)",
+                   obj="structure_only(obj, name, zeros_like(ans))"),
+          linear_in=("t",))
 deflinear(field_of, "t, name", "field_grad(g, t, name)", "field_of(dt, name)")
+
+
+def with_field(obj, name, value):
+    """``obj.name = value`` in differentiated code: a copy of record ``obj`` with the
+    field set (the lowering rebinds ``obj`` to it, so the user's own object is never
+    changed; the alias check refuses the write where another name still sees obj)."""
+    if not _is_record(obj):
+        raise NonDifferentiableError(
+            f"srcgrad cannot follow the assignment of attribute .{name} of a "
+            f"{type(obj).__name__} object with a gradient: it follows attribute writes on "
+            f"dataclasses and objects of the user's own classes")
+    return rt.with_fields(obj, {name: value})
+
+
+def without_field(t, name):
+    """A record's cotangent (or tangent) with nothing at field ``name``: what flows to
+    the object before ``obj.name = value`` replaced that field."""
+    if t is None:
+        return None
+    if isinstance(t, dict):
+        out = dict(t)
+        out.pop(name, None)
+        return out
+    if _is_record(t):
+        out = rt.grad_fields(t)
+        out.pop(name, None)
+        return out
+    return t
+
+
+def field_cotangent(t, name, value):
+    """Field ``name`` of a record's cotangent ``t`` (sparse dict, instance or None), or
+    zeros like ``value`` where nothing flowed to it."""
+    part = t.get(name) if isinstance(t, dict) else getattr(t, name, None) \
+        if t is not None else None
+    return rt.zeros_like(value) if part is None else part
+
+
+def single_field(t, name):
+    """The sparse record cotangent (or tangent) holding ``t`` at field ``name`` only."""
+    return {name: t}
+
+
+defkernel(with_field, "obj, name, value",
+          vjp=dict(obj="without_field(g, name)", value="field_cotangent(g, name, value)"),
+          jvp=dict(obj="without_field(dobj, name)", value="single_field(dvalue, name)"),
+          linear_in=("obj", "value"))
+deflinear(without_field, "t, name", "without_field(g, name)", "without_field(dt, name)",
+          container=True)
+deflinear(field_cotangent, "t, name, value", "single_field(g, name)",
+          "field_cotangent(dt, name, value)")
+deflinear(single_field, "t, name", "field_of(g, name)", "single_field(dt, name)",
+          container=True)
 
 
 def as_namedtuple(cls, items):

@@ -1,0 +1,194 @@
+"""Building an object of a user class inside differentiated code: ``Dense(W, b)``.
+
+The constructor runs as written.  Its gradient follows each array or float the new
+object holds back to the argument it *is*: ``self.W = W`` stores the argument itself,
+so the gradient of the object's ``.W`` is ``W``'s gradient (likewise ``self.layers =
+list(layers)``, ``self.mean, self.log_std = theta[:d], theta[d:]``, a dataclass's
+fields).  An attribute holding a value the constructor computed from its arguments
+(``self.W2 = 2 * W``) has no such source: srcgrad cannot see that computation, so the
+call is refused, naming the attribute.  A value that does not come from the
+arguments at all (``self.scale = 1.0``, a module's constant) is told apart by building
+a second object from copies of the arguments: what is the same object in both is a
+constant.
+"""
+import copy
+
+from .. import runtime
+from ..errors import NonDifferentiableError
+from ..runtime import records
+
+__all__ = ["forward", "jvp", "is_leaf"]
+
+
+def is_leaf(v):
+    """An array of floats, or a float: what carries a gradient."""
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, float):
+        return True
+    dt = getattr(v, "dtype", None)
+    return dt is not None and hasattr(v, "shape") and runtime.dtype_kind(dt) in "fc"
+
+
+def _children(v):
+    """[(step, child)] of a structured value; a step is (kind, key)."""
+    if isinstance(v, dict):
+        return [(("key", k), x) for k, x in v.items()]
+    if isinstance(v, (list, tuple)):
+        return [(("index", i), x) for i, x in enumerate(v)]
+    if records.is_record(v):
+        return [(("attr", k), x) for k, x in records.fields_of(v).items()]
+    return []
+
+
+def _leaves(v, path=(), seen=None):
+    """[(path, leaf)] of the arrays and floats inside ``v`` (each object once)."""
+    seen = set() if seen is None else seen
+    if is_leaf(v):
+        return [(path, v)]
+    if id(v) in seen:
+        return []
+    seen.add(id(v))
+    out = []
+    for step, x in _children(v):
+        out.extend(_leaves(x, path + (step,), seen))
+    return out
+
+
+def _argument(args, kwargs, w):
+    return args[w] if isinstance(w, int) else kwargs[w]
+
+
+def _routes(cls, obj, args, kwargs, where, site):
+    """[(path in obj, k, path in argument where[k])]: where each array of the new
+    object comes from."""
+    sources = {}
+    for k, w in enumerate(where):
+        for path, leaf in _leaves(_argument(args, kwargs, w)):
+            sources.setdefault(id(leaf), (k, path))
+    routes, unmatched = [], []
+    fields = _leaves(obj)
+    for path, leaf in fields:
+        hit = sources.get(id(leaf))
+        if hit is not None:
+            routes.append((path, hit[0], hit[1]))
+        else:
+            unmatched.append(path)
+    if unmatched:
+        _check_constant(cls, fields, unmatched, args, kwargs, where, site)
+    return routes
+
+
+def _check_constant(cls, fields, unmatched, args, kwargs, where, site):
+    """Refuse unless every unmatched array is a constant: the same object when the
+    class is built again from copies of the differentiated arguments."""
+    args2, kwargs2 = list(args), dict(kwargs)
+    for w in where:
+        if isinstance(w, int):
+            args2[w] = copy.deepcopy(args[w])
+        else:
+            kwargs2[w] = copy.deepcopy(kwargs[w])
+    try:
+        again = dict(_leaves(cls(*args2, **kwargs2)))
+    except Exception:                               # pragma: no cover - defensive
+        again = {}
+    first = dict(fields)
+    for path in unmatched:
+        if again.get(path, None) is not first[path]:
+            shown = _shown(path)
+            raise NonDifferentiableError(
+                f"{site}: {cls.__qualname__}(...) stores in {shown} a value it computes "
+                f"from its arguments, and srcgrad cannot follow a gradient through that "
+                f"computation (it follows objects whose attributes are the arguments "
+                f"themselves: self.W = W). Compute the value in a method, or pass it to "
+                f"{cls.__qualname__} computed")
+
+
+def _shown(path):
+    out = "the object"
+    for kind, key in path:
+        out += f".{key}" if kind == "attr" else f"[{key!r}]"
+    return out
+
+
+def _get(g, step):
+    """The part of gradient (or tangent) ``g`` at ``step`` (None: zero)."""
+    if g is None:
+        return None
+    kind, key = step
+    if isinstance(g, dict):
+        return g.get(key)
+    if kind == "index":
+        return g[key]
+    return getattr(g, key, None)
+
+
+def _at(g, path):
+    for step in path:
+        g = _get(g, step)
+    return g
+
+
+def _put(acc, value, path, piece):
+    """``acc`` (a gradient of ``value``, partial: None, sparse dicts) with ``piece``
+    added at ``path``."""
+    if not path:
+        return runtime.add_grads(acc, piece)
+    (kind, key), rest = path[0], path[1:]
+    if kind == "index":
+        items = list(acc) if acc is not None else [None] * len(value)
+        items[key] = _put(items[key], value[key], rest, piece)
+        return items
+    sub = value[key] if kind == "key" else records.fields_of(value)[key]
+    out = dict(acc) if isinstance(acc, dict) else {}
+    out[key] = _put(out.get(key), sub, rest, piece)
+    return out
+
+
+def _complete(acc, value):
+    """A gradient of ``value`` from ``acc``: sequences of the value's type and length,
+    zeros for arrays nothing reached (dicts and records stay sparse)."""
+    if isinstance(value, (list, tuple)):
+        items = list(acc) if acc is not None else [None] * len(value)
+        return runtime.same_sequence(value, [_complete(a, v) for a, v in zip(items, value)])
+    if isinstance(value, dict) or records.is_record(value):
+        if not isinstance(acc, dict):
+            return acc
+        sub = value if isinstance(value, dict) else records.fields_of(value)
+        return {k: _complete(a, sub[k]) for k, a in acc.items()}
+    if acc is None:
+        return runtime.zeros_like(value) if is_leaf(value) else None
+    return acc
+
+
+def forward(cls, args, kwargs, where, site):
+    """``cls(*args, **kwargs)`` and the record whose call gives the gradients of the
+    arguments ``where`` names from the new object's gradient."""
+    obj = cls(*args, **kwargs)
+    if not where:
+        return obj, lambda g: ()
+    routes = _routes(cls, obj, args, kwargs, where, site)
+    values = [_argument(args, kwargs, w) for w in where]
+
+    def record(g):
+        out = [None] * len(where)
+        for fpath, k, apath in routes:
+            piece = _at(g, fpath)
+            if piece is not None:
+                out[k] = _put(out[k], values[k], apath, piece)
+        return tuple(_complete(a, v) for a, v in zip(out, values))
+    return obj, record
+
+
+def jvp(cls, args, kwargs, where, tangents, site):
+    """Forward mode: the new object and its tangent (a sparse dict of its fields)."""
+    obj = cls(*args, **kwargs)
+    if not where:
+        return obj, {}
+    routes = _routes(cls, obj, args, kwargs, where, site)
+    tangent = None
+    for fpath, k, apath in routes:
+        piece = _at(tangents[k], apath)
+        if piece is not None:
+            tangent = _put(tangent, obj, fpath, piece)
+    return obj, _complete(tangent, obj) if tangent is not None else {}

@@ -1,0 +1,343 @@
+"""Objects of the user's own classes in differentiated code (runtime/records.py,
+compiler/construct.py, the callee's own gradient in compiler/dynamic.py, attribute
+writes as rules/python/attributes.with_field).
+
+Every gradient is checked against central finite differences; the refusals are
+checked to name the user's file and line.
+"""
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+RNG = np.random.default_rng(7)
+X = RNG.normal(size=(4, 3))
+W1, B1 = RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=3)
+W2, B2 = RNG.normal(size=(3, 2)) * 0.5, RNG.normal(size=2)
+
+
+def fd(fun, x, eps=1e-6):
+    """Central differences of scalar ``fun`` at array or float ``x``."""
+    if isinstance(x, float):
+        return (fun(x + eps) - fun(x - eps)) / (2 * eps)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[i] += eps
+        xm[i] -= eps
+        g[i] = (fun(xp) - fun(xm)) / (2 * eps)
+    return g
+
+
+def close(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-7)
+
+
+class Dense:
+    def __init__(self, W, b, activation=np.tanh):
+        self.W, self.b = W, b
+        self.activation = activation
+        self.scale = 1.0                  # a constant: the same object every time
+
+    def pre(self, x):
+        return x @ self.W + self.b
+
+    def forward(self, x):
+        return self.activation(self.pre(x)) * self.scale
+
+
+class Scaled(Dense):
+    def forward(self, x):
+        return 2.0 * super().forward(x)
+
+
+class Gaussian:
+    def __init__(self, mean, log_std):
+        self.mean, self.log_std = mean, log_std
+
+    @classmethod
+    def from_vector(cls, theta):
+        d = len(theta) // 2
+        return cls(theta[:d], theta[d:])
+
+    @property
+    def std(self):
+        return np.exp(self.log_std)
+
+    @staticmethod
+    def square(z):
+        return z * z
+
+    def log_prob(self, x):
+        return np.sum(-0.5 * self.square((x - self.mean) / self.std) - self.log_std)
+
+
+class Linear:
+    def __init__(self, W, b):
+        self.W, self.b = W, b
+
+    def __call__(self, x):
+        return x @ self.W + self.b
+
+
+class Chain:
+    def __init__(self, *layers):
+        self.layers = list(layers)
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = np.tanh(layer(x))
+        return x
+
+
+# -- objects as arguments: a gradient of their own class -----------------------------------
+
+def layers_loss(layers, x):
+    for layer in layers:
+        x = layer.forward(x)
+    return np.sum(x ** 2)
+
+
+def test_gradient_of_a_list_of_objects_is_a_list_of_objects_of_their_class():
+    layers = [Dense(W1, B1), Dense(W2, B2, activation=np.sin)]
+    g = sg.grad(layers_loss, wrt=0)(layers, X)
+    assert [type(d) for d in g] == [Dense, Dense]
+    assert g[1].activation is np.sin           # what carries no gradient is kept
+    for k, layer in enumerate(layers):
+        for name in ("W", "b"):
+            def fun(v, k=k, name=name):
+                new = copy.copy(layers)
+                new[k] = copy.copy(layers[k])
+                setattr(new[k], name, v)
+                return layers_loss(new, X)
+            close(getattr(g[k], name), fd(fun, getattr(layer, name)))
+    # forward mode: the tangent of an object is an object of its class
+    t = [Dense(np.ones_like(W1), np.zeros_like(B1)), Dense(np.zeros_like(W2), np.ones_like(B2))]
+    for d in t:
+        d.scale = 0.0
+    _, dout = sg.jvp(layers_loss, (layers, X), (t, np.zeros_like(X)))
+    expected = np.sum(g[0].W) + np.sum(g[1].b)
+    close(dout, expected)
+
+
+def test_the_users_objects_are_left_as_they_were():
+    layers = [Dense(W1.copy(), B1.copy())]
+    before = [vars(layer).copy() for layer in layers]
+    sg.grad(layers_loss, wrt=0)(layers, X)
+    assert [vars(layer) for layer in layers] == before
+
+
+# -- objects built inside -----------------------------------------------------------------
+
+def built_inside(W1, b1, W2, b2, x):
+    model = Chain(Linear(W1, b1), Linear(W2, b2))
+    return np.sum(model(x))
+
+
+def inherited(W1, b1, x):
+    return np.sum(Scaled(W1, b1).forward(x))
+
+
+def class_and_property(theta, x):
+    return Gaussian.from_vector(theta).log_prob(x)
+
+
+@pytest.mark.parametrize("f, args", [
+    (built_inside, (W1, B1, W2, B2, X)),
+    (inherited, (W1, B1, X)),
+    (class_and_property, (RNG.normal(size=6) * 0.3, RNG.normal(size=(5, 3)))),
+])
+def test_objects_built_inside_give_their_arguments_gradients(f, args):
+    grads = sg.grad(f, wrt=tuple(range(len(args) - 1)))(*args)
+    for i, g in enumerate(grads):
+        def fun(v, i=i):
+            a = list(args)
+            a[i] = v
+            return f(*a)
+        close(g, fd(fun, args[i]))
+    tangents = tuple(np.ones_like(a) for a in args[:-1]) + (np.zeros_like(args[-1]),)
+    _, dout = sg.jvp(f, args, tangents)
+    close(dout, sum(np.sum(g) for g in grads))
+
+
+class Computed:
+    def __init__(self, w):
+        self.w2 = 2.0 * w                  # computed from the argument: not followed
+
+
+def computed_attribute(w):
+    return np.sum(Computed(w).w2)
+
+
+def test_an_attribute_computed_by_the_constructor_is_refused_by_name():
+    with pytest.raises(sg.NonDifferentiableError, match=r"test_objects\.py:\d+.*\.w2"):
+        sg.grad(computed_attribute)(np.ones(3))
+
+
+@dataclass
+class Ridge:
+    w: np.ndarray
+    l2: float = 0.1
+
+    def loss(self, X, y):
+        r = X @ self.w - y
+        return r @ r / len(y) + self.l2 * self.w @ self.w
+
+
+def dataclass_inside(w, X, y):
+    return Ridge(w, l2=0.5).loss(X, y)
+
+
+def test_a_dataclass_built_inside_and_its_method():
+    y = RNG.normal(size=4)
+    w = RNG.normal(size=3)
+    close(sg.grad(dataclass_inside, wrt=0)(w, X, y), fd(lambda v: dataclass_inside(v, X, y), w))
+
+
+# -- a method or callable object as a value ---------------------------------------------------
+
+def bound_method_as_value(layer, x):
+    step = layer.forward
+    return np.sum(step(x))
+
+
+def test_a_bound_method_passed_around_carries_its_objects_gradient():
+    layer = Dense(W1, B1)
+    g = sg.grad(bound_method_as_value, wrt=0)(layer, X)
+    assert type(g) is Dense
+    close(g.W, fd(lambda v: bound_method_as_value(Dense(v, B1), X), W1))
+    close(g.b, fd(lambda v: bound_method_as_value(Dense(W1, v), X), B1))
+
+
+def hessian_through_an_object(w):
+    g = Gaussian(w, np.zeros_like(w))
+    return np.sum(np.sin(g.mean) * g.mean)
+
+
+def test_second_order_through_an_object_built_inside_is_refused_at_the_users_line():
+    with pytest.raises(sg.NonDifferentiableError, match=r"test_objects\.py:\d+"):
+        sg.hessian(hessian_through_an_object)(RNG.normal(size=3))
+
+
+# -- attribute writes -------------------------------------------------------------------------
+
+class Params:
+    def __init__(self, W, b):
+        self.W = W
+        self.b = b
+
+
+def write_then_read(W, b, x):
+    p = Params(W, b)
+    p.W = p.W * 2.0
+    p.b = p.b + 1.0
+    p.n = 2.0
+    p.n += np.sum(W)                     # a float attribute: += rebinds it
+    return np.sum(np.tanh(x @ p.W + p.b)) * p.n
+
+
+def augmented_write_changes_the_array_held(W, b, x):
+    p = Params(W, b)
+    p.b += 1.0                           # changes the caller's array b in place
+    return np.sum(x @ p.W + b)
+
+
+def write_new_attribute(W, x):
+    p = Params(W, 0.0)
+    p.extra = np.sin(W)
+    return np.sum(x @ (p.W + p.extra))
+
+
+def write_a_parameter_object(p, x):
+    p.W = p.W ** 2
+    return np.sum(x @ p.W)
+
+
+@pytest.mark.parametrize("f, args", [(write_then_read, (W2, B2, X)),
+                                     (write_new_attribute, (W2, X))])
+def test_attribute_writes_on_an_object_built_inside(f, args):
+    before = copy.deepcopy(args)
+    grads = sg.grad(f, wrt=tuple(range(len(args) - 1)))(*args)
+    for a, b in zip(args, before):
+        assert np.array_equal(a, b)              # += on p.b did not change the caller's b
+    for i, g in enumerate(grads):
+        def fun(v, i=i):
+            a = list(copy.deepcopy(args))
+            a[i] = v
+            return f(*a)
+        close(g, fd(fun, args[i]))
+    tangents = tuple(np.ones_like(a) for a in args[:-1]) + (np.zeros_like(args[-1]),)
+    _, dout = sg.jvp(f, args, tangents)
+    close(dout, sum(np.sum(g) for g in grads))
+
+
+def test_an_attribute_write_on_an_argument_leaves_the_users_object_alone():
+    p = Params(W2.copy(), B2)
+    g = sg.grad(write_a_parameter_object, wrt=0)(p, X)
+    np.testing.assert_array_equal(p.W, W2)
+    close(g.W, fd(lambda v: write_a_parameter_object(Params(v, B2), X), W2))
+
+
+def write_seen_through_another_name(W, x):
+    p = Params(W, 0.0)
+    q = p
+    p.W = W * 3.0
+    return np.sum(x @ q.W)
+
+
+def write_seen_through_a_list(W, x):
+    p = Params(W, 0.0)
+    held = [p]
+    p.W = W * 3.0
+    return np.sum(x @ held[0].W)
+
+
+@pytest.mark.parametrize("f, args", [(write_seen_through_another_name, (W2, X)),
+                                     (write_seen_through_a_list, (W2, X)),
+                                     (augmented_write_changes_the_array_held, (W2, B2, X))])
+def test_a_write_another_name_would_see_is_refused(f, args):
+    with pytest.raises(sg.UnsupportedSyntaxError, match=r"test_objects\.py"):
+        sg.grad(f)(*args)
+
+
+class Counter:
+    def __init__(self):
+        self.total = 0.0
+
+    def add(self, v):
+        self.total = self.total + v
+        return self.total
+
+
+def method_that_writes_its_object(x):
+    acc = Counter()
+    t = 0.0
+    for xi in x:
+        t = acc.add(np.sin(xi))
+    return t + acc.total
+
+
+def test_a_method_that_changes_its_object_is_refused_at_the_call():
+    with pytest.raises(sg.NonDifferentiableError, match=r"test_objects\.py:\d+.*add"):
+        sg.grad(method_that_writes_its_object)(np.array([0.1, 0.2]))
+
+
+# -- function values that hold values with gradients ------------------------------------------
+
+def apply(f, a):
+    return f(a)
+
+
+def closure_of_a_closure(x):
+    w = x * 2.0
+    g = lambda t: t * w          # noqa: E731
+    h = lambda t: g(t) + 1.0     # noqa: E731 (h holds g, which holds w)
+    return np.sum(apply(h, x))
+
+
+def test_a_closure_holding_a_closure_over_varied_values_is_refused():
+    with pytest.raises(sg.NonDifferentiableError, match=r"test_objects\.py:\d+.*h is a function"):
+        sg.grad(closure_of_a_closure)(np.ones(3))
