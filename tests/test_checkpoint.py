@@ -272,3 +272,43 @@ def test_nested_and_sequential_loops_with_an_integer_carried():
 def test_forward_mode_has_no_budget():
     with pytest.raises(TypeError, match="max_memory"):
         sg.jvp(rnn, rnn_case(2, 3), rnn_case(2, 3), max_memory=100)
+
+
+def growing(x):
+    hs = x
+    for i in range(40):
+        hs = np.concatenate([hs, np.sin(hs[-1:] * x[0])])
+    return np.sum(hs)
+
+
+def test_carried_values_that_grow_past_the_budget_are_an_error():
+    x = np.array([0.3, 0.5])
+    assert np.isclose(sg.grad(growing, max_memory=10 ** 6)(x), sg.grad(growing)(x)).all()
+    with pytest.raises(MemoryError, match="grow from trip to trip"):
+        sg.grad(growing, max_memory=3000)(x)
+
+
+def in_a_branch_with_aux(w, n, flag):
+    s = w
+    if flag:
+        for i in range(n):
+            s = np.sin(s) * w + 0.1
+    return np.sum(s), n
+
+
+def test_loop_inside_a_branch_and_has_aux():
+    w = np.array([0.4, 0.7, 1.1])
+    plain = sg.grad(in_a_branch_with_aux, wrt=0, has_aux=True)(w, 50, True)
+    saved = sg.grad(in_a_branch_with_aux, wrt=0, has_aux=True, max_memory=2000)(w, 50, True)
+    assert np.array_equal(plain[0], saved[0]) and plain[1] == saved[1] == 50
+    assert checkpoint.LAST["kind"] == "revolve"
+
+
+def test_records_that_outgrow_the_budget_fall_back_to_snapshots():
+    x = np.array([0.3, 0.5])
+    # the first step's records (776 bytes) times 40 fit in 34,000 bytes; the later,
+    # longer ones do not (37,280 in all)
+    saved = sg.grad(growing, max_memory=34000)(x)
+    assert checkpoint.LAST["kind"] == "revolve"
+    assert checkpoint.LAST["recorded"] > 40 + 1         # (the steps recorded before)
+    assert np.array_equal(saved, sg.grad(growing)(x))

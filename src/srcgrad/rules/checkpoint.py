@@ -168,6 +168,30 @@ def _too_small(site, budget, needed):
                        f"snapshot); raise max_memory to at least {needed}")
 
 
+def _grows(site, budget):
+    return BudgetError(f"{site}: max_memory={budget} bytes: the values this loop carries grow "
+                       f"from trip to trip, and its snapshots no longer fit; raise max_memory, "
+                       f"or carry values of a fixed size")
+
+
+def _keep_records(tape, state, value, first, records):
+    """Every step's records (the first step's given): the last carry, or None (and
+    nothing kept) if they outgrow the budget."""
+    tape.kind = "records"
+    tape.saved, tape.states = [first], [state]
+    state = tuple(value[:len(state)])
+    for t in tape.steps[1:]:
+        value, saved, bwd, where = tape.split(t, state)
+        records += tape.record_bytes(saved, state)
+        if records > tape.budget:
+            tape.saved = tape.states = None
+            return None
+        tape.saved.append((saved, bwd, where))
+        tape.states.append(state)
+        state = tuple(value[:len(state)])
+    return state
+
+
 def checkpointed_for(step, steps, carry, reads, budget):
     """``for t in steps: carry = step(t, *carry, *reads)[:len(carry)]``, keeping what
     the reverse sweep needs within ``budget = (bytes, "file:line")``."""
@@ -188,17 +212,11 @@ def checkpointed_for(step, steps, carry, reads, budget):
     records = tape.record_bytes(saved, state)
     snapshot = max(_bytes(state), 1)
     if n * records <= limit:            # every step's records fit: keep them
-        tape.kind = "records"
-        tape.saved = [(saved, bwd, where)]
-        tape.states = [state]
-        state = tuple(value[:len(state)])
-        for t in steps[1:]:
-            value, saved, bwd, where = tape.split(t, state)
-            tape.saved.append((saved, bwd, where))
-            tape.states.append(state)
-            state = tuple(value[:len(state)])
-        out = _Carry(tape, state)
-        return out
+        last = _keep_records(tape, state, value, (saved, bwd, where), records)
+        if last is not None:
+            return _Carry(tape, last)
+        # (they grew past the budget: snapshots after all, from the first state)
+        value, saved, bwd, where = tape.split(steps[0], state)
     del saved
     if limit < records + snapshot:
         raise _too_small(site, limit, records + snapshot)
@@ -207,7 +225,7 @@ def checkpointed_for(step, steps, carry, reads, budget):
     tape.snapshots_allowed = total
     spine = [(0, state, total)]
     position, current = 1, tuple(value[:len(state)])
-    p, s = 0, total
+    p, s, used = 0, total, 0
     while n - p >= 2 and s >= 2:
         target = p + revolve.split(n - p, s)
         while position < target:
@@ -215,6 +233,9 @@ def checkpointed_for(step, steps, carry, reads, budget):
             position += 1
         p, s = target, s - 1
         spine.append((p, current, s))
+        used += _bytes(current)
+        if used > limit - records:
+            raise _grows(site, limit)
     while position < n:
         current = tape.advance(current, steps[position])
         position += 1
@@ -239,6 +260,9 @@ def checkpointed_while(cond, step, carry, reads, budget):
     while cond(*state, *reads):
         if k % stride == 0:
             snapshots.append((k, state))
+            if total is not None and \
+                    sum(_bytes(st) for _, st in snapshots[1:]) > limit - records:
+                raise _grows(site, limit)
             if total is not None and len(snapshots) > max(1, total // 2):
                 stride *= 2
                 snapshots = [e for e in snapshots if e[0] % stride == 0]
