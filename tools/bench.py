@@ -466,24 +466,29 @@ def tensor_section(args):
     nn_section(args)
 
 
-def _nn_training_step(lib, hidden, d_in=784, classes=10, batch=64):
+_NN_OPTIMIZERS = {"Adam": lambda lib, params: lib.optim.Adam(params, lr=1e-3),
+                  "SGD momentum": lambda lib, params: lib.optim.SGD(params, lr=1e-2,
+                                                                    momentum=0.9)}
+
+
+def _nn_training_step(lib, hidden, optimizer="Adam", d_in=784, classes=10, batch=64):
     """A tutorial's step on ``lib`` (srcgrad or torch): Linear, ReLU, Linear in float32,
-    CrossEntropyLoss, Adam: zero_grad, forward, backward, step.  Same data and (PyTorch's
-    random stream in both) the same initial weights."""
+    CrossEntropyLoss, an optimizer of ``_NN_OPTIMIZERS``: zero_grad, forward, backward,
+    step.  Same data and (PyTorch's random stream in both) the same initial weights."""
     lib.manual_seed(0)
     model = lib.nn.Sequential(lib.nn.Linear(d_in, hidden), lib.nn.ReLU(),
                               lib.nn.Linear(hidden, classes))
-    optimizer = lib.optim.Adam(model.parameters(), lr=1e-3)
+    opt = _NN_OPTIMIZERS[optimizer](lib, model.parameters())
     loss_fn = lib.nn.CrossEntropyLoss()
     rng = np.random.default_rng(0)
     x = lib.tensor(rng.standard_normal((batch, d_in)).astype(np.float32))
     y = lib.tensor(rng.integers(0, classes, batch))
 
     def step():
-        optimizer.zero_grad()
+        opt.zero_grad()
         loss = loss_fn(model(x), y)
         loss.backward()
-        optimizer.step()
+        opt.step()
         return loss
     return step
 
@@ -497,19 +502,22 @@ def nn_section(args):
         return
     torch.set_num_threads(1)
     print()
-    print("nn training step (Linear-ReLU-Linear, CrossEntropyLoss, Adam; float32), us")
+    print("nn training step (Linear-ReLU-Linear, CrossEntropyLoss; float32, batch 64), us")
     print(f"{'benchmark':<34} {'srcgrad':>9} {'torch':>9} {'ratio':>7}")
-    for hidden in (128, 512):
-        ours, theirs = _nn_training_step(sg, hidden), _nn_training_step(torch, hidden)
-        first = ours().item(), theirs().item()          # same weights: the same first loss
-        if abs(first[0] - first[1]) > 1e-5 * abs(first[1]):
-            raise AssertionError(f"nn hidden {hidden}: first losses differ {first}")
-        times = interleaved_medians({"srcgrad": ours, "torch": theirs},
-                                    min_time=0.1 if args.quick else 0.4,
-                                    repeat=9 if args.quick else 15)
-        print(f"{f'MLP 784-{hidden}-10, batch 64':<34} {times['srcgrad'] * 1e6:>9.0f} "
-              f"{times['torch'] * 1e6:>9.0f} {times['srcgrad'] / times['torch']:>7.2f}")
-        sys.stdout.flush()
+    for optimizer in _NN_OPTIMIZERS:
+        for hidden in (128, 256, 512):
+            ours = _nn_training_step(sg, hidden, optimizer)
+            theirs = _nn_training_step(torch, hidden, optimizer)
+            first = ours().item(), theirs().item()      # same weights: the same first loss
+            if abs(first[0] - first[1]) > 1e-5 * abs(first[1]):
+                raise AssertionError(f"nn hidden {hidden}: first losses differ {first}")
+            times = interleaved_medians({"srcgrad": ours, "torch": theirs},
+                                        min_time=0.1 if args.quick else 0.4,
+                                        repeat=9 if args.quick else 15)
+            label = f"MLP 784-{hidden}-10, {optimizer}"
+            print(f"{label:<34} {times['srcgrad'] * 1e6:>9.0f} "
+                  f"{times['torch'] * 1e6:>9.0f} {times['srcgrad'] / times['torch']:>7.2f}")
+            sys.stdout.flush()
 
 
 # -- (7) compile time: the first call of grad / jvp against the function's size ------
