@@ -312,3 +312,43 @@ def test_records_that_outgrow_the_budget_fall_back_to_snapshots():
     assert checkpoint.LAST["kind"] == "revolve"
     assert checkpoint.LAST["recorded"] > 40 + 1         # (the steps recorded before)
     assert np.array_equal(saved, sg.grad(growing)(x))
+
+
+# -- the rewrite itself (compiler/lower/checkpoint.py): what a loop carries and reads ----
+
+def carries_two_reads_three(x, w, n):
+    h, c = x, 0.0
+    tmp = 1.0
+    for i in range(n):
+        tmp = h * w            # assigned before read: a temporary, not carried
+        c = c + tmp
+        h = np.sin(tmp)
+    return c + h * w
+
+
+def while_reads_its_test(y, limit):
+    t = 0.0
+    while t < limit:
+        y = y * 0.9 + t
+        t = t + 0.25
+    return y
+
+
+@pytest.mark.parametrize("f, line", [
+    (carries_two_reads_three,
+     "c, h, w = checkpointed_for(carries_two_reads_three_loop_line{}, range(n), (c, h), "
+     "(w,), max_memory)"),
+    (while_reads_its_test,
+     "y, t = checkpointed_while(while_reads_its_test_loop_line{}_test, "
+     "while_reads_its_test_loop_line{}, (y, t), (limit,), max_memory)"),
+])
+def test_rewrite_carries_and_reads(f, line):
+    import inspect
+    import linecache
+    from srcgrad.compiler.lower.checkpoint import checkpointed
+    src, first = inspect.getsourcelines(f)
+    loop = first + next(i for i, s in enumerate(src) if s.lstrip().startswith(("for", "while")))
+    g = checkpointed(f, 10 ** 6)
+    text = linecache.getlines(g.__code__.co_filename)
+    assert text[loop - 1].strip() == line.format(loop, loop)       # on the loop's own line
+    assert [s.strip() for s in text[first:loop - 1]] == [s.strip() for s in src[1:loop - first]]

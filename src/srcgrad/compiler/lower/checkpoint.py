@@ -242,7 +242,7 @@ class _Rewriter:
         params = ([index if is_for else "_trip"]) + carried + reads
         ret = ast.Return(ast.Tuple([ast.Name(n, ast.Load()) for n in carried + reads],
                                    ast.Load()))
-        self.steps.append(_def(name, params, copy.deepcopy(loop.body) + [ret]))
+        self.steps.append(_def(name, params, copy.deepcopy(loop.body) + [ret], loop.lineno))
         # what the primitive needs to know of the loop, on its step function
         self.facts[name] = (f"{self.info.filename}:{loop.lineno}",
                             tuple(r in self.unassigned for r in reads),
@@ -255,7 +255,8 @@ class _Rewriter:
                             [ast.Name(name, ast.Load()), loop.iter, carry, read, budget], [])
         else:
             cond = name + "_test"
-            self.steps.append(_def(cond, carried + reads, [ast.Return(loop.test)]))
+            test = ast.copy_location(ast.Return(loop.test), loop)
+            self.steps.append(_def(cond, carried + reads, [test], loop.lineno))
             call = ast.Call(ast.Name(self.helpers[WHILE], ast.Load()),
                             [ast.Name(cond, ast.Load()), ast.Name(name, ast.Load()), carry,
                              read, budget], [])
@@ -279,16 +280,17 @@ class _Rewriter:
                 isinstance(n.ctx, ast.Load) and id(n) not in inside}
 
 
-def _def(name, params, body):
+def _def(name, params, body, line):
     args = ast.arguments(posonlyargs=[], args=[ast.arg(p) for p in params], vararg=None,
                          kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
-    fdef = ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None)
+    fdef = ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
+                           lineno=line, col_offset=0)
     if "type_params" in ast.FunctionDef._fields:
         fdef.type_params = []
     return fdef
 
 
-_MADE = {}      # the user's code -> (factory code, main name, step names, parameters)
+_MADE = {}      # the user's code -> (codes by name, main name, step names, parameters, ...)
 _STEPS = {}     # (code, closure cells, globals) -> the step functions made for them
 
 
@@ -302,8 +304,7 @@ def checkpointed(f, budget, wrt=None):
     made = _MADE.get(key)
     if made is None:
         made = _MADE[key] = _build(func)
-    factory_code, main, steps, params, helpers, facts = made
-    codes = {c.co_name: c for c in factory_code.co_consts if isinstance(c, types.CodeType)}
+    codes, main, steps, params, helpers, facts = made
     user = dict(zip(func.__code__.co_freevars, func.__closure__ or ()))
     cells = {helpers[FOR]: types.CellType(checkpoint.checkpointed_for),
              helpers[WHILE]: types.CellType(checkpoint.checkpointed_while),
@@ -344,19 +345,25 @@ def _build(func):
     fdef.body = rewriter.block(fdef.body)
     free = list(func.__code__.co_freevars)
     names = list(rewriter.helpers.values()) + free + [s.name for s in rewriter.steps]
-    text = _text(fdef, names, rewriter.steps)
-    filename = f"{info.filename} (max_memory)"
-    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-    code = compile(text, filename, "exec")
-    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return factory_code, fdef.name, [s.name for s in rewriter.steps], rewriter.params, \
+    codes = {}
+    for unit in [fdef] + rewriter.steps:
+        where = "" if unit is fdef else f", line {unit.lineno}" + \
+            (" test" if unit.name.endswith("_test") else "")
+        filename = f"{info.filename} (max_memory{where})"
+        text = _text(unit, names)
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        factory = next(c for c in compile(text, filename, "exec").co_consts
+                       if isinstance(c, types.CodeType))
+        codes.update((c.co_name, c) for c in factory.co_consts if isinstance(c, types.CodeType))
+    return codes, fdef.name, [s.name for s in rewriter.steps], rewriter.params, \
         rewriter.helpers, rewriter.facts
 
 
-def _text(fdef, names, steps):
-    """The factory that defines the rewritten function and its steps, as text: the
-    function's statements on the lines they have in the user's file (so the generated
-    code's ``# line N:`` comments and errors name the user's lines), its steps after it."""
+def _text(fdef, names):
+    """A factory that defines ``fdef`` (the rewritten function, or a step) as text, its
+    statements on the lines they have in the user's file: the generated code's ``# line
+    N:`` comments and errors name the user's lines.  The factory's locals make the
+    helpers, the user's closure variables and the steps free variables of ``fdef``."""
     lines = ["def __srcgrad_checkpointing__():",
              "    " + " = ".join(names) + " = None"]
 
@@ -372,10 +379,6 @@ def _text(fdef, names, steps):
     fdef.body = body
     for s in body:
         put(ast.fix_missing_locations(s), "        ")
-    for step in steps:
-        lines.append("")
-        step = ast.fix_missing_locations(ast.Module([step], []))
-        lines.extend("    " + line for line in ast.unparse(step).splitlines())
     return "\n".join(lines) + "\n"
 
 
