@@ -7,7 +7,9 @@ arguments.  Shared conventions:
 * a gradient has its parameter's shape; a Python scalar parameter gets a scalar;
 * the cotangent (``g``) or tangent of a list / tuple is a list / tuple of the same
   length, whose entries may be None (meaning zero);
-* rules assume real inputs (no complex conjugation).
+* rules assume real inputs (no complex conjugation), except the complex parts and
+  ``numpy.fft`` (:mod:`.spectral`), which pair a cotangent with a tangent by
+  ``Re(sum(g * dz))``, as autograd and JAX do.
 """
 import numpy as np
 import numpy

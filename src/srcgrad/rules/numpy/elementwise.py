@@ -144,7 +144,7 @@ _unary(np.tanh,       "g * (1 - ans ** 2)",                 "TanhBackward0")
 _unary(np.arcsinh,    "g / np.sqrt(x ** 2 + 1)",            "AsinhBackward0")
 _unary(np.arccosh,    "g / np.sqrt(x ** 2 - 1)",            "AcoshBackward0")
 _unary(np.arctanh,    "g / (1 - x ** 2)",                   "AtanhBackward0")
-_unary(np.absolute,   "g * np.sign(x)",                     "AbsBackward0")      # np.abs
+# (np.absolute, np.abs: rules/numpy/spectral.py, beside the other complex parts)
 _unary(np.fabs,       "g * np.sign(x)",                     "AbsBackward0")
 _unary(np.deg2rad,    "g * (np.pi / 180)",                  "Deg2RadBackward0", linear=True)
 _unary(np.radians,    "g * (np.pi / 180)",                  "Deg2RadBackward0", linear=True)

@@ -66,11 +66,11 @@ for _name in ("argmax", "argmin", "argsort", "nonzero", "all", "any", "round", "
 for _name in ("shape", "ndim", "size", "dtype"):
     defmethod(_name, getattr(np.ndarray, _name), attribute=True)
 
-# x.view(), x.real, x.imag: views without a rule of their own
+# x.view(): a view without a rule of its own; x.real, x.imag: np.real's and np.imag's
 declare(np.ndarray.view, "a, dtype=None, type=None", name="np.ndarray.view", view_of="a",
         method="view")
-declare(np.ndarray.real, "a", name="np.ndarray.real", view_of="a", method="real", attribute=True)
-declare(np.ndarray.imag, "a", name="np.ndarray.imag", view_of="a", method="imag", attribute=True)
+_method(np.ndarray.real, np.real, "val", "real", attribute=True)
+_method(np.ndarray.imag, np.imag, "val", "imag", attribute=True)
 
 # attributes and methods whose result carries no gradient (on arrays and Tensors)
 defnograd_attributes("shape", "ndim", "dtype", "size", "itemsize", "nbytes", "device", "strides",
