@@ -18,13 +18,13 @@ import scipy.linalg as sl
 
 from ...errors import NonDifferentiableError
 from ..registry import deflinear, defnograd, defrule, deftransformable
-from ..numpy.decompositions import (_eye_like, _from_triangle, _to_symmetric, cholesky_grad,
-                                    cholesky_jvp, eigh_grad, eigh_jvp, qr_grad, qr_jvp,
-                                    svd_grad, svd_jvp)
+from ..numpy.decompositions import (_eye_like, _from_triangle, _to_symmetric, _phi, eigh_grad,
+                                    eigh_jvp, qr_grad, qr_jvp, svd_grad, svd_jvp)
 from ..numpy.conventions import _fdtype
 from ..numpy.linalg import mT
 
-__all__ = ['sl_refuse', 'sl_cho_factor_grad', 'sl_cho_factor_jvp', 'sl_cho_solve_grad_c',
+__all__ = ['sl_refuse', 'sl_cholesky_grad', 'sl_cholesky_jvp', 'sl_cho_factor_grad',
+           'sl_cho_factor_jvp', 'sl_cho_solve_grad_c',
            'sl_cho_solve_jvp_c', 'sl_solve_triangular_grad_a', 'sl_solve_triangular_grad_b',
            'sl_solve_triangular_jvp_a', 'sl_solve_grad_a', 'sl_solve_grad_b', 'sl_solve_jvp_a',
            'sl_inv_grad', 'sl_inv_jvp', 'sl_lu_factor_grad', 'sl_lu_factor_jvp',
@@ -54,18 +54,41 @@ def _factor(c, lower):
     return np.tril(c) if lower else np.triu(c)
 
 
+def _lower_solve(low, b, trans=0):
+    """``L^-1 b`` (``trans=1``: ``L^-T b``) for a lower triangular ``L``."""
+    return sl.solve_triangular(low, b, trans=trans, lower=True, check_finite=False)
+
+
+def sl_cholesky_grad(g, ans, a, upper=False):
+    """Adjoint of ``cholesky`` (``a = L L^T`` read from the lower triangle; ``upper``:
+    ``a = U^T U`` from the upper one): ``L^-T phi(L^T g) L^-1``, symmetrized, with
+    ``L^-1`` applied by two triangular solves (no inverse formed)."""
+    low, g_low = (mT(ans), mT(g)) if upper else (ans, g)
+    p = _phi(mT(low) @ g_low)
+    s = _lower_solve(low, mT(_lower_solve(low, mT(p), 1)), 1)
+    return _from_triangle(0.5 * (s + mT(s)), lower=not upper)
+
+
+def sl_cholesky_jvp(da, ans, a, upper=False):
+    """Tangent of ``cholesky``: ``L phi(L^-1 sym(da) L^-T)``, by triangular solves."""
+    low = mT(ans) if upper else ans
+    m = _lower_solve(low, mT(_lower_solve(low, _to_symmetric(da, lower=not upper))))
+    d_low = low @ _phi(m)
+    return mT(d_low) if upper else d_low
+
+
 def sl_cho_factor_grad(g, ans, a, lower=False):
     """Adjoint of ``cho_factor``: the factor's triangle as ``cholesky``; the other
     triangle of ``c`` holds ``a``'s own entries (an identity)."""
     c, _ = ans
     gc = g[0]
     gf = _factor(gc, lower)
-    return cholesky_grad(gf, _factor(c, lower), a, not lower) + (gc - gf)
+    return sl_cholesky_grad(gf, _factor(c, lower), a, not lower) + (gc - gf)
 
 
 def sl_cho_factor_jvp(da, ans, a, lower=False):
     c, _ = ans
-    df = cholesky_jvp(da, _factor(c, lower), a, not lower)
+    df = sl_cholesky_jvp(da, _factor(c, lower), a, not lower)
     return (df + (da - _factor(da, lower)), None)
 
 
@@ -73,10 +96,13 @@ def sl_cho_solve_grad_c(g, ans, c_and_lower, b):
     """Adjoint of ``x = cho_solve((c, lower), b)`` for ``c`` (its factor's triangle)."""
     c, lower = c_and_lower
     gb = sl.cho_solve(c_and_lower, g)
-    ga = -_outer(gb, ans)
-    s = ga + mT(ga)
     f = _factor(c, lower)
-    gf = s @ f if lower else f @ s                    # a = f f^T / a = f^T f
+    # -(gb x^T + x gb^T) f (a = f f^T) or f (...) (a = f^T f), as rank-k products: no
+    # product of two n x n matrices
+    if lower:
+        gf = -(_outer(gb, mT(f) @ ans) + _outer(ans, mT(f) @ gb))
+    else:
+        gf = -(_outer(f @ gb, ans) + _outer(f @ ans, gb))
     return (_factor(gf, lower), None)
 
 
@@ -448,7 +474,8 @@ def sl_circulant_grad(t, c):
     return np.reshape(sums, np.shape(c))
 
 
-deftransformable(sl_cho_factor_grad, sl_cho_factor_jvp, sl_cho_solve_grad_c,
+deftransformable(_lower_solve, sl_cholesky_grad, sl_cholesky_jvp, sl_cho_factor_grad,
+                 sl_cho_factor_jvp, sl_cho_solve_grad_c,
                  sl_cho_solve_jvp_c, sl_solve_triangular_grad_a, sl_solve_triangular_grad_b,
                  sl_solve_triangular_jvp_a, sl_solve_grad_a, sl_solve_grad_b, sl_solve_jvp_a,
                  sl_inv_grad, sl_inv_jvp, sl_lu_factor_grad, sl_lu_factor_jvp,
@@ -470,8 +497,8 @@ def _rule(func, params, **kw):
 
 
 _rule(sl.cholesky, f"a, lower=False, {_CHECK}",
-        vjp=dict(a="cholesky_grad(g, ans, a, not lower)"),
-        jvp=dict(a="cholesky_jvp(da, ans, a, not lower)"))
+        vjp=dict(a="sl_cholesky_grad(g, ans, a, not lower)"),
+        jvp=dict(a="sl_cholesky_jvp(da, ans, a, not lower)"))
 _rule(sl.cho_factor, f"a, lower=False, {_CHECK}",
         vjp=dict(a="sl_cho_factor_grad(g, ans, a, lower)"),
         jvp=dict(a="sl_cho_factor_jvp(da, ans, a, lower)"))
