@@ -8,6 +8,7 @@ the gradients themselves have a graph: ``autograd.grad`` of them gives second
 (and higher) derivatives.
 """
 import sys
+import threading
 
 import numpy as np
 
@@ -17,7 +18,7 @@ from ..core import Tensor
 from . import forward_ad as _forward
 from .nodes import AccumulateGrad, _owned, _wrap
 
-__all__ = ["backward", "grad", "run_backward", "GraphMethods"]
+__all__ = ["backward", "grad", "run_backward", "GraphMethods", "current_graph_task"]
 
 
 def _fit_grad(g, meta, node, index):
@@ -93,13 +94,13 @@ def _graph_order(roots, parents=None):
 
 
 def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate=True,
-                 create_graph=False):
+                 create_graph=False, for_grad=False):
     """Propagate ``root_grads`` (arrays; tensors with ``create_graph``) from the nodes
     ``roots`` to the leaves.
 
     ``capture``: a dict ``{node: None}`` whose entries receive the total gradient that
     reached each node (``autograd.grad``); with ``accumulate=False`` leaves' ``.grad``
-    is left alone.
+    is left alone; ``for_grad``: this is ``autograd.grad`` (see ``GraphTask``).
     """
     parents = {} if capture is not None and not accumulate else None
     deps = _graph_order(roots, parents)
@@ -112,6 +113,8 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
     # thread-local flag is set directly (what no_grad() does): this runs on every backward
     state = grad_mode._state
     prev, state.enabled = state.enabled, bool(create_graph)
+    tasks = _tasks()
+    tasks.append(GraphTask(roots, deps, needed, capture, for_grad))
     try:
         while ready:
             node = ready.pop()
@@ -120,6 +123,9 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                 if node._tensor_hooks or node._retained or node._fn_hooks:
                     g = _pre_hooks(node, g, create_graph)
                 if capture is not None and node in capture:
+                    if not accumulate and type(node) is AccumulateGrad and \
+                            node.variable._hooks and not (node._fn_hooks and node._fn_hooks[0]):
+                        g = _captured_leaf_hooks(node, g, create_graph)
                     capture[node] = g
                 if type(node) is AccumulateGrad:
                     if not accumulate:
@@ -156,6 +162,59 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                         ready.append(nxt)
     finally:
         state.enabled = prev
+        tasks.pop()
+
+
+class GraphTask:
+    """One backward pass (``backward`` or ``autograd.grad``): its id, and which nodes it
+    runs (PyTorch's ``_current_graph_task_id`` / ``_will_engine_execute_node``)."""
+
+    __slots__ = ("id", "_roots", "_deps", "_needed", "_capture", "_for_grad")
+    _count = 0
+
+    def __init__(self, roots, deps, needed, capture, for_grad):
+        GraphTask._count += 1
+        self.id = GraphTask._count
+        self._roots, self._deps, self._needed, self._capture = roots, deps, needed, capture
+        self._for_grad = for_grad
+
+    def will_execute(self, node):
+        """Whether this pass runs ``node``: reachable from the roots and (when only some
+        inputs' gradients are asked for) on a path to one of them.  (Not asked of a leaf's
+        node under ``autograd.grad``: PyTorch refuses it.)"""
+        if self._for_grad and type(node) is AccumulateGrad:
+            raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are "
+                               "currently running autograd.grad(). This is currently not "
+                               "supported.")
+        if node not in self._deps and node not in self._roots:
+            return False
+        return self._needed is None or node in self._needed or node in self._capture
+
+
+_local = threading.local()
+
+
+def _tasks():
+    tasks = getattr(_local, "tasks", None)
+    if tasks is None:
+        tasks = _local.tasks = []
+    return tasks
+
+
+def current_graph_task():
+    """The backward pass running now in this thread (the innermost), or None."""
+    tasks = _tasks()
+    return tasks[-1] if tasks else None
+
+
+def _captured_leaf_hooks(node, g, create_graph):
+    """A leaf's tensor hooks on the gradient ``autograd.grad`` returns for it (its
+    AccumulateGrad node does not run there), as PyTorch runs them."""
+    for hook in node.variable._hooks:
+        out = hook(g if create_graph else _wrap(g))
+        if out is not None:
+            g = out if create_graph else out._data
+    return g
 
 
 def _whole_base(g):
@@ -363,7 +422,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     _, roots, arrays = _root_grads(outputs, grad_outputs, create_graph)
     capture = {t._grad_node(): None for t in inputs}
     run_backward(roots, arrays, retain_graph=bool(retain_graph), capture=capture,
-                 accumulate=False, create_graph=create_graph)
+                 accumulate=False, create_graph=create_graph, for_grad=True)
     out = []
     for i, t in enumerate(inputs):
         g = capture[t._grad_node()]
