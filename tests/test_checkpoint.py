@@ -356,3 +356,21 @@ def test_rewrite_carries_and_reads(f, line):
     same = [ast.dump(ast.parse(a.strip())) == ast.dump(ast.parse(b.strip()))
             for a, b in zip(text[first:loop - 1], src[1:loop - first])]
     assert same and all(same)
+
+
+class Model:
+    def __init__(self, n):
+        self.n = n
+
+    def loss(self, w, x):
+        s = x
+        for i in range(self.n):
+            s = np.cos(s * w)
+        return s
+
+
+def test_bound_method_and_derivative_of_derivative():
+    m = Model(30)
+    assert sg.grad(m.loss, wrt=0)(0.7, 0.3) == sg.grad(m.loss, wrt=0, max_memory=1500)(0.7, 0.3)
+    with pytest.raises(TypeError, match="max_memory"):
+        sg.grad(sg.grad(m.loss), max_memory=1000)

@@ -576,7 +576,16 @@ def _budgeted(f, max_memory, wrt):
     if max_memory is None:
         return f
     from ..compiler.lower.checkpoint import checkpointed
-    return checkpointed(plain_function(f), max_memory, wrt)
+    if isinstance(f, types.MethodType):        # model.loss: its function, bound again
+        shift = wrt + 1 if isinstance(wrt, int) and wrt >= 0 else wrt
+        if isinstance(wrt, (tuple, list)):
+            shift = tuple(w + 1 if isinstance(w, int) and w >= 0 else w for w in wrt)
+        return types.MethodType(_budgeted(f.__func__, max_memory, shift), f.__self__)
+    func = plain_function(f)
+    if _is_derivative_like(f) or not isinstance(func, types.FunctionType):
+        raise TypeError(f"max_memory: {f!r} is not a Python function whose loops srcgrad "
+                        f"can checkpoint; pass max_memory to the innermost transformation")
+    return checkpointed(func, max_memory, wrt)
 
 
 grad = _decorator("grad")

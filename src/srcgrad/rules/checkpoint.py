@@ -210,7 +210,7 @@ def checkpointed_for(step, steps, carry, reads, budget):
     n = len(steps)
     value, saved, bwd, where = tape.split(steps[0], state)
     records = tape.record_bytes(saved, state)
-    snapshot = max(_bytes(state), 1)
+    snapshot = max(_bytes(tuple(value[:len(state)])), 1)   # (a state after a step)
     if n * records <= limit:            # every step's records fit: keep them
         last = _keep_records(tape, state, value, (saved, bwd, where), records)
         if last is not None:
