@@ -374,3 +374,33 @@ def test_bound_method_and_derivative_of_derivative():
     assert sg.grad(m.loss, wrt=0)(0.7, 0.3) == sg.grad(m.loss, wrt=0, max_memory=1500)(0.7, 0.3)
     with pytest.raises(TypeError, match="max_memory"):
         sg.grad(sg.grad(m.loss), max_memory=1000)
+
+
+def make_lstm_like(scale):
+    def loss(params, xs):
+        state = (np.zeros(3), np.zeros(3))
+        for t in range(xs.shape[0]):
+            h, c = state
+            gate = np.tanh(params["W"] @ h + xs[t] * scale)
+            c = c * 0.5 + gate
+            state = (np.tanh(c) * params["b"], c)
+        return np.sum(state[0] ** 2) + np.sum(state[1])
+    return loss
+
+
+def test_closure_container_carry_and_dict_reads():
+    r = np.random.default_rng(5)
+    params = {"W": r.normal(size=(3, 3)) * 0.5, "b": r.normal(size=3)}
+    xs = r.normal(size=(40, 3))
+    loss = make_lstm_like(0.7)
+    plain = sg.grad(loss, wrt=0)(params, xs)
+    saved = sg.grad(loss, wrt=0, max_memory=4000)(params, xs)
+    assert checkpoint.LAST["kind"] == "revolve"
+    for k in params:
+        assert np.array_equal(plain[k], saved[k])
+    eps = 1e-6
+    up = dict(params, W=params["W"].copy())
+    up["W"][1, 2] += eps
+    down = dict(params, W=params["W"].copy())
+    down["W"][1, 2] -= eps
+    assert abs(saved["W"][1, 2] - (loss(up, xs) - loss(down, xs)) / (2 * eps)) < 1e-6
