@@ -71,6 +71,70 @@ def test_conv1d_matches_pytorch(kw):
     _compare(lambda x, w: TF.conv1d(x, w, **kw), lambda x, w: F.conv1d(x, w, **kw), x[0], w)
 
 
+# (function, input shape, weight shape, bias, keywords): weights of conv_transpose are
+# (in, out / groups, *kernel)
+CONV3D_AND_TRANSPOSED = [
+    ("conv3d", (2, 4, 5, 6, 4), (6, 2, 2, 3, 2), True, dict(stride=(1, 2, 1), padding=1,
+                                                            groups=2)),
+    ("conv3d", (4, 5, 5, 5), (3, 4, 3, 3, 3), False, dict(dilation=2, padding=2)),
+    ("conv_transpose1d", (2, 3, 7), (3, 4, 3), True, dict(stride=2, padding=1,
+                                                          output_padding=1)),
+    ("conv_transpose1d", (3, 7), (3, 2, 4), False, dict(stride=3, padding=4, dilation=2)),
+    ("conv_transpose2d", (2, 4, 5, 6), (4, 3, 3, 2), True,
+     dict(stride=(2, 1), padding=(1, 0), groups=2, output_padding=(1, 0))),
+    ("conv_transpose2d", (1, 2, 4, 4), (2, 5, 3, 3), True, dict(stride=2, dilation=2,
+                                                                padding=3, output_padding=1)),
+    ("conv_transpose3d", (2, 2, 3, 4, 3), (2, 3, 2, 3, 2), True,
+     dict(stride=(2, 1, 3), padding=(0, 1, 1), output_padding=(1, 0, 2))),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name, xs, ws, bias, kw", CONV3D_AND_TRANSPOSED,
+                         ids=lambda v: v if isinstance(v, str) else None)
+def test_conv3d_and_conv_transpose_match_pytorch(name, xs, ws, bias, kw, dtype):
+    x, w = RNG.standard_normal(xs).astype(dtype), RNG.standard_normal(ws).astype(dtype)
+    arrays = [x, w]
+    if bias:
+        out_channels = ws[1] * kw.get("groups", 1) if "transpose" in name else ws[0]
+        arrays.append(RNG.standard_normal(out_channels).astype(dtype))
+    _compare(lambda *a: getattr(TF, name)(*a, **kw), lambda *a: getattr(F, name)(*a, **kw),
+             *arrays, tol=1e-10 if dtype == "float64" else 2e-4)
+
+
+def test_conv3d_and_conv_transpose_finite_differences():
+    _finite_differences(lambda x, w, b: F.conv_transpose2d(x, w, b, stride=(2, 1), padding=1,
+                                                           output_padding=(1, 0), groups=2),
+                        [RNG.standard_normal((1, 2, 3, 3)), RNG.standard_normal((2, 2, 2, 3)),
+                         RNG.standard_normal(4)])
+    _finite_differences(lambda x, w: F.conv_transpose1d(x, w, stride=3, dilation=2, padding=2),
+                        [RNG.standard_normal((2, 2, 3)), RNG.standard_normal((2, 1, 3))])
+    _finite_differences(lambda x, w: F.conv3d(x, w, stride=(1, 2, 1), padding=(0, 1, 1)),
+                        [RNG.standard_normal((1, 2, 3, 3, 2)),
+                         RNG.standard_normal((2, 2, 2, 2, 2))])
+
+
+def test_conv_transpose_modules_match_pytorch():
+    """Default initialisation from the seeded stream, repr, output_size, and an output."""
+    for kw in (dict(in_channels=4, out_channels=6, kernel_size=(3, 2), stride=(2, 1),
+                    padding=(1, 0), groups=2, output_padding=(1, 0)),
+               dict(in_channels=2, out_channels=1, kernel_size=3, stride=2, bias=False)):
+        torch.manual_seed(3)
+        sg.manual_seed(3)
+        mt, ms = torch.nn.ConvTranspose2d(**kw), sg.nn.ConvTranspose2d(**kw)
+        assert repr(mt) == repr(ms)
+        for (nt, pt), (ns, ps) in zip(mt.named_parameters(), ms.named_parameters()):
+            assert nt == ns
+            np.testing.assert_array_equal(ps.detach().numpy(), pt.detach().numpy())
+        x = RNG.standard_normal((2, kw["in_channels"], 4, 5)).astype(np.float32)
+        yt, ys = mt(torch.tensor(x)), ms(sg.tensor(x))
+        np.testing.assert_allclose(ys.detach().numpy(), yt.detach().numpy(), atol=1e-5)
+        size = [2, 1, 10, 12] if kw["stride"] == 2 else None
+        if size:
+            assert tuple(ms(sg.tensor(x), output_size=size).shape) == \
+                tuple(mt(torch.tensor(x), output_size=size).shape)
+
+
 def test_conv_gradients_match_finite_differences():
     x, w, b = RNG.standard_normal((1, 2, 4, 4)), RNG.standard_normal((2, 1, 2, 3)), \
         RNG.standard_normal(2)

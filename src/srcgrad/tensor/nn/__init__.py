@@ -3,7 +3,8 @@
     module      Parameter, Module (registration, traversal, state dicts, hooks, repr)
     container   Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict
     layers      Linear, Bilinear, Embedding, LayerNorm, Dropout, activations, losses
-    spatial_layers  Conv1d/2d, MaxPool, AvgPool, AdaptiveAvgPool, BatchNorm1d/2d
+    spatial_layers  Conv1d/2d/3d, ConvTranspose1d/2d/3d, MaxPool, AvgPool, AdaptiveAvgPool,
+                    BatchNorm1d/2d
     recurrent   RNN, LSTM, GRU and their cells
     functional  the same as functions of tensors (nn.functional; convolution holds the
                 convolutions, pooling and batch_norm)

@@ -17,7 +17,8 @@ from ..core import Tensor
 from .. import grad_mode
 from .padding import _named, pad
 
-__all__ = ["conv1d", "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+           "conv_transpose3d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "batch_norm"]
 
 
@@ -137,7 +138,7 @@ def _convolution(input, weight, bias, stride, padding, dilation, groups, n):
     batch, taps = x.shape[0], win.shape[2]
     win = win.reshape(batch, groups, channels // groups, taps, *sizes)
     w = weight.reshape(groups, out_channels // groups, channels // groups, taps)
-    outs = "ab"[:n]
+    outs = "xyz"[:n]
     out = _einsum(f"ngck{outs},gock->ngo{outs}", win, w)
     out = out.reshape(batch, out_channels, *sizes)
     if bias is not None:
@@ -157,6 +158,126 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     return _convolution(input, weight, bias, stride, padding, dilation, groups, 2)
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    return _convolution(input, weight, bias, stride, padding, dilation, groups, 3)
+
+
+# -- transposed convolution ----------------------------------------------------------------------
+#
+# conv_transpose(x, w) is the gradient of a convolution with respect to its input: the
+# convolution, with stride 1 and the kernel flipped (its in and out channels swapped), of
+# ``x`` spread out by the stride (stride - 1 zeros between entries) and padded by
+# dilation * (kernel - 1) - padding on each side (output_padding more on the right; a
+# negative width crops).
+
+def _spread(x, stride):
+    """``x`` (N, C, *spatial) with ``stride - 1`` zeros between its entries along each
+    spatial dimension (recorded: a stack with zeros, a reshape and a slice)."""
+    from ..factories import zeros_like
+    from ..functions import stack
+    for d, s in enumerate(stride):
+        if s == 1:
+            continue
+        axis = 2 + d
+        length = x.shape[axis]
+        parts = stack([x] + [zeros_like(x)] * (s - 1), axis + 1)      # ..., I, s, ...
+        shape = list(x.shape)
+        shape[axis] = length * s
+        index = [slice(None)] * x.ndim
+        index[axis] = slice(0, (length - 1) * s + 1)
+        x = parts.reshape(shape)[tuple(index)]
+    return x
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                    n, output_size=None):
+    name = f"conv_transpose{n}d"
+    x, added = _batched(input, n, name)
+    if weight.ndim != n + 2:
+        raise RuntimeError(f"weight should have {n + 2} dimensions for {name}, got "
+                           f"{weight.ndim}")
+    kernel = tuple(weight.shape[2:])
+    stride = _tuple(stride, n, "stride")
+    padding = _tuple(padding, n, "padding")
+    dilation = _tuple(dilation, n, "dilation")
+    if output_size is not None:
+        output_padding = _output_padding(x, output_size, stride, padding, kernel, dilation)
+    output_padding = _tuple(output_padding, n, "output_padding")
+    for op, s, d in zip(output_padding, stride, dilation):
+        if op >= s and op >= d:
+            raise RuntimeError("output padding must be smaller than either stride or "
+                               f"dilation, but got output_padding={list(output_padding)}, "
+                               f"stride={list(stride)} and dilation={list(dilation)}")
+    channels = x.shape[1]
+    if channels != weight.shape[0]:
+        raise RuntimeError(
+            f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+            f"{list(x.shape)} to have {weight.shape[0]} channels, but got {channels} "
+            "channels instead")
+    if channels % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by "
+                           f"{groups} at dimension 0, but got weight of size "
+                           f"{list(weight.shape)} instead")
+    x = _spread(x, stride)
+    widths = [(dilation[d] * (kernel[d] - 1) - padding[d],
+               dilation[d] * (kernel[d] - 1) - padding[d] + output_padding[d]) for d in range(n)]
+    if any(w < 0 for lr in widths for w in lr):          # crop where the padding is larger
+        index = [slice(None), slice(None)] + [
+            slice(max(0, -left), x.shape[2 + d] - max(0, -right))
+            for d, (left, right) in enumerate(widths)]
+        x = x[tuple(index)]
+    # (C_in, C_out/g, *K) -> (C_out, C_in/g, *K), flipped: the convolution's kernel
+    out_group = weight.shape[1]
+    w = weight.reshape(groups, channels // groups, out_group, *kernel).transpose(1, 2)
+    w = w.reshape(groups * out_group, channels // groups, *kernel).flip(
+        tuple(range(2, n + 2)))
+    pads = [(max(0, left), max(0, right)) for left, right in widths]
+    out = _conv_padded(x, w, bias, pads, dilation, groups, n)
+    return _unbatched(out, added)
+
+
+def _conv_padded(x, w, bias, pads, dilation, groups, n):
+    """A stride-1 convolution of ``x`` padded by ``pads`` ((left, right) per dimension)."""
+    if any(p for lr in pads for p in lr):
+        x = pad(x, [p for lr in reversed(pads) for p in lr])
+    return _convolution(x, w, bias, 1, 0, dilation, groups, n)
+
+
+def _output_padding(x, output_size, stride, padding, kernel, dilation):
+    """The output_padding that makes the output ``output_size`` (spatial, or with the
+    batch and channel dimensions), as ``ConvTranspose``'s ``forward(output_size=...)``."""
+    n = len(kernel)
+    size = list(output_size)[-n:]
+    out = []
+    for d in range(n):
+        smallest = (x.shape[2 + d] - 1) * stride[d] - 2 * padding[d] + \
+            dilation[d] * (kernel[d] - 1) + 1
+        if not smallest <= size[d] < smallest + stride[d]:
+            raise ValueError(f"requested an output size of {size}, but valid sizes range from "
+                             f"{smallest} to {smallest + stride[d] - 1} (for an input of "
+                             f"{list(x.shape[2:])})")
+        out.append(size[d] - smallest)
+    return tuple(out)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0,
+                     groups=1, dilation=1):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 3)
 
 
 # -- pooling -----------------------------------------------------------------------------------

@@ -7,16 +7,18 @@ from . import convolution as C
 from . import init
 from .module import Module, Parameter
 
-__all__ = ["Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d",
+           "ConvTranspose3d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d",
            "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d"]
 
 
 class _ConvNd(Module):
     _n = 2
+    _transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  dilation=1, groups=1, bias=True, padding_mode="zeros", device=None,
-                 dtype=None):
+                 dtype=None, output_padding=0):
         super().__init__()
         n = self._n
         if groups <= 0:
@@ -39,10 +41,12 @@ class _ConvNd(Module):
         self.stride = C._tuple(stride, n)
         self.padding = padding if isinstance(padding, str) else C._tuple(padding, n)
         self.dilation = C._tuple(dilation, n)
-        self.transposed, self.output_padding = False, (0,) * n
+        self.transposed = self._transposed
+        self.output_padding = C._tuple(output_padding, n, "output_padding")
         self.groups, self.padding_mode = groups, padding_mode
-        self.weight = Parameter(factories.empty(out_channels, in_channels // groups,
-                                                *self.kernel_size, dtype=dtype))
+        shape = (in_channels, out_channels // groups) if self.transposed else \
+            (out_channels, in_channels // groups)
+        self.weight = Parameter(factories.empty(*shape, *self.kernel_size, dtype=dtype))
         if bias:
             self.bias = Parameter(factories.empty(out_channels, dtype=dtype))
         else:
@@ -58,9 +62,8 @@ class _ConvNd(Module):
                 init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input):
-        f = C.conv1d if self._n == 1 else C.conv2d
-        return f(input, self.weight, self.bias, self.stride, self.padding, self.dilation,
-                 self.groups)
+        return C._convolution(input, self.weight, self.bias, self.stride, self.padding,
+                              self.dilation, self.groups, self._n)
 
     def extra_repr(self):
         n = self._n
@@ -70,6 +73,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * n:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * n:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -83,6 +88,42 @@ class Conv1d(_ConvNd):
 
 class Conv2d(_ConvNd):
     _n = 2
+
+
+class Conv3d(_ConvNd):
+    _n = 3
+
+
+class _ConvTransposeNd(_ConvNd):
+    """Weight (in_channels, out_channels / groups, *kernel_size); ``forward(input,
+    output_size)`` picks the output_padding that gives ``output_size``."""
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if isinstance(padding, str):
+            raise ValueError(f"padding={padding!r} is not supported for ConvTranspose"
+                             f"{self._n}d")
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype, output_padding)
+
+    def forward(self, input, output_size=None):
+        return C._conv_transpose(input, self.weight, self.bias, self.stride, self.padding,
+                                 self.output_padding, self.groups, self.dilation, self._n,
+                                 output_size)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _n = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _n = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _n = 3
 
 
 class _MaxPoolNd(Module):
