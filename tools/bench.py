@@ -6,8 +6,10 @@ Run: tools/demo-style venv, then `python tools/bench.py [--quick] [SECTION]`, wh
 SECTION is one of all (the default), compile, tensor, higher, peers (srcgrad, autograd,
 torch and jax.jit against hand-written NumPy, as a markdown table), memory (bytes kept
 per step), overhead (the cost of sg.grad's wrapper per cached call), nn (an nn.Module
-training step, ``import srcgrad as torch`` against PyTorch eager) and checkpoint (an RNN
-with and without max_memory).  peers, memory, overhead, nn and checkpoint run pinned to
+training step, ``import srcgrad as torch`` against PyTorch eager), checkpoint (an RNN
+with and without max_memory) and scipy (likelihoods through SciPy: a Gaussian mixture
+with logsumexp and norm.logpdf, a Gaussian process with cholesky, cho_solve and slogdet;
+tools/bench_scipy.py).  peers, memory, overhead, nn, checkpoint and scipy run pinned to
 one core with single-threaded BLAS.
 """
 import argparse
@@ -20,7 +22,7 @@ import time
 import types
 import tracemalloc
 
-_ONE_CORE = ("peers", "memory", "overhead", "nn", "checkpoint")
+_ONE_CORE = ("peers", "memory", "overhead", "nn", "checkpoint", "scipy")
 if any(a in _ONE_CORE for a in sys.argv[1:]):
     # before NumPy, torch and XLA start their thread pools: one thread each, one core
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -88,7 +90,7 @@ def main(argv=None):
         import bench_checkpoint
         sections = {"peers": bench_peers.peers_section, "memory": bench_peers.memory_section,
                     "overhead": overhead_section, "nn": nn_section,
-                    "checkpoint": bench_checkpoint.checkpoint_section}
+                    "checkpoint": bench_checkpoint.checkpoint_section, "scipy": scipy_section}
         sections[args.section](args)
         return
     if args.tensor_only or args.section == "tensor":
@@ -191,6 +193,17 @@ def main(argv=None):
     tensor_section(args)      # PyTorch's column is left blank when torch is not installed
     higher_section(args)      # HVP and Jacobians, next to autograd and torch.func
     compile_section(args)     # first-call (compile) time against the function's size
+    scipy_section(args)       # SciPy's likelihoods (left out when SciPy is not installed)
+
+
+def scipy_section(args):
+    """tools/bench_scipy.py's table: SciPy's functions inside differentiated code."""
+    if importlib.util.find_spec("scipy") is None:
+        print("SciPy is not installed: no SciPy benchmarks")
+        return
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import bench_scipy
+    bench_scipy.scipy_section(quick=args.quick)
 
 
 # -- (8) the wrapper's cost per cached call ------------------------------------------

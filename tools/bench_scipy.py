@@ -8,8 +8,13 @@ with the gradient written in NumPy (SciPy's functions cost more than the NumPy
 expressions a person would write by hand, and srcgrad's generated code calls the
 function's SciPy calls as written); the last column, the function itself (no gradient)
 over the NumPy-only hand-written value and gradient, is the floor of the first ratio.
+The benchmarks: a Gaussian mixture's log-likelihood (``scipy.special.logsumexp``,
+``scipy.stats.norm.logpdf``) and a Gaussian process's marginal likelihood
+(``scipy.linalg.cholesky``, ``cho_solve``, and ``np.linalg.slogdet`` or the factor's
+diagonal for ``log det K``).
 Run: `python tools/bench_scipy.py [--quick] [--source]` (``--source`` prints the
-generated code of each benchmark).
+generated code of each benchmark), or `python tools/bench.py scipy` (the same table, one
+core, single-threaded BLAS).
 """
 import argparse
 import statistics
@@ -17,6 +22,7 @@ import sys
 import time
 
 import numpy as np
+import scipy.linalg as sl
 import scipy.special as sc
 import scipy.stats as st
 
@@ -104,10 +110,77 @@ def mixture_inputs(n, k, seed=0):
             rng.normal(scale=2.0, size=n))
 
 
+# -- a Gaussian process's marginal likelihood ---------------------------------------------
+
+def gp_nll(log_ell, log_sf, log_sn, d2, y):
+    """The negative log marginal likelihood of a GP with a squared-exponential kernel
+    (length scale ``exp(log_ell)``, signal and noise scales ``exp(log_sf)``,
+    ``exp(log_sn)``), ``d2`` the squared distances between the inputs."""
+    k = np.exp(2 * log_sf - 0.5 * d2 / np.exp(2 * log_ell)) + np.exp(2 * log_sn) * np.eye(len(y))
+    low = sl.cholesky(k, lower=True)
+    alpha = sl.cho_solve((low, True), y)
+    sign, logdet = np.linalg.slogdet(k)
+    return 0.5 * (y @ alpha) + 0.5 * logdet + 0.5 * len(y) * np.log(2 * np.pi)
+
+
+def gp_nll_factor(log_ell, log_sf, log_sn, d2, y):
+    """:func:`gp_nll` with ``log det K`` read from the Cholesky factor's diagonal (as
+    GPML writes it) instead of ``slogdet``."""
+    k = np.exp(2 * log_sf - 0.5 * d2 / np.exp(2 * log_ell)) + np.exp(2 * log_sn) * np.eye(len(y))
+    low = sl.cholesky(k, lower=True)
+    alpha = sl.cho_solve((low, True), y)
+    logdet = 2 * np.sum(np.log(np.diag(low)))
+    return 0.5 * (y @ alpha) + 0.5 * logdet + 0.5 * len(y) * np.log(2 * np.pi)
+
+
+def gp_hand(log_ell, log_sf, log_sn, d2, y):
+    """The value and gradient of :func:`gp_nll`, written out (GPML's formulas): one
+    Cholesky factor, ``log det`` from its diagonal, ``dL/dK = (K^-1 - a a^T) / 2``."""
+    n = len(y)
+    kf = np.exp(2 * log_sf - 0.5 * d2 / np.exp(2 * log_ell))
+    k = kf + np.exp(2 * log_sn) * np.eye(n)
+    low = sl.cholesky(k, lower=True)
+    alpha = sl.cho_solve((low, True), y)
+    value = 0.5 * (y @ alpha) + np.sum(np.log(np.diag(low))) + 0.5 * n * np.log(2 * np.pi)
+    dk = 0.5 * (sl.cho_solve((low, True), np.eye(n)) - np.outer(alpha, alpha))
+    d_ell = np.sum(dk * kf * d2) / np.exp(2 * log_ell)
+    d_sf = 2 * np.sum(dk * kf)
+    d_sn = 2 * np.exp(2 * log_sn) * np.trace(dk)
+    return value, (d_ell, d_sf, d_sn)
+
+
+def gp_hand_scipy(log_ell, log_sf, log_sn, d2, y):
+    """The same, the value by the same calls as :func:`gp_nll` (``slogdet`` too)."""
+    n = len(y)
+    kf = np.exp(2 * log_sf - 0.5 * d2 / np.exp(2 * log_ell))
+    k = kf + np.exp(2 * log_sn) * np.eye(n)
+    low = sl.cholesky(k, lower=True)
+    alpha = sl.cho_solve((low, True), y)
+    sign, logdet = np.linalg.slogdet(k)
+    value = 0.5 * (y @ alpha) + 0.5 * logdet + 0.5 * n * np.log(2 * np.pi)
+    dk = 0.5 * (sl.cho_solve((low, True), np.eye(n)) - np.outer(alpha, alpha))
+    d_ell = np.sum(dk * kf * d2) / np.exp(2 * log_ell)
+    d_sf = 2 * np.sum(dk * kf)
+    d_sn = 2 * np.exp(2 * log_sn) * np.trace(dk)
+    return value, (d_ell, d_sf, d_sn)
+
+
+def gp_inputs(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-2, 2, (n, d))
+    y = np.sin(x[:, 0]) + 0.1 * rng.normal(size=n)
+    d2 = np.sum((x[:, None, :] - x[None, :, :]) ** 2, axis=-1)
+    return np.log(0.8), np.log(1.2), np.log(0.1), d2, y
+
+
 # (name, function, hand-written value and gradient: NumPy only / the function's own SciPy
 #  calls for the value, inputs, wrt, sizes)
 BENCHES = [("gaussian mixture", mixture_loglik, mixture_hand, mixture_hand_scipy,
-            mixture_inputs, (0, 1, 2), [(10_000, 8), (1_000, 4), (100_000, 16)])]
+            mixture_inputs, (0, 1, 2), [(10_000, 8), (1_000, 4), (100_000, 16)]),
+           ("GP, slogdet", gp_nll, gp_hand, gp_hand_scipy, gp_inputs, (0, 1, 2),
+            [(200, 2), (50, 2), (800, 3)]),
+           ("GP, factor logdet", gp_nll_factor, gp_hand, gp_hand, gp_inputs, (0, 1, 2),
+            [(200, 2), (50, 2), (800, 3)])]
 
 
 def check(value_grad, hand, args):
@@ -118,27 +191,34 @@ def check(value_grad, hand, args):
         np.testing.assert_allclose(a, b, rtol=1e-8, atol=1e-10)
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--quick", action="store_true", help="the first size of each benchmark")
-    p.add_argument("--source", action="store_true", help="print the generated gradients")
-    opts = p.parse_args(argv)
-    print(f"{'benchmark':<18}{'size':>11}{'srcgrad':>11}{'hand':>11}{'ratio':>7}"
+def scipy_section(quick=False, source=False):
+    """The table: each benchmark at each size (``quick``: the first), one row each."""
+    print("SciPy: value and gradient, srcgrad next to hand-written (ratios: srcgrad / hand)")
+    print(f"{'benchmark':<19}{'size':>10}{'srcgrad':>11}{'hand':>11}{'ratio':>7}"
           f"{'hand (SciPy value)':>21}{'ratio':>7}{'f alone / hand':>16}")
     for name, f, hand, hand_scipy, inputs, wrt, sizes in BENCHES:
         value_grad = sg.value_and_grad(f, wrt=wrt)
-        if opts.source:
+        if source:
             print(sg.source(f, wrt=wrt))
-        for size in sizes[:1] if opts.quick else sizes:
+        for size in sizes[:1] if quick else sizes:
             args = inputs(*size)
             check(value_grad, hand, args)
             check(hand_scipy, hand, args)
             (t_sg, t_hand, t_scipy, _), (_, r_hand, r_scipy, r_f) = interleaved_times(
                 [lambda: value_grad(*args), lambda: hand(*args), lambda: hand_scipy(*args),
                  lambda: f(*args)])
-            print(f"{name:<18}{'x'.join(map(str, size)):>11}{t_sg * 1e3:>9.3f}ms"
+            print(f"{name:<19}{'x'.join(map(str, size)):>10}{t_sg * 1e3:>9.3f}ms"
                   f"{t_hand * 1e3:>9.3f}ms{r_hand:>7.2f}{t_scipy * 1e3:>19.3f}ms{r_scipy:>7.2f}"
                   f"{r_hand / r_f:>16.2f}")
+            sys.stdout.flush()
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="the first size of each benchmark")
+    p.add_argument("--source", action="store_true", help="print the generated gradients")
+    opts = p.parse_args(argv)
+    scipy_section(opts.quick, opts.source)
     return 0
 
 

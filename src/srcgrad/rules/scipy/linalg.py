@@ -66,7 +66,10 @@ def sl_cholesky_grad(g, ans, a, upper=False):
     low, g_low = (mT(ans), mT(g)) if upper else (ans, g)
     p = _phi(mT(low) @ g_low)
     s = _lower_solve(low, mT(_lower_solve(low, mT(p), 1)), 1)
-    return _from_triangle(0.5 * (s + mT(s)), lower=not upper)
+    # (_from_triangle of the symmetric part: its off-diagonal entries twice, in a's triangle)
+    t = s + mT(s)
+    off = np.tril(t, -1) if not upper else np.triu(t, 1)
+    return off + 0.5 * t * _eye_like(t)
 
 
 def sl_cholesky_jvp(da, ans, a, upper=False):
