@@ -52,5 +52,6 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
         S(matrix_step, range(3), (A(3, 3),), (0.5 * A(3, 3), A(3, 3)), (10 ** 6, frozenset()))]
     SAMPLES["ad.checkpointed_while"] = [
         S(decay_test, decay_step, (P(), 0.0), (P(),), (10 ** 6, frozenset())),
+        S(decay_test, decay_step, (P(), 0.0), (P(),), (1000, frozenset())),   # snapshots
         S(shrink_test, shrink_step, (np.array([1.0, 0.9, 0.7]),), (np.array([0.5, 0.8, 0.3]),),
           (10 ** 6, frozenset()))]

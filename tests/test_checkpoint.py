@@ -180,7 +180,8 @@ def test_ode_while_loop_bit_for_bit(budget):
     plain = sg.grad(euler, wrt=(0, 1))(0.7, 0.5, 3.0)
     saved = sg.grad(euler, wrt=(0, 1), max_memory=budget)(0.7, 0.5, 3.0)
     assert plain == saved
-    assert checkpoint.LAST["kind"] == "online"
+    # (all 300 trips' records fit in a megabyte: kept, nothing computed again)
+    assert checkpoint.LAST["kind"] == ("records" if budget == 10 ** 6 else "online")
     eps = 1e-6
     fd = (euler(0.7 + eps, 0.5, 3.0) - euler(0.7 - eps, 0.5, 3.0)) / (2 * eps)
     assert abs(saved[0] - fd) < 1e-6 * max(1.0, abs(fd))
@@ -306,9 +307,9 @@ def test_loop_inside_a_branch_and_has_aux():
 
 def test_records_that_outgrow_the_budget_fall_back_to_snapshots():
     x = np.array([0.3, 0.5])
-    # the first step's records (776 bytes) times 40 fit in 34,000 bytes; the later,
-    # longer ones do not (37,280 in all)
-    saved = sg.grad(growing, max_memory=34000)(x)
+    # the first step's records and state (952 bytes) times 40 fit in 44,000 bytes; the
+    # later, longer ones do not (50,560 in all)
+    saved = sg.grad(growing, max_memory=44000)(x)
     assert checkpoint.LAST["kind"] == "revolve"
     assert checkpoint.LAST["recorded"] > 40 + 1         # (the steps recorded before)
     assert np.array_equal(saved, sg.grad(growing)(x))

@@ -14,8 +14,9 @@ split form to measure its records), and keeps snapshots of the carry:
 * a ``for`` loop whose records all fit in the budget keeps them (no recomputation);
 * otherwise it keeps snapshots where the binomial schedule puts them
   (:mod:`srcgrad.runtime.revolve`), as many as the budget holds beside one step's records;
-* a ``while`` loop, whose length is known only at its end, keeps snapshots at a stride
-  that doubles whenever half the snapshots are in use (every other one dropped).
+* a ``while`` loop, whose length is known only at its end, keeps its records while they
+  fit, then snapshots at a stride that doubles whenever half the snapshots are in use
+  (every other one dropped).
 
 The reverse sweep recomputes each segment from its snapshot, runs each step once more in
 split form and its adjoint at once, from the last step to the first.  Peak memory: the
@@ -182,7 +183,7 @@ def _keep_records(tape, state, value, first, records):
     state = tuple(value[:len(state)])
     for t in tape.steps[1:]:
         value, saved, bwd, where = tape.split(t, state)
-        records += tape.record_bytes(saved, state)
+        records += tape.record_bytes(saved, state) + _bytes(state)
         if records > tape.budget:
             tape.saved = tape.states = None
             return None
@@ -211,8 +212,9 @@ def checkpointed_for(step, steps, carry, reads, budget):
     value, saved, bwd, where = tape.split(steps[0], state)
     records = tape.record_bytes(saved, state)
     snapshot = max(_bytes(tuple(value[:len(state)])), 1)   # (a state after a step)
-    if n * records <= limit:            # every step's records fit: keep them
-        last = _keep_records(tape, state, value, (saved, bwd, where), records)
+    if n * (records + snapshot) <= limit:   # every step's records fit: keep them
+        last = _keep_records(tape, state, value, (saved, bwd, where),
+                             records + _bytes(state))
         if last is not None:
             return _Carry(tape, last)
         # (they grew past the budget: snapshots after all, from the first state)
@@ -246,41 +248,65 @@ def checkpointed_for(step, steps, carry, reads, budget):
 
 def checkpointed_while(cond, step, carry, reads, budget):
     """``while cond(*carry, *reads): carry = step(k, *carry, *reads)[:len(carry)]``
-    (``k`` counts the trips), with snapshots at a stride that doubles as they fill the
-    budget."""
+    (``k`` counts the trips): every trip's records while they fit in the budget, then
+    snapshots at a stride that doubles as they fill it."""
     limit, site, inert, unassigned, through = _site_budget(step, budget)
     tape = _Tape(step, reads, limit, site)
     tape.inert = _inert_reads(step, len(carry), inert, unassigned)
     tape.through = through
-    tape.kind = "online"
     state = tuple(carry)
     tape.first = state
-    snapshots = []
-    stride, k, total = 1, 0, None
+    kept, states, used, first = [], [], 0, None
+    k = 0
+    while cond(*state, *reads):
+        value, saved, bwd, where = tape.split(k, state)
+        records = tape.record_bytes(saved, state)
+        first = records if first is None else first
+        used += records + _bytes(state)
+        if used > limit:
+            del saved
+            return _online(tape, cond, states, state, value, k, first)
+        kept.append((saved, bwd, where))
+        states.append(state)
+        state = tuple(value[:len(state)])
+        k += 1
+    tape.kind, tape.saved, tape.states = "records", kept, states
+    tape.n, tape.steps = k, range(k)
+    return _Carry(tape, state)
+
+
+def _online(tape, cond, states, state, value, k, records):
+    """Go on from trip ``k`` (run, its value given) with snapshots instead of records:
+    of the states before ``k``, every ``stride``-th one is kept."""
+    limit, reads = tape.budget, tape.reads
+    tape.kind = "online"
+    after = tuple(value[:len(state)])
+    snapshot = max(_bytes(after), 1)
+    if limit < records + 2 * snapshot:
+        raise _too_small(tape.site, limit, records + 2 * snapshot)
+    total = int((limit - records) // snapshot)
+    tape.snapshots_allowed = tape.total = total
+    stride = 1
+    while -(-(k + 1) // stride) > max(1, total // 2):
+        stride *= 2
+    snapshots = [(i, states[i]) for i in range(0, k, stride)]
+    if k % stride == 0:
+        snapshots.append((k, state))
+    del states
+    state, k = after, k + 1
     while cond(*state, *reads):
         if k % stride == 0:
             snapshots.append((k, state))
-            if total is not None and \
-                    sum(_bytes(st) for _, st in snapshots[1:]) > limit - records:
-                raise _grows(site, limit)
-            if total is not None and len(snapshots) > max(1, total // 2):
+            if sum(_bytes(st) for _, st in snapshots[1:]) > limit - records:
+                raise _grows(tape.site, limit)
+            if len(snapshots) > max(1, total // 2):
                 stride *= 2
                 snapshots = [e for e in snapshots if e[0] % stride == 0]
-        if total is None:
-            state, records = tape.measure(k, state)
-            snapshot = max(_bytes(state), 1)
-            if limit < records + 2 * snapshot:
-                raise _too_small(site, limit, records + 2 * snapshot)
-            total = int((limit - records) // snapshot)
-            tape.snapshots_allowed = total
-        else:
-            state = tape.advance(state, k)
+        state = tape.advance(state, k)
         k += 1
     tape.n, tape.steps = k, range(k)
     tape.spine = [(p, st, None) for p, st in snapshots]
-    tape.total = total
-    out = _Carry(tape, state)
-    return out
+    return _Carry(tape, state)
 
 
 def _reverse_segment(tape, lo, hi, state, s, cot):
