@@ -495,6 +495,7 @@ deftransformable(_solve, solve_grad_b, solve_grad_a, solve_jvp_a, solve_jvp_b, m
                  multi_dot_jvp, matrix_power_grad, matrix_power_jvp, polyval_grad_p,
                  polyval_deriv, _einsum_adjoint, _power_base)
 defnograd(_chain_terms, _poly_dtype, _einsum_parse, _tensordot_terms, _einsum_adjoint_plan)
+deftransformable(einsum_jvp)
 
 # -- rules ------------------------------------------------------------------------------
 defrule(np.matmul, "x, y", torch_name="MmBackward0", bilinear_in=("x", "y"),

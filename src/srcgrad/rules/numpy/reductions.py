@@ -581,7 +581,9 @@ _cumprod = defrule(np.cumprod, "a, axis=None, dtype=None, out=None",
                    vjp=dict(a="cumprod_grad(g, ans, a, axis)"),
                    jvp=dict(a="cumprod_jvp(da, ans, a, axis)"),
                    torch_name="CumprodBackward0")
-defnograd(_gradient_plan)
+defnograd(_gradient_plan, _ptp_weights)
+defnograd(gradient_spacing)         # (a refusal: it raises)
+deftransformable(ptp_grad, ptp_jvp)
 defrule(np.gradient, "f, *varargs, axis=None, edge_order=1", linear_in="f",
         vjp=dict(f="gradient_apply(g, f, varargs, axis, edge_order, True)",
                  varargs="gradient_spacing(varargs)"),

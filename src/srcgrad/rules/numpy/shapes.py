@@ -197,7 +197,7 @@ def diagflat_grad(g, v, k=0):
     return _fit(np.diagonal(g, k).copy(), v)
 
 
-deftransformable(atleast_grad, atleast_jvp)     # differentiated again through their source
+deftransformable(atleast_grad, atleast_jvp, pad_value_grad)   # differentiated again through their source
 
 # -- rules ------------------------------------------------------------------------------
 # Shape, joining and selection

@@ -149,10 +149,14 @@ def quantile_q_grad(g, a, q, axis=None, keepdims=False, method="linear", scale=1
 
 
 def quantile_q_jvp(dq, ans, a, q, axis=None, keepdims=False, method="linear", scale=1.0):
+    """Tangent of ``np.quantile`` along ``dq``: the slope between the two sorted values
+    each quantile interpolates, times ``dq`` (written in functions with rules)."""
     np = array_ns(dq, ans, a, q, axis, keepdims, method, scale)
-    flat, undo, n, order, lo, hi, frac = _quantile_setup(a, np.asarray(q) * scale, axis, method)
     if method != "linear":
         return np.zeros_like(ans, dtype=_fdtype(ans))
+    n, order, lo, hi = _quantile_order(a, np.asarray(q) * scale, axis, method)
+    perm, shape = _flat_layout(a, axis)
+    flat = np.reshape(np.transpose(a, perm), shape)
     s = np.take_along_axis(flat, order, axis=-1)
     slope = (np.take(s, _like(np.ravel(hi), s), axis=-1)
              - np.take(s, _like(np.ravel(lo), s), axis=-1)) * (n - 1)
@@ -204,7 +208,7 @@ def average_jvp(dweights, a, axis=None, weights=None, keepdims=False):
 
 
 # written in differentiable primitives: differentiated again through their source
-deftransformable(average_grad, average_jvp, _average_parts, quantile_q_grad)
+deftransformable(average_grad, average_jvp, _average_parts, quantile_q_grad, quantile_q_jvp)
 defnograd(_other_axes, _flat_layout, _quantile_order)
 
 # -- rules ------------------------------------------------------------------------------

@@ -489,6 +489,8 @@ deftransformable(_lower_solve, sl_cholesky_grad, sl_cholesky_jvp, sl_cho_factor_
                  sl_lu_solve_jvp_b, _outer, _factor, _triangle, _structured,
                  _structured_adjoint, _lu_parts, _upper_block, _real)
 defnograd(_transposes, _flipped, _structure, _eigh_call, _qr_mode, _block_shape)
+defnograd(sl_refuse)                # (a refusal: it raises)
+deftransformable(sl_circulant_part)
 
 
 # -- rules ------------------------------------------------------------------------------
