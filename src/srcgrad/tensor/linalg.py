@@ -2,19 +2,22 @@
 
 An ``..._ex`` function also returns ``info`` (zeros: NumPy raises on a singular matrix
 instead).  The decompositions with several results (``qr``, ``svd``, ``eigh``,
-``slogdet``) are not here yet: the Tensor runtime records single-result primitives.
+``slogdet``) record one node for all of them, as PyTorch (:mod:`.autograd.multi`), and
+return PyTorch's named tuples.
 """
 import collections
 
 import numpy as np
 
+from . import grad_mode
+from .autograd.multi import several_results
 from .core import Tensor
 from .dispatch import _dims, apply
 from .nn.padding import _named
 
 __all__ = ["matmul", "cross", "vecdot", "multi_dot", "norm", "vector_norm", "matrix_norm",
            "inv", "inv_ex", "det", "solve", "solve_ex", "cholesky", "cholesky_ex", "svdvals",
-           "eigvalsh", "pinv", "matrix_power", "LinAlgError"]
+           "eigvalsh", "pinv", "matrix_power", "svd", "eigh", "qr", "slogdet", "LinAlgError"]
 
 
 
@@ -38,6 +41,10 @@ def _return_type(name, fields):
 _INV_EX = _return_type("linalg_inv_ex", "inverse info")
 _SOLVE_EX = _return_type("linalg_solve_ex", "result info")
 _CHOL_EX = _return_type("linalg_cholesky_ex", "L info")
+_SVD = _return_type("linalg_svd", "U S Vh")
+_EIGH = _return_type("linalg_eigh", "eigenvalues eigenvectors")
+_QR = _return_type("linalg_qr", "Q R")
+_SLOGDET = _return_type("linalg_slogdet", "sign logabsdet")
 
 
 def _square(A, what):
@@ -165,6 +172,9 @@ def svdvals(A, *, driver=None, out=None):
 
 
 def eigvalsh(A, UPLO="L", *, out=None):
+    # as PyTorch: with the eigenvectors when a gradient is needed (its gradient symmetric)
+    if A.requires_grad and grad_mode.is_grad_enabled():
+        return eigh(A, UPLO).eigenvalues
     return apply(np.linalg.eigvalsh, (A,), {"UPLO": UPLO}, name="LinalgEighBackward0",
                  floating=True)
 
@@ -177,3 +187,54 @@ def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
 def matrix_power(A, n, *, out=None):
     # PyTorch multiplies (its last node an MmBackward0); n < 0 inverts first
     return apply(np.linalg.matrix_power, (A, n), name="MmBackward0" if n > 1 else None)
+
+
+def _floating(A):
+    from . import dtypes
+    return A if A.is_floating_point() or A.is_complex() else A.to(dtypes.get_default_dtype())
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    """``(U, S, Vh)``, one ``LinalgSvdBackward0`` node.  (With ``full_matrices=True`` and a
+    non-square ``A``, a gradient reaching the extra singular vectors is refused: they are
+    not functions of ``A``.)"""
+    if A.ndim < 2:
+        raise RuntimeError(f"linalg.svd: The input tensor A must have at least 2 dimensions.")
+    return _SVD(*_decomposed("linalg.svd", np.linalg.svd, "LinalgSvdBackward0", _floating(A),
+                             full_matrices=full_matrices))
+
+
+def eigh(A, UPLO="L", *, out=None):
+    """``(eigenvalues, eigenvectors)``, one ``LinalgEighBackward0`` node.  Its gradient is
+    symmetric, as PyTorch's (NumPy's rule puts it on the triangle that ``eigh`` reads)."""
+    _square(A, "linalg.eigh")
+    return _EIGH(*_decomposed("linalg.eigh", np.linalg.eigh, "LinalgEighBackward0",
+                              _floating(A), UPLO, adjust=_symmetric_part))
+
+
+def _symmetric_part(g):
+    return 0.5 * (g + np.conj(np.swapaxes(g, -1, -2)))
+
+
+def qr(A, mode="reduced", *, out=None):
+    if mode not in ("reduced", "complete", "r"):
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of "
+                           "'reduced' (default), 'r', or 'complete'")
+    if mode == "r":            # PyTorch: Q is an empty tensor
+        q, r = qr(A, "reduced")
+        return _QR(Tensor._make(np.zeros((0,), dtype=q._data.dtype)), r)
+    return _QR(*_decomposed("linalg.qr", np.linalg.qr, "LinalgQrBackward0", _floating(A),
+                            mode))
+
+
+def slogdet(A, *, out=None):
+    _square(A, "linalg.slogdet")
+    return _SLOGDET(*_decomposed("linalg.slogdet", np.linalg.slogdet, "LinalgSlogdetBackward0",
+                                 _floating(A)))
+
+
+def _decomposed(what, func, name, A, *args, adjust=None, **kwargs):
+    try:
+        return several_results(func, name, A, *args, adjust=adjust, **kwargs)
+    except np.linalg.LinAlgError as err:
+        raise _LinAlgError(f"{what}: {err}") from None
