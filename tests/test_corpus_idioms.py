@@ -52,10 +52,6 @@ _CLOSURE_ACTIVE = "calling a function value that holds differentiated values (cl
 _TRY = "try / except / finally"
 REFUSED = {
     # closures and function values over differentiated values
-    "polynomial_from_lambda_list": _CLOSURE_ACTIVE + ": lambdas with defaults c=c from the argument",
-    "polynomial_nested_defs_loop": _CLOSURE_ACTIVE + ": nested defs with defaults from the argument",
-    "gp_nll_kernel_factory_inside": _CLOSURE_ACTIVE + ": a kernel factory called inside the loss",
-    "scan_rnn_regression": _CLOSURE_ACTIVE + ": a scan step closing over the weights",
     "value_and_grad_inside_function": _CLOSURE_ACTIVE + ": sg.value_and_grad of a lambda over X, y",
     "maml_one_inner_step": _CLOSURE_ACTIVE + ": sg.grad of an inner loss closing over X, y",
     "nonlocal_accumulator": "nonlocal writes",
@@ -71,7 +67,6 @@ REFUSED = {
                                         "refused (was a silent zero)",
     # builtins, methods and library functions without a rule
     "sorted_pairs_of_scores": "sorted() of (score, array) pairs",
-    "kwargs_get_and_pop": "kwargs.get / kwargs.pop in a callee",
     # refused for a wrong reason: nothing is changed in place
     "gmm_full_covariance": "spurious 'changes its argument in place' refusal of a helper "
                            "computing L @ L.T + 1e-6 * np.eye(len(mean))",

@@ -60,3 +60,41 @@ def other_get(x, obj):
 def test_get_of_another_object_is_its_own_method():
     # not known to be a dict: the object's own .get runs (a constant here)
     assert sg.grad(other_get, wrt=0)(1.5, NotADict()) == 2.0
+
+
+# -- d.pop(k[, default]) on a dict: the item read, then d without it ---------------------
+
+def scaled(x, **kwargs):
+    scale = kwargs.get("scale", 1.0)
+    shift = kwargs.pop("shift", 0.0)
+    rest = kwargs.pop("extra")
+    return scale * x + shift + rest * len(kwargs)
+
+
+def pops(x, s):
+    return np.sum(scaled(x, scale=s, shift=np.sin(s), extra=s * x) ** 2)
+
+
+def pop_seen_through_another_name(x):
+    d = {"a": x * 2.0, "b": x}
+    e = d
+    d.pop("a")
+    return np.sum(e["b"]) + len(e)
+
+
+def test_dict_pop_gives_the_popped_item_its_gradient():
+    x, s = np.array([0.3, -0.7, 1.1]), 0.8
+    gx, gs = sg.grad(pops)(x, s)
+    eps = 1e-6
+    fd_s = (pops(x, s + eps) - pops(x, s - eps)) / (2 * eps)
+    fd_x = np.array([(pops(x + eps * e, s) - pops(x - eps * e, s)) / (2 * eps)
+                     for e in np.eye(3)])
+    np.testing.assert_allclose(gx, fd_x, rtol=1e-6)
+    np.testing.assert_allclose(gs, fd_s, rtol=1e-6)
+    _, t = sg.jvp(pops, (x, s), (np.ones(3), 1.0))
+    np.testing.assert_allclose(t, np.sum(fd_x) + fd_s, rtol=1e-6)
+
+
+def test_dict_pop_seen_through_another_name_is_refused():
+    with pytest.raises(sg.UnsupportedSyntaxError, match=r"test_dict_get\.py"):
+        sg.grad(pop_seen_through_another_name)(np.ones(3))

@@ -222,8 +222,13 @@ def method_of_a_varying_object(x):
 
 
 @pytest.mark.parametrize("f", [closure_captures_input,
-                               closure_captures_input_called_without_arguments_that_vary,
-                               partial_holds_input, method_of_a_varying_object])
+                               closure_captures_input_called_without_arguments_that_vary])
+def test_closures_holding_values_with_gradients_give_them_their_gradients(f):
+    # (tests/test_closures.py tests function values in depth)
+    np.testing.assert_allclose(sg.grad(f)(X.copy()), fd_grad(f, X), rtol=1e-6)
+
+
+@pytest.mark.parametrize("f", [partial_holds_input, method_of_a_varying_object])
 def test_function_values_holding_gradients_are_refused(f):
     with pytest.raises(sg.NonDifferentiableError, match=r"line \d+|\.py:\d+"):
         sg.grad(f)(X.copy())

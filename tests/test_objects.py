@@ -323,21 +323,3 @@ def method_that_writes_its_object(x):
 def test_a_method_that_changes_its_object_is_refused_at_the_call():
     with pytest.raises(sg.NonDifferentiableError, match=r"test_objects\.py:\d+.*add"):
         sg.grad(method_that_writes_its_object)(np.array([0.1, 0.2]))
-
-
-# -- function values that hold values with gradients ------------------------------------------
-
-def apply(f, a):
-    return f(a)
-
-
-def closure_of_a_closure(x):
-    w = x * 2.0
-    g = lambda t: t * w          # noqa: E731
-    h = lambda t: g(t) + 1.0     # noqa: E731 (h holds g, which holds w)
-    return np.sum(apply(h, x))
-
-
-def test_a_closure_holding_a_closure_over_varied_values_is_refused():
-    with pytest.raises(sg.NonDifferentiableError, match=r"test_objects\.py:\d+.*h is a function"):
-        sg.grad(closure_of_a_closure)(np.ones(3))

@@ -41,6 +41,21 @@ def use(kind, build):
     BUILD[kind] = build
 
 
+_SITES = {}             # "model.py:12" -> "/path/to/model.py:12"
+
+
+def site(filename, lineno):
+    """How generated code names a call site (``"model.py:12"``); errors raised when the
+    call runs name the full path."""
+    short = f"{filename.rsplit('/', 1)[-1]}:{lineno}"
+    _SITES[short] = f"{filename}:{lineno}"
+    return short
+
+
+def _full(site):
+    return _SITES.get(site, site)
+
+
 def _signature(func):
     code = getattr(func, "__code__", None)
     sig = _SIGNATURES.get(code) if code is not None else None
@@ -120,9 +135,7 @@ def _holder(f):
     if isinstance(f, functools.partial):
         return "the arguments the partial binds"
     if isinstance(f, types.FunctionType):
-        if _holds_floats(f, set()):
-            return "the values it closes over or takes as defaults"
-        return None
+        return _CLOSURE if _holds_floats(f, set()) else None
     if isinstance(f, (types.BuiltinFunctionType, type)) or rules.lookup(f) is not None or \
             getattr(f, "nin", None) is not None:
         return None
@@ -172,6 +185,8 @@ def _callee_slot(wrt, front, holder, site, f):
         return rest, True
     if holder == "self" and front > 0:
         return [_SELF] + rest, True
+    if holder == _CLOSURE and front == 0:
+        return [_CLOSURE] + rest, True
     raise NonDifferentiableError(
         f"{site}: {_name(f)} is a function value built from values that depend on the "
         f"differentiated inputs ({holder}); srcgrad cannot follow a gradient into what a "
@@ -179,6 +194,7 @@ def _callee_slot(wrt, front, holder, site, f):
 
 
 _SELF = object()      # the callee's own object in a ``where`` list (position 0)
+_CLOSURE = "closure"  # a Python function holding floats: compiled with them opened
 
 
 def call_forward(f, wrt, site, *args, **kwargs):
@@ -187,11 +203,15 @@ def call_forward(f, wrt, site, *args, **kwargs):
     callee's own gradient, its object's for a method or a callable object)."""
     if not wrt:                     # nothing to differentiate: the call as written
         return f(*args, **kwargs), _no_gradients
+    site = _full(site)
     target, full, kw, front, holder = _target(f, args, kwargs, site)
     wrt, own = _callee_slot(wrt, front, holder, site, f)
+    closure = bool(wrt) and wrt[0] is _CLOSURE
+    if closure:
+        wrt = wrt[1:]
     where = [0 if i is _SELF else i + front if isinstance(i, int) else i for i in wrt]
-    value, record = _forward(f, target, full, kw, where, site)
-    if own and (not wrt or wrt[0] is not _SELF):
+    value, record = _forward(f, target, full, kw, where, site, closure)
+    if own and not closure and (not wrt or wrt[0] is not _SELF):
         return value, lambda g: (None,) + record(g)     # it holds nothing: no gradient
     return value, record
 
@@ -200,7 +220,7 @@ def _no_gradients(g):
     return ()
 
 
-def _forward(f, target, full, kw, where, site):
+def _forward(f, target, full, kw, where, site, closure=False):
     rule = rules.lookup(target)
     if rule is not None:
         return _rule_forward(rule, target, full, kw, where, site)
@@ -217,11 +237,11 @@ def _forward(f, target, full, kw, where, site):
                 f"sg.transform_library({library.split('.')[0]!r}))")
         if attribute_writes(target):
             raise NonDifferentiableError(
-                f"{site}: {_name(target)} assigns attributes of an object it is given "
-                f"(self.x = ...), which its caller would see change; srcgrad cannot "
-                f"follow a gradient through that. Return the new values instead, or build "
-                f"and return a new object")
-        return _function_forward(target, full, kw, where, site)
+                f"{site}: {_name(target)} changes what its caller sees (an attribute of "
+                f"an object it is given, self.x = ..., or a global or nonlocal name); "
+                f"srcgrad cannot follow a gradient through that. Return the new values "
+                f"instead, or build and return a new object")
+        return _function_forward(target, full, kw, where, site, own=closure)
     if rules.is_nograd(target):
         raise NonDifferentiableError(
             f"{site}: {_name(f)} returns no gradient (its result does not depend "
@@ -271,30 +291,50 @@ def _slots(sig, args, kwargs, where, site, f):
     return [out[w] for w in where]
 
 
-def _function_forward(func, args, kwargs, where, site):
+def _function_forward(func, args, kwargs, where, site, own=False):
+    """A Python callee compiled in split form.  With ``own``, the record's first
+    gradient is the function value's own: a sparse dict, by name, of the gradients of
+    what it closes over and of the defaults this call used (:func:`_opened`)."""
     sig = _signature(func)
     slots = _slots(sig, args, kwargs, where, site, func)
     params = []
     for p, _ in slots:
         if p not in params:
             params.append(p)
+    bound = sig.bind(*args, **kwargs)
+    cells, defaults = _opened(func, sig, bound) if own else ({}, [])
+    params += [p for p in defaults if p not in params]
     order = list(sig.parameters)
     params.sort(key=order.index)
-    bound = sig.bind(*args, **kwargs)
     bound.apply_defaults()
     kinds = {n: argument_kind(v) for n, v in bound.arguments.items()}
-    fwd, bwd = BUILD["reverse"](func, tuple(params), "split", kinds)
-    value, saved = fwd(*args, **kwargs)
-    index = {p: i for i, p in enumerate(params)}
+    kinds.update({n: argument_kind(v) for n, v in cells.items()})
+    fwd, bwd = BUILD["reverse"](func, tuple(cells) + tuple(params), "split", kinds)
+    value, saved = fwd(*cells.values(), *args, **kwargs)
+    index = {p: i for i, p in enumerate(tuple(cells) + tuple(params))}
 
     def record(g):
         grads = bwd(saved, g)
         out = []
+        if own:
+            out.append({n: grads[index[n]] for n in list(cells) + defaults})
         for p, sub in slots:
             d = grads[index[p]]
             out.append(d if sub is None else d[sub])
         return tuple(out)
     return value, record
+
+
+def _opened(func, sig, bound):
+    """What a closure holds that may carry a gradient: ({free name: value} of its
+    cells, [parameters whose default this call uses])."""
+    free = func.__code__.co_freevars
+    cells = {n: c.cell_contents for n, c in zip(free, func.__closure__ or ())
+             if _cell_full(c) and _holds_floats(c.cell_contents, set())}
+    defaults = [p for p, par in sig.parameters.items()
+                if p not in bound.arguments and par.default is not par.empty and
+                _holds_floats(par.default, set())]
+    return cells, defaults
 
 
 def _rule_forward(rule, func, args, kwargs, where, site):
@@ -318,9 +358,16 @@ def _rule_forward(rule, func, args, kwargs, where, site):
 def call_jvp(f, wrt, site, tangents, *args, **kwargs):
     """Forward mode: ``(f(*args, **kwargs), its tangent)`` given the tangents of the
     arguments named by ``wrt`` (the others have none)."""
+    site = _full(site)
     target, full, kw, front, holder = _target(f, args, kwargs, site)
     kept, own = _callee_slot(wrt, front, holder, site, f)
-    if own:                 # the callee's own tangent: its object's, or none
+    own_tangent = _CLOSURE
+    if own and kept and kept[0] is _CLOSURE:
+        # a closure's own tangent: a dict, by name, of what it holds (see call_forward)
+        own_tangent = tangents[list(wrt).index(None)]
+        tangents = tuple(t for w, t in zip(wrt, tangents) if w is not None)
+        wrt = kept[1:]
+    elif own:               # the callee's own tangent: its object's, or none
         tangents = tuple(t for w, t in zip(wrt, tangents) if w is not None or
                          (kept and kept[0] is _SELF))
         wrt = kept
@@ -362,12 +409,26 @@ def call_jvp(f, wrt, site, tangents, *args, **kwargs):
         value = target(*full, **kw)
         jvp = rule.jvp_function()
         return value, jvp(value, *full, **kw, **{"d" + p: t for p, t in by_param.items()})
-    params = [p for p in sig.parameters if p in by_param]
     bound = sig.bind(*full, **kw)
+    cells = {}
+    if own_tangent is not _CLOSURE:
+        cells, defaults = _opened(target, sig, bound)
+        for p in defaults:
+            by_param[p] = _part(own_tangent, p, sig.parameters[p].default)
+        by_param.update({n: _part(own_tangent, n, v) for n, v in cells.items()})
+    params = list(cells) + [p for p in sig.parameters if p in by_param]
     bound.apply_defaults()
     kinds = {n: argument_kind(v) for n, v in bound.arguments.items()}
+    kinds.update({n: argument_kind(v) for n, v in cells.items()})
     fn = BUILD["forward"](target, tuple(params), kinds)
-    return fn(*full, **kw, **{fn.tangent_params[p]: by_param[p] for p in params})
+    return fn(*cells.values(), *full, **kw,
+              **{fn.tangent_params[p]: by_param[p] for p in params})
+
+
+def _part(t, name, like):
+    """Item ``name`` of a function value's tangent (a dict, or None), zeros if absent."""
+    v = t.get(name) if isinstance(t, dict) else None
+    return runtime.zeros_like(like) if v is None else v
 
 
 

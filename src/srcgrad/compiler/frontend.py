@@ -38,6 +38,8 @@ def front_end(func, wrt, kinds):
         _inline_namespace_calls(fdef, func)
     pipeline.after("parse", func, fdef)
     params = param_names(fdef)
+    opened = open_free_names(fdef, func, [w for w in wrt if w not in params])
+    params = opened + params
     for w in wrt:
         if w not in params:
             raise ValueError(f"wrt={w!r} is not a parameter of {func.__qualname__}{params}")
@@ -51,9 +53,23 @@ def front_end(func, wrt, kinds):
     info.np_name = names.np        # (np.asarray for lists given to NumPy)
     body = normalize(fdef, info, gen, names.ad,
                      known_arrays=[n for n, k in kinds.items() if k == "num"],
-                     known_sequences=[n for n, k in kinds.items() if k == "container"])
+                     known_sequences=[n for n, k in kinds.items() if k == "container"] +
+                     [a.id for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None])
     pipeline.after("normalize", func, body, fdef)
     return Front(fdef, info, params, names, body)
+
+
+def open_free_names(fdef, func, names):
+    """A closure differentiated with respect to what it closes over (compiler/dynamic.py:
+    a function value's own gradient): those free names become its first parameters,
+    positional-only, so the derivative takes their values (read from the cells when the
+    call runs) and gives their gradients.  Returns the names, in order."""
+    free = getattr(getattr(func, "__code__", None), "co_freevars", ())
+    opened = [n for n in names if n in free]
+    if opened:
+        fdef.args.posonlyargs[:0] = [gast.Name(id=n, ctx=gast.Param(), annotation=None,
+                                               type_comment=None) for n in opened]
+    return opened
 
 
 def _drop_backend_binding(fdef):

@@ -25,7 +25,7 @@ import numpy as np
 from .. import runtime as rt
 from .registry import defkernel, deflinear, defresolver
 
-__all__ = ["as_dict", "as_dict_grad", "as_dict_jvp", "merged", "merged_grad", "merged_jvp",
+__all__ = ["without_key", "as_dict", "as_dict_grad", "as_dict_jvp", "merged", "merged_grad", "merged_jvp",
            "zipped", "zipped_grad", "zipped_jvp", "seq_concat", "seq_split", "seq_repeat",
            "seq_repeat_grad", "as_list", "as_tuple", "unlist", "listed", "values_of",
            "values_grad", "items_of", "items_grad", "items_tangent", "arranged",
@@ -213,6 +213,21 @@ def listed(t, like):
         items = [rt.zeros_like(v) if ti is None else ti for ti, v in zip(list(t), like)]
     return tuple(items) if isinstance(like, tuple) else items
 
+
+# -- d.pop(k): the lowering reads d[k] (or d.get), then rebinds d to a copy without k ---
+
+def without_key(d, key):
+    """A copy of dict ``d`` without ``key`` (what ``d.pop(key)`` leaves in d); also a
+    dict gradient or tangent with nothing at ``key``."""
+    if d is None:
+        return None
+    out = dict(d)
+    out.pop(key, None)
+    return out
+
+
+deflinear(without_key, "t, key", "without_key(g, key)", "without_key(dt, key)",
+          container=True)
 
 # -- d.values(), d.items() ---------------------------------------------------------
 

@@ -5,6 +5,9 @@ them by bare name.  Each one is small, works on numpy and cupy arrays and on
 Python scalars, and never mutates its arguments.
 """
 
+import functools
+import types
+
 import numpy as np
 
 from .backends import array_ns, dtype_kind
@@ -169,12 +172,17 @@ def same_sequence(like, items):
 
 
 
+_FUNCTION_VALUES = (types.FunctionType, types.MethodType, functools.partial)
+
+
 def zeros_like(x, xp=None):
     """A zero gradient for ``x``: same shape, floating dtype; 0.0 for Python scalars.
     ``xp``: the namespace of the whole computation (NumPy zeros of a NumPy parameter
     become Dask zeros when the data is a Dask array, so Dask contributions add in)."""
     if isinstance(x, (dict,)):
         return {k: zeros_like(v, xp) for k, v in x.items()}
+    if isinstance(x, _FUNCTION_VALUES):
+        return {}          # a function value's gradient: a dict of what it holds (sparse)
     if isinstance(x, (list, tuple)):
         return same_sequence(x, [zeros_like(v, xp) for v in x])
     if is_record(x):

@@ -418,6 +418,7 @@ class Analysis:
             # its defaults (a call of it resolved at run time is refused if they vary)
             for n in _captured(d):
                 succ.setdefault(n, []).append(d.name)
+                pred.setdefault(d.name, []).append(n)   # (its gradient comes back to n)
         for s, tgt, srcs in flows:
             if tgt is None or s.srcgrad_op.kind in ("nograd", "const"):
                 continue
@@ -434,16 +435,14 @@ class Analysis:
         self.varied = varied
         self.useful = useful
         # a call we cannot differentiate is an error only where it matters
-        local_defs = {d.name for d in self.defs} | set(self.local_defs)
         for s, tgt, srcs in flows:
             op = s.srcgrad_op
             if op.kind == "call" and getattr(op, "dynamic", None) is not None and \
                     tgt in useful and any(n in varied for n in op.callee_names):
-                # a method of an object, or a callable object, that holds varied values:
-                # its gradient is the object's.  A function value defined here that
-                # closes over varied values has no such gradient: refused
-                if op.receiver is None or op.receiver in local_defs or \
-                        set(op.callee_names) != {op.receiver}:
+                # a method of an object, a callable object or a closure that holds varied
+                # values: its own gradient is the object's, or a dict of what the closure
+                # holds (compiler/dynamic.py); a callee computed by an expression is refused
+                if op.receiver is None or set(op.callee_names) != {op.receiver}:
                     raise self.captured_error(s, op)
                 op.callee_grad = True
             if op.kind == "unknown":
@@ -463,6 +462,21 @@ class Analysis:
                     raise self.info.error(s, f"srcgrad cannot differentiate the in-place call "
                                              f"{fn}() on {op.target}; build a new "
                                              f"value instead (e.g. with + or np.concatenate)")
+        # a function value defined here that holds varied values and is used as a
+        # value (its gradient, a dict of what it holds, comes back to this def): Python
+        # reads a free name when the function runs, so each must have one value
+        stores = self._store_counts()
+        for d in self.defs:
+            if d.name not in varied or d.name not in useful:
+                continue
+            for key, n in closure_parts(d):
+                if key == n and n in varied and (stores.get(n, 0) > 1 or
+                                                 (n in self.params and stores.get(n, 0))):
+                    raise self.info.error(d, f"{d.name} reads {n}, which depends on the "
+                                             f"differentiated inputs and is assigned more "
+                                             f"than once, so {d.name} would see whichever "
+                                             f"value it has when it is called; pass {n} as an "
+                                             f"argument or a default ({n}={n})")
 
     def _reach(self, start, edges):
         """``start`` and every name reachable from it along ``edges``."""
@@ -519,6 +533,27 @@ class Analysis:
     def active(self, n):
         return n in self.varied and n in self.useful
 
+    def _store_counts(self):
+        """How many statements assign each name (one inside a loop counts as two)."""
+        counts = {}
+
+        def visit(stmts, weight):
+            for st in stmts:
+                if isinstance(st, (gast.For, gast.While)):
+                    for n in A.names_stored([st.target]) if isinstance(st, gast.For) else ():
+                        counts[n] = counts.get(n, 0) + 2
+                    visit(st.body, 2)
+                elif isinstance(st, gast.If):
+                    visit(st.body, weight)
+                    visit(st.orelse, weight)
+                elif isinstance(st, gast.FunctionDef):
+                    counts[st.name] = counts.get(st.name, 0) + weight
+                else:
+                    for n in A.names_stored([st]):
+                        counts[n] = counts.get(n, 0) + weight
+        visit(self.body, 1)
+        return counts
+
 
 # builtins that take any arguments and return no gradient (``range(*bounds)``)
 _NOGRAD_CALLABLES = (range, print, len, isinstance, slice, str, int, bool, type, repr, format)
@@ -562,6 +597,21 @@ def _root(e):
     while isinstance(e, (gast.Attribute, gast.Subscript)):
         e = e.value
     return e.id if isinstance(e, gast.Name) else None
+
+
+def closure_parts(fdef):
+    """[(key, name)]: what a nested def's function value holds, as its own gradient (a
+    dict, compiled/dynamic.py) names it: a default by its parameter, from the (hoisted)
+    name it was computed into; a free name by itself."""
+    a = fdef.args
+    positional = list(a.posonlyargs) + list(a.args)
+    with_default = positional[len(positional) - len(a.defaults):]
+    out = [(p.id, d.id) for p, d in zip(with_default, a.defaults) if isinstance(d, gast.Name)]
+    out += [(p.id, d.id) for p, d in zip(a.kwonlyargs, a.kw_defaults)
+            if isinstance(d, gast.Name)]
+    own = A.names_stored(fdef.body) | {p.id for p in A.params_of(fdef)}
+    out += [(n, n) for n in sorted(A.names_read(fdef.body) - own)]
+    return out
 
 
 def _captured(fdef):

@@ -217,10 +217,11 @@ def check(body, info, params, hard, soft, temps, ad_name):
         if isinstance(v, gast.Call):
             call_writes(env, s, v, later, rebound=[name])
         if getattr(s, "srcgrad_field_write", False):
-            # ``p.w = e`` (``p = ad.with_field(p, "w", e)``): in Python p itself changes,
+            # ``p.w = e`` (``p = ad.with_field(p, "w", e)``, and ``d.pop(k)``): in Python p
+            # itself changes,
             # and every other name that holds p sees it; p now holds e
             conflict(env, s, name, later, False, label=name)
-            e = v.args[2]
+            e = v.args[2] if len(v.args) > 2 else None      # (ad.without_key(d, k): none)
             if isinstance(e, gast.Name):
                 held, added = env.holds.setdefault(name, {}), link(SURE, s, env.objs(e.id))
                 held.update(added)

@@ -2,6 +2,8 @@
 
 The :class:`Normalizer` visits each statement (``stmt_<Type>`` methods); its loop and
 jump lowering lives in :mod:`.control`, its expression lowering in :mod:`.expressions`."""
+import copy
+
 import gast
 
 from .. import syntax as A
@@ -92,6 +94,9 @@ class Normalizer(ControlFlow, Expressions):
     def stmt_Expr(self, s):
         if isinstance(s.value, gast.Constant):
             return []  # a stray string
+        popped = self.dict_pop(s, None)
+        if popped is not None:
+            return popped
         pre = []
         value = self.expr(s.value, pre, top=True)
         if _is_list_pop(value, self.locals):
@@ -99,6 +104,32 @@ class Normalizer(ControlFlow, Expressions):
             # transformations can give it back (reverse) or pop its tangent (forward)
             return pre + [A.assign(self.names.fresh("popped"), value, like=s)]
         return pre + [A.expr_stmt(value, like=s)]
+
+    def dict_pop(self, s, target):
+        """``v = d.pop(k, default)`` (or ``d.pop(k)``) on a dict: ``v = d.get(k, default)``
+        (``d[k]``), then ``d = ad.without_key(d, k)``, a copy; in Python d itself
+        changes, so the alias check refuses it where another name still sees d."""
+        v = s.value
+        if not (isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and
+                v.func.attr == "pop" and isinstance(v.func.value, gast.Name) and
+                1 <= len(v.args) <= 2 and not v.keywords and
+                not any(isinstance(a, gast.Starred) for a in v.args) and
+                self._is_dict(v.func.value)):
+            return None
+        d = v.func.value.id
+        pre = []
+        key = self.atom(v.args[0], pre, "key")
+        read = gast.Call(func=gast.Attribute(value=A.name(d), attr="get", ctx=gast.Load()),
+                         args=[key, v.args[1]], keywords=[]) if len(v.args) == 2 else \
+            gast.Subscript(value=A.name(d), slice=key, ctx=gast.Load())
+        out = pre
+        if target is not None:
+            out += self.stmt_Assign(A.copy_loc(gast.Assign(
+                targets=[A.store(target.id)], value=A.copy_loc(read, v), type_comment=None), s))
+        node = A.assign(A.store(d), A.call(A.attr(self.ad_name, "without_key"),
+                                           [A.name(d), copy.deepcopy(key)]), like=s)
+        node.srcgrad_field_write = True
+        return out + [node]
 
     def stmt_Assert(self, s):
         return [s]
@@ -156,6 +187,9 @@ class Normalizer(ControlFlow, Expressions):
         target = s.targets[0]
         pre = []
         if isinstance(target, gast.Name):
+            popped = self.dict_pop(s, target)
+            if popped is not None:
+                return popped
             value = self.expr(s.value, pre, top=True, base=target.id)
             if isinstance(value, gast.IfExp):
                 return pre + self.ifexp_assign(target.id, value, s)

@@ -8,6 +8,7 @@ import gast
 
 from .. import syntax as A
 from ..ir import Comment
+from ..analysis.activity import closure_parts
 from .adjoint_states import AdjointStates
 from .templates import Qualify, as_node, template
 
@@ -48,7 +49,27 @@ class AdjointSweep(AdjointStates):
             return self.bwd_loop(s, state, depth)
         if isinstance(s, gast.While):
             return self.bwd_loop(s, state, depth)
+        if isinstance(s, gast.FunctionDef):
+            return self.bwd_def(s, state)
         return []
+
+    def bwd_def(self, s, state):
+        """``def g(t, c=c_default): ... w ...`` made a function value that holds
+        ``c_default`` and ``w``: its gradient (a dict by parameter or free name, from
+        the calls it went to) flows to them."""
+        g = s.name
+        if not (self.an.active(g) and g in state):
+            state.pop(g, None)
+            return []
+        out = list(self.comment(s))
+        dg = self.names.d(g)
+        for key, n in closure_parts(s):
+            if n in self.an.varied:
+                part = A.call(A.attr(self.names.ad, "item_grad"),
+                              [A.name(dg), A.const(key), A.name(n)])
+                self.accumulate(state, n, part, out, container=self.kinds.get(n) != "num")
+        state.pop(g, None)
+        return out
 
     def accumulate(self, state, var, expr, out, container=False):
         d = self.names.d(var)

@@ -14,6 +14,7 @@ import gast
 
 from .. import syntax as A
 from ...errors import NonDifferentiableError
+from ..analysis.activity import closure_parts
 from .templates import template
 
 
@@ -67,6 +68,12 @@ class AdjointStates:
             self.status_if(s, state, depth)
         elif isinstance(s, (gast.For, gast.While)):
             self.status_loop(s, state, depth)
+        elif isinstance(s, gast.FunctionDef):
+            if self.an.active(s.name) and s.name in state:     # (adjoint.bwd_def)
+                for _, n in closure_parts(s):
+                    if n in self.an.varied:
+                        self.status_accumulate(state, n)
+            state.pop(s.name, None)
 
     def status_accumulate(self, state, var, scatters=None):
         """``accumulate``'s statuses; ``scatters()``: is the contribution

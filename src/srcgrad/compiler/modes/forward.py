@@ -40,7 +40,7 @@ from .. import syntax as A
 from .. import codegen, dynamic, pipeline
 from ..source import local_imports
 from ... import runtime
-from ..analysis.activity import Analysis
+from ..analysis.activity import Analysis, closure_parts
 from ...errors import NonDifferentiableError
 from ..source import unwrap
 from .body import callee_kinds, check_aliases, setitem_targets, temporaries
@@ -155,7 +155,22 @@ class Forward(LineComments):
             return self.if_(s, st)
         if isinstance(s, (gast.For, gast.While)):
             return self.loop(s, st)
-        return [s]  # pass, break, assert, raise, a nested def: as written
+        if isinstance(s, gast.FunctionDef):
+            return self.def_(s, st)
+        return [s]  # pass, break, assert, raise: as written
+
+    def def_(self, s, st):
+        """A nested def that holds values with tangents: its tangent is the dict of them,
+        by parameter (a default) or free name (compiler/dynamic.py reads it)."""
+        parts = [(key, n) for key, n in closure_parts(s) if self.has_tangent(n, st)]
+        if not (self.an.active(s.name) and parts):
+            st.defined.discard(s.name)
+            return [s]
+        st.defined.add(s.name)
+        st.owned.discard(s.name)
+        tangent = gast.Dict(keys=[A.const(k) for k, _ in parts],
+                            values=[A.name(self.d(n)) for _, n in parts])
+        return [s, A.assign(self.d(s.name), tangent)]
 
     def assign(self, s, st):
         y = s.targets[0].id
@@ -366,9 +381,11 @@ class Forward(LineComments):
 
     def refuse_varied_functions(self, s, pos, kws):
         """A function value passed on that holds a value with a tangent (a nested def
-        or lambda over one): the callee cannot see that tangent (reverse mode refuses
-        the call inside the callee; forward mode has no tangent to pass, so here)."""
-        varied_defs = {d.name for d in self.an.defs if d.name in self.an.varied}
+        or lambda over one) gets its tangent (``def_``); what is left to refuse is one
+        that holds tangents it has no name for (none: kept for nested defs the lowering
+        could not name)."""
+        varied_defs = {d.name for d in self.an.defs if d.name in self.an.varied and
+                       not closure_parts(d)}
         for a in list(pos) + [v for _, v in kws]:
             a = a.value if isinstance(a, gast.Starred) else a
             if isinstance(a, gast.Name) and a.id in varied_defs:
@@ -411,7 +428,7 @@ class Forward(LineComments):
         if fname is None:
             fname = self.names.gen.fresh(runner.__name__)
             self.callees[fname] = runner
-        site = f"{self.info.filename.rsplit('/', 1)[-1]}:{s.lineno}"
+        site = dynamic.site(self.info.filename, s.lineno)
         if starred:
             stars = [i for i, a in enumerate(pos) if isinstance(a, gast.Starred)]
             kw_pieces = A.tuple_([A.tuple_([A.const(k), copy.deepcopy(v)]) for k, v in kws])

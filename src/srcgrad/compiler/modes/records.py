@@ -223,7 +223,7 @@ class ForwardSweep:
             wrt = (None,) + wrt
             args = [A.name(op.receiver)] + args
         s.srcgrad_callee = (bname, saved, args)
-        site = f"{self.info.filename.rsplit('/', 1)[-1]}:{s.lineno}"
+        site = dynamic.site(self.info.filename, s.lineno)
         value = gast.Call(func=A.name(fname),
                           args=[copy.deepcopy(op.dynamic), A.tuple_([A.const(w) for w in wrt]),
                                 A.const(site)] + list(pos),
@@ -252,7 +252,7 @@ class ForwardSweep:
             wrt = (None,) + wrt
             args = [A.name(op.receiver)] + args
         s.srcgrad_callee = (bname, saved, args)
-        site = f"{self.info.filename.rsplit('/', 1)[-1]}:{s.lineno}"
+        site = dynamic.site(self.info.filename, s.lineno)
         kw_pieces = A.tuple_([A.tuple_([A.const(k), copy.deepcopy(v)]) for k, v in kws])
         value = A.call(A.name(fname), [copy.deepcopy(op.dynamic),
                                        A.tuple_([A.const(w) for w in wrt]), A.const(site),
