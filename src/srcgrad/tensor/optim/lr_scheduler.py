@@ -1,4 +1,5 @@
-"""``torch.optim.lr_scheduler``: StepLR, MultiStepLR, ExponentialLR, LambdaLR, CosineAnnealingLR.
+"""``torch.optim.lr_scheduler``: StepLR, MultiStepLR, ExponentialLR, LambdaLR,
+CosineAnnealingLR, ReduceLROnPlateau.
 
 Each scheduler sets ``group["lr"]`` for the epoch, with PyTorch's recursive
 (chainable) formulas, so the printed learning rates are the same floats.
@@ -6,7 +7,7 @@ Each scheduler sets ``group["lr"]`` for the epoch, with PyTorch's recursive
 import math
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LambdaLR",
-           "CosineAnnealingLR"]
+           "CosineAnnealingLR", "ReduceLROnPlateau"]
 
 
 class LRScheduler:
@@ -104,3 +105,85 @@ class CosineAnnealingLR(LRScheduler):
                     for base, g in zip(self.base_lrs, groups)]
         return [(1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T))
                 * (g["lr"] - self.eta_min) + self.eta_min for g in groups]
+
+
+class ReduceLROnPlateau:
+    """Multiply each group's lr by ``factor`` (not below its ``min_lr``) once the metric
+    passed to ``step(metric)`` has not improved for more than ``patience`` epochs, then
+    wait ``cooldown`` epochs; "improved" is by ``threshold``, relative or absolute."""
+
+    def __init__(self, optimizer, mode="min", factor=0.1, patience=10, threshold=1e-4,
+                 threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8):
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        if mode not in ("min", "max"):
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        groups = optimizer.param_groups
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != len(groups):
+                raise ValueError(f"expected {len(groups)} min_lrs, got {len(min_lr)}")
+            self.default_min_lr, self.min_lrs = None, list(min_lr)
+        else:
+            self.default_min_lr, self.min_lrs = min_lr, [min_lr] * len(groups)
+        self.optimizer, self.factor, self.patience = optimizer, factor, patience
+        self.threshold, self.threshold_mode, self.mode = threshold, threshold_mode, mode
+        self.cooldown, self.eps = cooldown, eps
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.best = self.mode_worse
+        self.cooldown_counter = self.num_bad_epochs = self.last_epoch = 0
+        self._last_lr = [g["lr"] for g in groups]
+
+    def is_better(self, a, best):
+        if self.mode == "min":
+            return a < (best * (1.0 - self.threshold) if self.threshold_mode == "rel"
+                        else best - self.threshold)
+        return a > (best * (self.threshold + 1.0) if self.threshold_mode == "rel"
+                    else best + self.threshold)
+
+    @property
+    def in_cooldown(self):
+        return self.cooldown_counter > 0
+
+    def step(self, metrics, epoch=None):
+        current = float(metrics)
+        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
+        if self.is_better(current, self.best):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._fit_min_lrs()
+            for group, min_lr in zip(self.optimizer.param_groups, self.min_lrs):
+                old = float(group["lr"])
+                new = max(old * self.factor, min_lr)
+                if old - new > self.eps:
+                    group["lr"] = new
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+        self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
+
+    def _fit_min_lrs(self):
+        """Groups added since: the scalar min_lr for each; a list of them cannot grow."""
+        groups = self.optimizer.param_groups
+        if len(groups) == len(self.min_lrs):
+            return
+        if self.default_min_lr is None:
+            raise RuntimeError(f"The number of param groups in the `optimizer` ({len(groups)}) "
+                               f"differs from when `ReduceLROnPlateau` was initialized "
+                               f"({len(self.min_lrs)}), usually due to a new param group being "
+                               "added to the optimizer. Please modify the `min_lrs` field to "
+                               "match the length of the `optimizer` param groups.")
+        self.min_lrs = [self.default_min_lr] * len(groups)
+
+    def get_last_lr(self):
+        return self._last_lr
+
+    def state_dict(self):
+        return {k: v for k, v in self.__dict__.items() if k != "optimizer"}
+
+    def load_state_dict(self, state_dict):
+        self.__dict__.update(state_dict)
