@@ -219,6 +219,17 @@ class ArithmeticMethods:
     eq, ne, lt, le, gt, ge = __eq__, __ne__, __lt__, __le__, __gt__, __ge__
     greater, less, greater_equal, less_equal, not_equal = __gt__, __lt__, __ge__, __le__, __ne__
 
+    def equal(self, other):
+        return self.shape == other.shape and bool((self._data == other._data).all())
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return bool(np.allclose(self._data, other._data, rtol=rtol, atol=atol,
+                                equal_nan=equal_nan))
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return Tensor._make(np.isclose(self._data, other._data, rtol=rtol, atol=atol,
+                                       equal_nan=equal_nan))
+
     def add(self, other, alpha=1):
         return self + (other * alpha if alpha != 1 else other)
 

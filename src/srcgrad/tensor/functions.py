@@ -126,16 +126,15 @@ def stack(tensors, dim=0, *, out=None):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return input.allclose(other, rtol, atol, equal_nan)
 
 
 def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return Tensor._make(np.isclose(input._data, other._data, rtol=rtol, atol=atol,
-                                   equal_nan=equal_nan))
+    return input.isclose(other, rtol, atol, equal_nan)
 
 
 def equal(input, other):
-    return input.shape == other.shape and bool((input._data == other._data).all())
+    return input.equal(other)
 
 
 def einsum(equation, *operands):

@@ -115,15 +115,25 @@ class Module:
 
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        for hook in list(self.__dict__.get("_forward_pre_hooks", {}).values()):
+        d = self.__dict__
+        for hook in list(d.get("_forward_pre_hooks", {}).values()):
             out = hook(self, args)
             if out is not None:
                 args = out if isinstance(out, tuple) else (out,)
+        backward = None
+        if (d.get("_backward_hooks") or d.get("_backward_pre_hooks")) and \
+                grad_mode.is_grad_enabled():
+            from .backward_hooks import BackwardHook
+            backward = BackwardHook(self, list(d.get("_backward_hooks", {}).values()),
+                                    list(d.get("_backward_pre_hooks", {}).values()))
+            args = backward.setup_input(args)
         result = self.forward(*args, **kwargs)
-        for hook in list(self.__dict__.get("_forward_hooks", {}).values()):
+        for hook in list(d.get("_forward_hooks", {}).values()):
             out = hook(self, args, result)
             if out is not None:
                 result = out
+        if backward is not None:
+            result = backward.setup_output(result)
         return result
 
     _call_impl = __call__
@@ -132,6 +142,25 @@ class Module:
                               always_call=False):
         handle = _Handle(self._forward_hooks)
         self._forward_hooks[handle.id] = hook
+        return handle
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` once the gradients of the call's
+        tensor inputs are computed; it may return replacements for ``grad_input``."""
+        return self._backward_hook("_backward_hooks", hook)
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` when the outputs' gradients arrive; it may
+        return replacements for ``grad_output``."""
+        return self._backward_hook("_backward_pre_hooks", hook)
+
+    def _backward_hook(self, kind, hook):
+        hooks = self.__dict__.get(kind)
+        if hooks is None:
+            hooks = {}
+            object.__setattr__(self, kind, hooks)
+        handle = _Handle(hooks)
+        hooks[handle.id] = hook
         return handle
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
