@@ -20,7 +20,10 @@ integrated with ``y`` (by ``odeint`` itself), the products by :func:`srcgrad.jvp
 Both kernels are written in functions with rules (``odeint`` of the augmented or the
 tangent system, ``grad`` or ``jvp`` of ``func``), so the compiler differentiates them
 again: second derivatives through ``odeint`` in every combination of modes (grad of grad,
-Hessians, ``jvp`` of ``jvp``, ``grad`` of ``jvp``), and higher orders the same way.
+Hessians, ``jvp`` of ``jvp``, ``grad`` of ``jvp``).  The tangent system calls ``sg.jvp``
+of ``func`` by name, so forward mode goes on to any order for ``y0`` and ``args``; the
+adjoint system calls the gradient of ``func`` as a value, and the time points' kernels
+call ``func`` as a value: once more only (a third derivative through them is an error).
 """
 import linecache
 import math
@@ -31,7 +34,7 @@ from scipy.integrate import odeint
 from ...runtime import cast_like
 from ..registry import defnograd, defrule, deftransformable
 
-__all__ = ['odeint_grad', 'odeint_jvp', 'odeint_time_jvp']
+__all__ = ['odeint_grad', 'odeint_time_grad', 'odeint_jvp', 'odeint_time_jvp']
 
 
 def _is_float(v):
@@ -118,11 +121,11 @@ def _state_sizes(args, floats):
 
 def odeint_grad(g, ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=False,
                 full_output=0, which="y0"):
-    """Adjoint of ``odeint(func, y0, t, args)`` for ``y0``, ``t`` or ``args`` (``which``).
+    """Adjoint of ``odeint(func, y0, t, args)`` for ``y0`` or ``args`` (``which``).
     Written in functions with rules (``odeint`` itself, ``grad`` of ``func``), so the
     compiler differentiates it again: second derivatives solve the adjoint of this
     adjoint system, with ``func``'s second derivatives."""
-    options = _options(rtol, atol, full_output)
+    _options(rtol, atol, full_output)
     as_list = isinstance(args, list)
     args = tuple(args)
     shape = np.shape(y0)
@@ -135,12 +138,10 @@ def odeint_grad(g, ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=False
     gs = np.reshape(g, (count, n))
     a = gs[count - 1]
     ap = np.zeros(sum(sizes))
-    gts = []
     for i in range(count - 1, 0, -1):
-        f_i = np.ravel(func(*_call_args(args, np.reshape(ys[i], shape), t[i], tfirst)))
-        gts.append(np.sum(gs[i] * f_i))
         start = np.concatenate([ys[i], a, ap])
-        z = odeint(system, start, np.stack([t[i], t[i - 1]]), args=args, **options)[-1]
+        z = odeint(system, start, np.stack([t[i], t[i - 1]]), args=args, rtol=rtol,
+                   atol=atol)[-1]
         a = z[n:2 * n]
         ap = z[2 * n:]
         if i > 1:
@@ -148,12 +149,6 @@ def odeint_grad(g, ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=False
     if which == "y0":
         total = a + gs[0] if count > 1 else gs[0]
         return cast_like(np.reshape(total, shape), y0)
-    if which == "t":
-        if count == 1:
-            return cast_like(np.zeros(np.shape(t)), t)
-        f_0 = np.ravel(func(*_call_args(args, np.reshape(ys[0], shape), t[0], tfirst)))
-        gt = np.stack([-np.sum(a * f_0)] + gts[::-1])
-        return cast_like(np.reshape(gt, np.shape(t)), t)
     out = [None] * len(args)
     start = 0
     for i, size in zip(floats, sizes):
@@ -163,7 +158,32 @@ def odeint_grad(g, ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=False
     return out if as_list else tuple(out)
 
 
-deftransformable(odeint_grad, _call_args)
+def odeint_time_grad(g, ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=False,
+                     full_output=0):
+    """Adjoint of ``odeint(func, y0, t, args)`` for ``t``: ``g_i . f(y_i, t_i)`` for ``i >=
+    1``, and ``-a(t_0) . f(y_0, t_0)`` with ``a(t_0)`` the adjoint at the start without
+    ``g_0`` (``y0``'s gradient minus ``g_0``).  ``func`` is called as a value here, so this
+    kernel differentiates once more (second order); a third derivative through the time
+    points is an error."""
+    args = tuple(args)
+    shape = np.shape(y0)
+    n = math.prod(shape)
+    count = len(t)
+    if count == 1:
+        return cast_like(np.zeros(np.shape(t)), t)
+    rhs = _rhs(func, tfirst, len(args))
+    ys = np.reshape(ans, (count, n))
+    gs = np.reshape(g, (count, n))
+    rates = np.stack([np.ravel(rhs(np.reshape(ys[i], shape), t[i], args))
+                      for i in range(count)])
+    start = np.ravel(odeint_grad(g, ans, func, y0, t, args, rtol, atol, tfirst, full_output,
+                                 "y0")) - gs[0]
+    gt = np.concatenate([np.reshape(-np.sum(start * rates[0]), (1,)),
+                         np.sum(gs[1:] * rates[1:], axis=1)])
+    return cast_like(np.reshape(gt, np.shape(t)), t)
+
+
+deftransformable(odeint_grad, odeint_time_grad, _call_args)
 defnograd(_float_positions, _state_sizes, _adjoint_system)
 
 
@@ -266,7 +286,7 @@ _REST = ("Dfun=None, col_deriv=0, full_output=0, ml=None, mu=None, rtol=None, at
 _A = "func, y0, t, args, rtol, atol, tfirst, full_output"
 defrule(odeint, f"func, y0, t, args=(), {_REST}", name="scipy.integrate.odeint",
         sequence="args",
-        vjp=dict(y0=f"odeint_grad(g, ans, {_A}, 'y0')", t=f"odeint_grad(g, ans, {_A}, 't')",
+        vjp=dict(y0=f"odeint_grad(g, ans, {_A}, 'y0')", t=f"odeint_time_grad(g, ans, {_A})",
                  args=f"odeint_grad(g, ans, {_A}, 'args')"),
         jvp=dict(y0=f"odeint_jvp(ans, {_A}, dy0=dy0)", t=f"odeint_time_jvp(ans, {_A}, dt=dt)",
                  args=f"odeint_jvp(ans, {_A}, dargs=dargs)"))
