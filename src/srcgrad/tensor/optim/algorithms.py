@@ -103,38 +103,74 @@ class Adam(Optimizer):
             else:
                 g = g + f32(wd, x) * x
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        cpu = type(x) is np.ndarray
-        if cpu:        # two work arrays kept per parameter: no fresh pages every step
-            scratch, denom = _work_arrays(self, p, x)
-            np.subtract(g, m, out=scratch)
-        else:
-            scratch = g - m
-        scratch *= f32(1 - beta1, x)
-        m += scratch                                    # lerp_(grad, 1 - beta1)
-        v *= f32(beta2, x)
-        if cpu:
-            np.multiply(g, f32(1 - beta2, x), out=scratch)
-            scratch *= g
-        else:
-            scratch = f32(1 - beta2, x) * g * g
-        v += scratch                                    # addcmul_(grad, grad, 1 - beta2)
+        vmax = state["max_exp_avg_sq"]._data if group["amsgrad"] else None
         bias1 = 1 - beta1 ** step
         bias2 = 1 - beta2 ** step
         step_size = lr / bias1
         bias2_sqrt = math.sqrt(bias2)
-        if group["amsgrad"]:
-            vmax = state["max_exp_avg_sq"]._data
-            np.maximum(vmax, v, out=vmax)
-            v = vmax
-        denom = np.sqrt(v, out=denom) if cpu else np.sqrt(v)
-        denom /= f32(bias2_sqrt, x)
-        denom += f32(group["eps"], x)
-        if cpu:
-            np.multiply(m, f32(-step_size, x), out=scratch)
-        else:
-            scratch = f32(-step_size, x) * m
-        scratch /= denom
-        x += scratch                                    # addcdiv_(m, denom, -step_size)
+        scalars = (f32(1 - beta1, x), f32(beta2, x), f32(1 - beta2, x), f32(bias2_sqrt, x),
+                   f32(group["eps"], x), f32(-step_size, x))
+        if type(x) is not np.ndarray:
+            _adam_on_device(x, g, m, v, vmax, scalars)
+            return
+        # two work arrays kept per parameter: no fresh pages every step
+        scratch, denom = _work_arrays(self, p, x)
+        arrays = (x, g, m, v, vmax, scratch, denom)
+        written = (x, m, v, scratch, denom) + (() if vmax is None else (vmax,))
+        if x.size < 2 * _CHUNK or not all(a.flags.c_contiguous for a in written):
+            _adam_arrays(*arrays, scalars)
+            return
+        # a large parameter in blocks that stay in the cache between the passes (the
+        # same operations on each number, so the same bits)
+        flat = [None if a is None else np.ravel(a) for a in arrays]
+        for i in range(0, x.size, _CHUNK):
+            _adam_arrays(*[None if a is None else a[i:i + _CHUNK] for a in flat], scalars)
+
+
+_CHUNK = 65536
+
+
+def _adam_arrays(x, g, m, v, vmax, scratch, denom, scalars):
+    """PyTorch's single-tensor Adam step on NumPy arrays, in place, operation by
+    operation (``scalars``: 1 - beta1, beta2, 1 - beta2, sqrt(bias2), eps, -step_size)."""
+    one_minus_beta1, beta2, one_minus_beta2, bias2_sqrt, eps, neg_step = scalars
+    np.subtract(g, m, out=scratch)
+    scratch *= one_minus_beta1
+    m += scratch                                    # lerp_(grad, 1 - beta1)
+    v *= beta2
+    np.multiply(g, one_minus_beta2, out=scratch)
+    scratch *= g
+    v += scratch                                    # addcmul_(grad, grad, 1 - beta2)
+    if vmax is not None:
+        np.maximum(vmax, v, out=vmax)
+        v = vmax
+    np.sqrt(v, out=denom)
+    denom /= bias2_sqrt
+    denom += eps
+    np.multiply(m, neg_step, out=scratch)
+    scratch /= denom
+    x += scratch                                    # addcdiv_(m, denom, -step_size)
+
+
+def _adam_on_device(x, g, m, v, vmax, scalars):
+    """``_adam_arrays`` for other array libraries (CuPy): the same operations, on fresh
+    temporaries."""
+    one_minus_beta1, beta2, one_minus_beta2, bias2_sqrt, eps, neg_step = scalars
+    scratch = g - m
+    scratch *= one_minus_beta1
+    m += scratch
+    v *= beta2
+    scratch = one_minus_beta2 * g * g
+    v += scratch
+    if vmax is not None:
+        np.maximum(vmax, v, out=vmax)
+        v = vmax
+    denom = np.sqrt(v)
+    denom /= bias2_sqrt
+    denom += eps
+    scratch = neg_step * m
+    scratch /= denom
+    x += scratch
 
 
 class AdamW(Adam):
