@@ -9,7 +9,9 @@ expressions a person would write by hand, and srcgrad's generated code calls the
 function's SciPy calls as written); the last column, the function itself (no gradient)
 over the NumPy-only hand-written value and gradient, is the floor of the first ratio.
 The benchmarks: a Gaussian mixture's log-likelihood (``scipy.special.logsumexp``,
-``scipy.stats.norm.logpdf``) and a Gaussian process's marginal likelihood
+``scipy.stats.norm.logpdf``), a logistic-normal one (a Bayesian logistic regression's
+marginal likelihood by importance sampling: ``log_expit``, ``norm.logpdf``,
+``logsumexp``) and a Gaussian process's marginal likelihood
 (``scipy.linalg.cholesky``, ``cho_solve``, and ``np.linalg.slogdet`` or the factor's
 diagonal for ``log det K``).
 Run: `python tools/bench_scipy.py [--quick] [--source]` (``--source`` prints the
@@ -110,6 +112,62 @@ def mixture_inputs(n, k, seed=0):
             rng.normal(scale=2.0, size=n))
 
 
+# -- a logistic-normal likelihood ----------------------------------------------------------
+
+def logistic_normal(mu, log_s, x, y, eps):
+    """The importance-weighted log marginal likelihood of a Bayesian logistic regression
+    (labels ``y`` in {-1, 1}, prior N(0, 1) on the weights), with the proposal N(mu, s^2)
+    sampled as ``mu + s * eps``."""
+    s = np.exp(log_s)
+    w = mu + s * eps
+    logits = w @ x.T
+    loglik = np.sum(sc.log_expit(y * logits), axis=1)
+    log_prior = np.sum(st.norm.logpdf(w), axis=1)
+    log_q = np.sum(st.norm.logpdf(w, mu, s), axis=1)
+    return sc.logsumexp(loglik + log_prior - log_q) - np.log(len(eps))
+
+
+def _logistic_normal_grad(w, yl, lw, x, y, eps, s):
+    """The gradient of :func:`logistic_normal` from its log-weights ``lw``: the weights'
+    softmax times the gradient of each sample's log-weight (``log q``'s own dependence on
+    ``mu`` and ``s`` leaves only ``-sum(log s)``)."""
+    r = np.exp(lw - np.max(lw))
+    r = r / np.sum(r)
+    gw = r[:, None] * ((y * sc.expit(-yl)) @ x - w)
+    return np.sum(gw, axis=0), np.sum(gw * eps, axis=0) * s + 1.0
+
+
+def logistic_normal_hand(mu, log_s, x, y, eps):
+    """The value and gradient of :func:`logistic_normal`, written out in NumPy."""
+    s = np.exp(log_s)
+    w = mu + s * eps
+    yl = y * (w @ x.T)
+    loglik = np.sum(np.minimum(yl, 0) - np.log1p(np.exp(-np.abs(yl))), axis=1)
+    # (prior and proposal: their log(2 pi) / 2 terms cancel)
+    lw = loglik - 0.5 * np.sum(w * w, axis=1) + 0.5 * np.sum(eps * eps, axis=1) + np.sum(log_s)
+    m = np.max(lw)
+    value = m + np.log(np.sum(np.exp(lw - m))) - np.log(len(eps))
+    return value, _logistic_normal_grad(w, yl, lw, x, y, eps, s)
+
+
+def logistic_normal_hand_scipy(mu, log_s, x, y, eps):
+    """The same, the value by the same SciPy calls as :func:`logistic_normal`."""
+    s = np.exp(log_s)
+    w = mu + s * eps
+    logits = w @ x.T
+    lw = (np.sum(sc.log_expit(y * logits), axis=1) + np.sum(st.norm.logpdf(w), axis=1)
+          - np.sum(st.norm.logpdf(w, mu, s), axis=1))
+    value = sc.logsumexp(lw) - np.log(len(eps))
+    return value, _logistic_normal_grad(w, y * logits, lw, x, y, eps, s)
+
+
+def logistic_normal_inputs(n, d, samples, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, d))
+    y = np.where(rng.uniform(size=n) < sc.expit(x @ rng.normal(size=d)), 1.0, -1.0)
+    return rng.normal(scale=0.1, size=d), np.full(d, -1.0), x, y, rng.normal(size=(samples, d))
+
+
 # -- a Gaussian process's marginal likelihood ---------------------------------------------
 
 def gp_nll(log_ell, log_sf, log_sn, d2, y):
@@ -177,6 +235,9 @@ def gp_inputs(n, d, seed=0):
 #  calls for the value, inputs, wrt, sizes)
 BENCHES = [("gaussian mixture", mixture_loglik, mixture_hand, mixture_hand_scipy,
             mixture_inputs, (0, 1, 2), [(10_000, 8), (1_000, 4), (100_000, 16)]),
+           ("logistic-normal", logistic_normal, logistic_normal_hand,
+            logistic_normal_hand_scipy, logistic_normal_inputs, (0, 1),
+            [(1000, 10, 64), (200, 5, 16), (10_000, 20, 128)]),
            ("GP, slogdet", gp_nll, gp_hand, gp_hand_scipy, gp_inputs, (0, 1, 2),
             [(200, 2), (50, 2), (800, 3)]),
            ("GP, factor logdet", gp_nll_factor, gp_hand, gp_hand, gp_inputs, (0, 1, 2),
