@@ -3,6 +3,7 @@ in place, as its caller sees them (a table: function -> expected answer)."""
 import numpy as np
 import pytest
 
+import srcgrad as sg
 from srcgrad.compiler.analysis.callee_writes import HARD, SOFT, written_params
 
 
@@ -142,3 +143,24 @@ CASES_2 = [(stores_into_a_dict, {}), (item_of_a_list, {"lst": SOFT}), (appends, 
 @pytest.mark.parametrize("func,expected", CASES_2, ids=[f.__name__ for f, _ in CASES_2])
 def test_containers(func, expected):
     assert written_params(func) == expected
+
+
+# -- NumPy's own functions are not read for writes: np.eye(len(mean)) builds its own array
+# (it was taken to change ``mean``: a refusal of a program that changes nothing)
+
+def _cov_of(mean, L):
+    return L @ L.T + 1e-6 * np.eye(len(mean))
+
+
+def uses_eye_of_len(mean, L):
+    cov = _cov_of(mean, L)
+    return np.sum(cov) * np.sum(mean)
+
+
+def test_a_helper_calling_np_eye_changes_nothing():
+    mean, L = np.array([0.4, -1.2]), np.array([[1.0, 0.0], [0.3, 0.8]])
+    gm, gL = sg.grad(uses_eye_of_len)(mean, L)
+    eps = 1e-6
+    fd = np.array([(uses_eye_of_len(mean + eps * e, L) - uses_eye_of_len(mean - eps * e, L))
+                   / (2 * eps) for e in np.eye(2)])
+    np.testing.assert_allclose(gm, fd, rtol=1e-6)

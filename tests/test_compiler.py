@@ -503,7 +503,6 @@ def uses_walrus(x):
 
 
 UNSUPPORTED = [
-    (uses_try, "try:", "try"),
     (uses_yield, "yield np.sum", "yield"),
     (uses_global, "global _SOME_GLOBAL", "global"),
     (uses_class, "class Box", "class"),
@@ -513,7 +512,7 @@ UNSUPPORTED = [
 
 # once refused, now lowered to statements (lower/desugar.py): checked against central
 # differences (the derivative of sum(v * v) is 2 v; of |sum(x)|, sign(sum(x)))
-DESUGARED = [uses_lambda, uses_comprehension, uses_generator, uses_walrus]
+DESUGARED = [uses_lambda, uses_comprehension, uses_generator, uses_walrus, uses_try]
 
 
 @pytest.mark.parametrize("f", DESUGARED, ids=[f.__name__ for f in DESUGARED])

@@ -49,7 +49,6 @@ ATOL = 1e-7
 # with None where that mode works.  Grouped by the construct that is missing.
 _RECURSION = "recursion (a function calling itself, or two calling each other)"
 _CLOSURE_ACTIVE = "calling a function value that holds differentiated values (closure / default)"
-_TRY = "try / except / finally"
 REFUSED = {
     # closures and function values over differentiated values
     "value_and_grad_inside_function": _CLOSURE_ACTIVE + ": sg.value_and_grad of a lambda over X, y",
@@ -59,17 +58,9 @@ REFUSED = {
     "jvp_inside_function": "sg.jvp of a lambda inside differentiated code",
     # recursion
     "memoized_recursion": _RECURSION + " with a memo dict (refused as an in-place change of it)",
-    # generators, try
-    "try_except_cholesky": _TRY,
-    "try_finally_in_loss": _TRY,
     # objects
     "attribute_writes_on_local_object": "a method that writes self.total, its value dropped: "
                                         "refused (was a silent zero)",
-    # builtins, methods and library functions without a rule
-    "sorted_pairs_of_scores": "sorted() of (score, array) pairs",
-    # refused for a wrong reason: nothing is changed in place
-    "gmm_full_covariance": "spurious 'changes its argument in place' refusal of a helper "
-                           "computing L @ L.T + 1e-6 * np.eye(len(mean))",
 }
 
 # What srcgrad gets WRONG today (a wrong number, or another exception); per mode as REFUSED.

@@ -272,3 +272,21 @@ def test_generated_code_reads_as_a_loop():
     assert "for " in src and ".append(" in src
     lam = sg.source(lambda_assigned)
     assert "def sq(t):" in lam and "sq_t" in lam     # ``sq = lambda t: ...`` is a def sq
+
+
+# -- sorted(xs) without key: the items are their own keys ---------------------------------
+
+def sorted_pairs(scores, values):
+    pairs = sorted(zip(scores, values))
+    top = sorted(values, reverse=True)
+    return sum(k * v for k, (_, v) in enumerate(pairs)) + top[0] * 2.0
+
+
+def test_sorted_without_a_key_gives_each_item_its_gradient():
+    scores, values = np.array([0.3, -1.0, 2.0, 0.1]), np.array([1.5, -0.5, 0.25, 3.0])
+    gs, gv = sg.grad(sorted_pairs)(scores, values)
+    eps = 1e-6
+    fd = np.array([(sorted_pairs(scores, values + eps * e) - sorted_pairs(scores, values - eps * e))
+                   / (2 * eps) for e in np.eye(4)])
+    np.testing.assert_allclose(gv, fd, rtol=1e-6)
+    np.testing.assert_allclose(gs, 0.0)           # the order carries no gradient

@@ -22,7 +22,7 @@ import functools
 import inspect
 import types
 
-from ..errors import NonDifferentiableError
+from ..errors import NonDifferentiableError, UnsupportedSyntaxError
 from .. import rules, runtime
 from ..runtime import records
 from . import construct
@@ -204,6 +204,8 @@ def call_forward(f, wrt, site, *args, **kwargs):
     if not wrt:                     # nothing to differentiate: the call as written
         return f(*args, **kwargs), _no_gradients
     site = _full(site)
+    if f is runtime.try_call:
+        return _try_forward(wrt, site, *args)
     target, full, kw, front, holder = _target(f, args, kwargs, site)
     wrt, own = _callee_slot(wrt, front, holder, site, f)
     closure = bool(wrt) and wrt[0] is _CLOSURE
@@ -359,6 +361,8 @@ def call_jvp(f, wrt, site, tangents, *args, **kwargs):
     """Forward mode: ``(f(*args, **kwargs), its tangent)`` given the tangents of the
     arguments named by ``wrt`` (the others have none)."""
     site = _full(site)
+    if f is runtime.try_call:
+        return _try_jvp(wrt, site, tangents, *args)
     target, full, kw, front, holder = _target(f, args, kwargs, site)
     kept, own = _callee_slot(wrt, front, holder, site, f)
     own_tangent = _CLOSURE
@@ -556,8 +560,10 @@ def trampoline(f):
            f"        return _callee({call})\n"
            f"    return {label}\n")
     filename = f"<srcgrad call of {label}({params})>"
+    # (always: the entry must be there whenever srcgrad reads the source, even after
+    # someone cleared linecache)
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     if key not in _TRAMPOLINES:
-        linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
         ns = {"__name__": "srcgrad_trampoline"}
         exec(compile(src, filename, "exec"), ns)
         _TRAMPOLINES[key] = ns["__srcgrad_make__"]
@@ -582,3 +588,76 @@ rules.python.attributes.PROPERTIES.update(vjp=_property_vjp, jvp=_property_jvp)
 
 for _f in (call_forward, call_forward_star, call_jvp, call_jvp_star):
     _f.__srcgrad_dynamic_call__ = True          # (analysis/activity.py: grad of grad)
+
+
+# -- try / except (compiler/lower/trying.py): ad.try_call(types, body, *handlers, *args) --
+
+_OWN_ERRORS = (NonDifferentiableError, UnsupportedSyntaxError)
+
+
+def _try_blocks(wrt, types, body, rest):
+    """(handlers, args, for each block the ``wrt`` of its call: its own gradient (None)
+    and its arguments' positions, shifted past the exception a handler takes first)."""
+    k = len(types)
+    handlers, args = rest[:k], rest[k:]
+    first = 2 + k                               # the call's position of args[0]
+    positions = [w - first for w in wrt if isinstance(w, int) and w >= first]
+
+    def block_wrt(position, shift):
+        return tuple(([None] if position in wrt else []) + [j + shift for j in positions])
+    return handlers, args, block_wrt, first
+
+
+def _try_run(types, handlers, args, body, run):
+    """Run the body (``run(fn, shift, extra)``) and, if it raises one of ``types``, the
+    first matching handler; srcgrad's own errors are never caught."""
+    try:
+        return -1, run(body, 1, 0, ())
+    except _OWN_ERRORS:
+        raise
+    except BaseException as e:
+        for i, t in enumerate(types):
+            if isinstance(e, t):
+                return i, run(handlers[i], 2 + i, 1, (e,))
+        raise
+
+
+def _try_forward(wrt, site, types, body, *rest):
+    handlers, args, block_wrt, first = _try_blocks(wrt, types, body, rest)
+    runs = {}
+
+    def run(fn, position, shift, extra):
+        sub = block_wrt(position, shift)
+        runs["value"], runs["record"] = call_forward(fn, sub, site, *extra, *args)
+        runs["position"], runs["wrt"] = position, sub
+        return runs["value"]
+    which, value = _try_run(types, handlers, args, body, run)
+
+    def record(g):
+        g = g[1] if isinstance(g, (tuple, list)) else None
+        g = runtime.fill_like(g, value)
+        grads = dict(zip(runs["wrt"], runs["record"](g)))
+        out = []
+        for w in wrt:
+            if w == runs["position"]:
+                out.append(grads.get(None))
+            elif isinstance(w, int) and w >= first:
+                out.append(grads.get(w - first + (runs["position"] > 1)))
+            else:
+                out.append(None)
+        return tuple(out)
+    return (which, value), record
+
+
+def _try_jvp(wrt, site, tangents, types, body, *rest):
+    handlers, args, block_wrt, first = _try_blocks(wrt, types, body, rest)
+    by = dict(zip(wrt, tangents))
+    out = {}
+
+    def run(fn, position, shift, extra):
+        sub = block_wrt(position, shift)
+        ts = tuple(by[position] if w is None else by[w - shift + first] for w in sub)
+        value, out["tangent"] = call_jvp(fn, sub, site, ts, *extra, *args)
+        return value
+    which, value = _try_run(types, handlers, args, body, run)
+    return (which, value), (0.0, out["tangent"])

@@ -43,6 +43,25 @@ def take(g, index):
 _ABSENT = type("_Absent", (), {"__repr__": lambda self: "<absent>"})()
 
 
+def try_call(types, body, *rest):
+    """``try: body() except types[i]: handler_i()`` for blocks made functions by the
+    lowering (compiler/lower/trying.py): ``(-1, body(*args))``, or ``(i, handler_i(exc,
+    *args))`` for the first handler whose types match.  Differentiated code calls it
+    through compiler/dynamic.py."""
+    handlers, args = rest[:len(types)], rest[len(types):]
+    try:
+        return -1, body(*args)
+    except BaseException as e:
+        for i, t in enumerate(types):
+            if isinstance(e, t):
+                return i, handlers[i](e, *args)
+        raise
+
+
+try_call.__srcgrad_resolved_when_run__ = True
+__all__ += ["try_call"]
+
+
 def old_item(x, key):
     """A copy of ``x[key]`` before ``x[key] = ...`` overwrites it; for a dict key that
     the assignment creates, a marker that :func:`restore_item` understands."""

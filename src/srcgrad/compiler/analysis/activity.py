@@ -308,6 +308,9 @@ class Analysis:
         if isinstance(obj, functools.partial) or hasattr(obj, "__srcgrad_trace__"):
             # a partial, a derivative (sg.grad(g)) called here: resolved when it runs
             return self.dynamic(f, args, kws, s, A.unparse_short(f) + "()")
+        if getattr(obj, "__srcgrad_resolved_when_run__", False):
+            # ad.try_call (lower/trying.py): which block runs is known when it runs
+            return self.dynamic(f, args, kws, s, "try")
         inline = getattr(obj, "__srcgrad_inline__", None)
         if inline is not None:
             # a transformation called inside transformed code (``sg.jvp(g, ...)``): a

@@ -20,7 +20,7 @@ import gast
 import numpy as np
 
 from ... import rules
-from ..source import MISSING, get_function_ast, resolve
+from ..source import MISSING, get_function_ast, library_name, resolve
 from .activity import MUTATING_METHODS
 
 HARD, SOFT = "hard", "soft"
@@ -212,7 +212,10 @@ def _scan(fdef, func, depth):
             for k in n.keywords:
                 if k.arg == target:
                     mark(refs(env, k.value), HARD)
-        elif inspect.isfunction(obj) or inspect.ismethod(obj):
+        elif (inspect.isfunction(obj) or inspect.ismethod(obj)) and \
+                not _numpy_function(obj):
+            # (NumPy's own functions are not read: np.eye(n) builds its own array, and
+            # those that change an argument say so in their rules, above)
             for e, kind in call_targets_nested(obj, n, depth):
                 # a callee's ``a += v`` may also change an array a list given to it holds
                 mark(refs(env, e) | (held(env, e) if kind == SOFT else _NONE), kind)
@@ -283,6 +286,12 @@ def _scan(fdef, func, depth):
 
     visit(fdef.body, {p: (frozenset([p]), frozenset([p])) for p in params})
     return {p: k for p, k in written.items() if p in params}
+
+
+def _numpy_function(obj):
+    fn = getattr(obj, "__func__", obj)
+    return library_name(fn) is not None and \
+        (getattr(fn, "__module__", "") or "").split(".")[0] == "numpy"
 
 
 def call_targets_nested(obj, call, depth):

@@ -482,9 +482,16 @@ class _Desugar:
         if obj is builtins.sum and e.args and isinstance(start, (gast.List, gast.Tuple)):
             # ``sum(lists, [])``: a concatenation, item by item (``acc = acc + item``)
             return self.fold(e, e.args[0], start, pre)
-        if obj is builtins.sorted and "key" in kws and len(e.args) == 1 and \
-                set(kws) <= {"key", "reverse"}:
-            seq, keys = self.keyed(e, kws["key"], pre)
+        if obj is builtins.sorted and len(e.args) == 1 and set(kws) <= {"key", "reverse"}:
+            if "key" in kws:
+                seq, keys = self.keyed(e, kws["key"], pre)
+            else:
+                # ``sorted(zip(scores, values))``: the items are their own keys (the
+                # order carries no gradient; the items keep theirs)
+                seq = keys = self.names.fresh("seq")
+                pre.append(A.assign(seq, A.call(A.name("list"), [self.expr(e.args[0], pre)]),
+                                    like=e))
+                self.locals.add(seq)
             rev = self.expr(kws.get("reverse", A.const(False)), pre)
             order = self.names.fresh("order")
             pre.append(A.assign(order, A.call(A.attr(self.info_ad(), "order_by"),

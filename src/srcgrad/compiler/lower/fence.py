@@ -5,7 +5,7 @@ import gast
 from .. import syntax as A
 
 UNSUPPORTED = {
-    gast.Try: "try/except", gast.Raise: None, gast.ClassDef: "a class definition",
+    gast.Raise: None, gast.ClassDef: "a class definition",
     gast.AsyncFunctionDef: "async def", gast.AsyncFor: "async for", gast.AsyncWith: "async with",
     gast.Global: "a global declaration", gast.Nonlocal: "a nonlocal declaration",
     gast.Delete: "del",
@@ -20,7 +20,6 @@ if hasattr(gast, "TryStar"):
     UNSUPPORTED[gast.TryStar] = "try/except*"
 
 ADVICE = {
-    "try/except": "move the try/except outside the differentiated function",
     "a list comprehension": "write a for loop that appends to a list",
     "a generator expression": "write a for loop",
     "a lambda": "define a named function with def",

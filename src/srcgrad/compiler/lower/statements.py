@@ -13,6 +13,7 @@ from ..source import MISSING, resolve
 from .control import ControlFlow
 from .expressions import Expressions
 from .desugar import desugar
+from .trying import rewrite_tries
 from .fence import refuse_unsupported
 
 
@@ -28,6 +29,10 @@ class Normalizer(ControlFlow, Expressions):
         self.names = names           # NameGen
         # comprehensions, lambdas, map/filter/reduce, := become statements first
         fdef.body = desugar(fdef.body, info, names, [a.id for a in self._params(fdef)])
+        # try / except: its blocks become functions called by ad.try_call (trying.py)
+        fdef.body = rewrite_tries(fdef.body, info, names, ad_name,
+                                  set(A.names_stored(fdef.body)) |
+                                  {a.id for a in self._params(fdef)})
         self.locals = set(A.names_stored(fdef.body)) | {a.id for a in self._params(fdef)}
         self.loop_depth = 0
         self.ret_flag = None

@@ -1,0 +1,217 @@
+"""``try`` / ``except`` / ``else`` / ``finally`` in differentiated code.
+
+An exception may stop the ``try`` body after any of its operations, and what ran
+before it stays done.  So the body and each handler become functions of the values
+they read, returning the values they assign::
+
+    try:                                  def try_body(K):
+        L = np.linalg.cholesky(K)             L = np.linalg.cholesky(K)
+    except np.linalg.LinAlgError:             return (L,)
+        L = np.eye(3)                     def try_except(exc, K):
+                                              L = np.eye(3)
+                                              return (L,)
+                                          try_result = ad.try_call(
+                                              (np.linalg.LinAlgError,), try_body,
+                                              try_except, K)
+                                          which, tried = try_result
+                                          if which == -1:
+                                              L, = tried
+                                          else:
+                                              L, = tried
+
+``ad.try_call`` runs the body and, if it raises one of the handlers' exceptions,
+that handler.  Generated code calls it through compiler/dynamic.py, which compiles
+each block when it runs, like any callee: a block stopped by an exception leaves no
+records behind, and the reverse sweep runs the adjoint of the block that finished.
+``else`` runs after the body's values are bound, ``finally`` after either.  A
+``try`` with only ``finally`` is its body then its ``finally`` (an exception leaves
+the function anyway).  ``return``, ``break`` and ``continue`` leaving a ``try`` are
+refused at the user's line.
+"""
+import gast
+
+from .. import syntax as A
+
+_COMPOUND = (gast.If, gast.For, gast.While, gast.With)
+
+
+def rewrite_tries(body, info, names, ad_name, enclosing, whole=None):
+    """``body`` with each ``try`` statement (at any depth outside nested defs)
+    rewritten; ``enclosing``: the names local to the function (its parameters and
+    what it assigns)."""
+    whole = body if whole is None else whole
+    out = []
+    for s in body:
+        if isinstance(s, gast.Try):
+            out.extend(_rewrite(s, info, names, ad_name, enclosing, whole))
+            continue
+        if isinstance(s, _COMPOUND):
+            s.body = rewrite_tries(s.body, info, names, ad_name, enclosing, whole)
+            if not isinstance(s, gast.With):
+                s.orelse = rewrite_tries(s.orelse, info, names, ad_name, enclosing, whole)
+        out.append(s)
+    return out
+
+
+def _reads_outside(whole, node):
+    """Names read anywhere in ``whole`` but inside ``node``."""
+    out = set()
+    work = list(whole)
+    while work:
+        n = work.pop()
+        if n is node:
+            continue
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            out.add(n.id)
+        work.extend(gast.iter_child_nodes(n))
+    return out
+
+
+def _rewrite(s, info, names, ad, enclosing, whole):
+    def inner(block):
+        return rewrite_tries(block, info, names, ad, enclosing, whole)
+    body, orelse, final = inner(s.body), inner(s.orelse), inner(s.finalbody)
+    if not s.handlers:
+        return body + orelse + final
+    handlers = [(h, inner(h.body)) for h in s.handlers]
+    for block in [body] + [b for _, b in handlers]:
+        _refuse_jumps(block, info)
+    blocks = [body] + [b for _, b in handlers]
+    exc_names = {h.name if isinstance(h.name, str) else getattr(h.name, "id", None)
+                 for h, _ in handlers} - {None}
+    params, later = [], None
+    for block in blocks:
+        needed, maybe = _inputs(block, enclosing)
+        for n in needed:
+            if n not in params and n not in exc_names:
+                params.append(n)
+        if maybe:
+            later = _reads_outside(whole, s) if later is None else later
+            for n, st in maybe:
+                if n in later:
+                    raise info.error(st, f"{n} is assigned on some paths of a try/except "
+                                         f"block only, and read after it; srcgrad needs it "
+                                         f"bound on every path: assign {n} before the try")
+    _refuse_partial(body, handlers, enclosing, whole, s, info)
+    defs, outputs = [], []
+    body_name = names.fresh("try_body")
+    defs.append(_def(body_name, [], params, body, s, outputs))
+    handler_names = []
+    for h, block in handlers:
+        name = names.fresh("try_except")
+        exc = h.name if isinstance(h.name, str) else getattr(h.name, "id", None)
+        exc = exc or names.fresh("exc")
+        handler_names.append(name)
+        defs.append(_def(name, [exc], params, block, s, outputs, skip={exc}))
+    types = [h.type if h.type is not None else A.name("BaseException") for h, _ in handlers]
+    which, out, both = names.fresh("which"), names.fresh("tried"), names.fresh("try_result")
+    call = A.call(A.attr(ad, "try_call"),
+                  [gast.Tuple(elts=types, ctx=gast.Load()), A.name(body_name)] +
+                  [A.name(n) for n in handler_names] + [A.name(p) for p in params])
+
+    def item(i):
+        return gast.Subscript(value=A.name(both), slice=A.const(i), ctx=gast.Load())
+    stmts = defs + [A.copy_loc(gast.Assign(targets=[A.store(n)], value=v, type_comment=None), s)
+                    for n, v in ((both, call), (which, item(0)), (out, item(1)))]
+    # each path binds what its block assigned
+    branch = None
+    for i in reversed(range(len(blocks))):
+        bind = _unpack(outputs[i], out, s)
+        if i == 0:
+            bind = bind + orelse
+        if branch is None:
+            branch = bind
+            continue
+        test = gast.Compare(left=A.name(which), ops=[gast.Eq()], comparators=[A.const(i - 1)])
+        branch = [A.copy_loc(gast.If(test=test, body=bind, orelse=branch), s)]
+    return stmts + branch + final
+
+
+def _refuse_partial(body, handlers, enclosing, whole, s, info):
+    """An exception after the body assigned a name leaves that assignment done in
+    Python, but not in the body's function: refused where a handler, or what follows
+    the try on a handler's path, could see it."""
+    early = {n for st in body[:-1] for n in
+             (A.names_stored(st) if not isinstance(st, gast.FunctionDef) else {st.name})}
+    if not early:
+        return
+    later = _reads_outside(whole, s)
+    for _, block in handlers:
+        needed, _ = _inputs(block, enclosing)
+        sure = {n for st in block if isinstance(st, (gast.Assign, gast.AugAssign,
+                                                    gast.AnnAssign, gast.FunctionDef))
+                for n in (A.names_stored(st) if not isinstance(st, gast.FunctionDef)
+                          else {st.name})}
+        seen = (set(needed) | (later - sure)) & early
+        if seen:
+            n = sorted(seen)[0]
+            raise info.error(s, f"{n} is assigned in the try block before a statement that "
+                                f"may raise, and the except block (or what follows it) reads "
+                                f"it; srcgrad runs the try block as one step. Assign {n} "
+                                f"before the try, or in the try's last statement")
+
+
+def _inputs(block, enclosing):
+    """(the function's names a block reads before it assigns them, [(name, stmt)] of
+    those it assigns on some paths only)."""
+    assigned, needed, maybe = set(), [], []
+    for st in block:
+        reads = A.names_read(st) if not isinstance(st, gast.FunctionDef) else \
+            A.names_read(st) - A.names_stored(st.body)
+        for n in sorted(reads):
+            if n in enclosing and n not in assigned and n not in needed:
+                needed.append(n)
+        stored = A.names_stored(st) if not isinstance(st, gast.FunctionDef) else {st.name}
+        if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.FunctionDef)):
+            assigned |= stored                # bound whenever the block gets past it
+        else:
+            maybe += [(n, st) for n in sorted(stored) if n not in assigned]
+    maybe = [(n, st) for n, st in maybe if n not in assigned and n not in needed]
+    return needed, maybe
+
+
+def _def(name, first, params, block, like, outputs, skip=()):
+    needed, maybe = _inputs(block, set(params))
+    unsure = {n for n, _ in maybe if n not in params}
+    assigned = sorted({n for st in block for n in
+                       (A.names_stored(st) if not isinstance(st, gast.FunctionDef)
+                        else {st.name}) if n not in skip and n not in unsure})
+    outputs.append(assigned)
+    ret = gast.Return(value=gast.Tuple(elts=[A.name(n) for n in assigned], ctx=gast.Load()))
+    args = gast.arguments(posonlyargs=[], args=[gast.Name(id=p, ctx=gast.Param(),
+                                                           annotation=None, type_comment=None)
+                                                for p in list(first) + list(params)],
+                          vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                          defaults=[])
+    fdef = gast.FunctionDef(name=name, args=args, body=list(block) + [A.copy_loc(ret, like)],
+                            decorator_list=[], returns=None, type_comment=None)
+    if "type_params" in gast.FunctionDef._fields:
+        fdef.type_params = []
+    return A.copy_loc(fdef, like)
+
+
+def _unpack(assigned, out, like):
+    if not assigned:
+        return [A.copy_loc(gast.Pass(), like)]
+    target = gast.Tuple(elts=[A.store(n) for n in assigned], ctx=gast.Store())
+    return [A.copy_loc(gast.Assign(targets=[target], value=A.name(out), type_comment=None),
+                       like)]
+
+
+def _refuse_jumps(block, info, loops=0):
+    for st in block:
+        if isinstance(st, gast.FunctionDef):
+            continue
+        if isinstance(st, gast.Return) or (loops == 0 and isinstance(st, (gast.Break,
+                                                                         gast.Continue))):
+            word = type(st).__name__.lower()
+            raise info.error(st, f"srcgrad does not support {word} leaving a try/except in "
+                                 f"a differentiated function; set a flag in the try and "
+                                 f"act on it after the try statement")
+        inner = 1 if isinstance(st, (gast.For, gast.While)) else 0
+        for field in ("body", "orelse", "handlers", "finalbody"):
+            sub = getattr(st, field, None)
+            if isinstance(sub, list):
+                blocks = [h.body for h in sub] if field == "handlers" else [sub]
+                for b in blocks:
+                    _refuse_jumps(b, info, loops + inner)

@@ -1,0 +1,112 @@
+"""try / except / else / finally in differentiated code (compiler/lower/trying.py):
+the gradient follows the block that ran; checked against central finite differences
+on both paths, in both modes."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+RNG = np.random.default_rng(11)
+
+
+def fd(fun, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[i] += eps
+        xm[i] -= eps
+        g[i] = (fun(xp) - fun(xm)) / (2 * eps)
+    return g
+
+
+def cholesky_or_fallback(A, shift):
+    K = A @ A.T + shift * np.eye(3)
+    try:
+        L = np.linalg.cholesky(K)
+    except np.linalg.LinAlgError as err:
+        L = np.diag(np.abs(np.diag(K)) + 1.0) * (len(str(err)) > 0)
+    else:
+        L = L * 1.5
+    finally:
+        scale = 2.0
+    return scale * np.sum(np.log(np.abs(np.diag(L)))) + np.sum(L)
+
+
+def several_handlers(x):
+    total = np.sum(x)
+    try:
+        if total > 0:
+            raise ValueError("positive")
+        y = np.sin(x)
+    except KeyError:
+        y = x * 0.0
+    except ValueError:
+        y = np.cos(x) * total
+    return np.sum(y ** 2)
+
+
+def in_a_loop(x):
+    acc = 0.0
+    for i in range(3):
+        try:
+            v = np.log(x - i)            # nan (no exception): kept as NumPy gives it
+            acc = acc + np.sum(np.where(np.isfinite(v), v, 0.0))
+        except FloatingPointError:
+            acc = acc - 1.0
+    return acc
+
+
+@pytest.mark.parametrize("f, x", [
+    (lambda A: cholesky_or_fallback(A, 0.5), RNG.normal(size=(3, 3))),       # cholesky works
+    (lambda A: cholesky_or_fallback(A, -50.0), RNG.normal(size=(3, 3))),     # it raises
+    (several_handlers, np.array([0.3, 0.9, 0.2])),                            # ValueError
+    (several_handlers, np.array([-0.3, 0.1, -0.2])),                          # no exception
+    (in_a_loop, np.array([3.5, 4.0, 5.5])),
+], ids=["body", "handler", "second_handler", "no_exception", "loop"])
+def test_the_gradient_follows_the_block_that_ran(f, x):
+    def g(v):
+        with np.errstate(all="ignore"):
+            r = f(v)
+        return r
+    got = sg.grad(g)(x)
+    np.testing.assert_allclose(got, fd(g, x), rtol=1e-5, atol=1e-7)
+    t = RNG.normal(size=x.shape)
+    _, dout = sg.jvp(g, (x,), (t,))
+    np.testing.assert_allclose(dout, np.sum(got * t), rtol=1e-5, atol=1e-7)
+
+
+def partly_done(x):
+    a = x * 0.0
+    try:
+        a = x * 2.0
+        b = np.linalg.cholesky(-np.eye(2)) @ x[:2]
+    except np.linalg.LinAlgError:
+        b = a[:2]                     # Python sees a = x * 2 here
+    return np.sum(b)
+
+
+def return_in_try(x):
+    try:
+        return np.sum(x)
+    except ValueError:
+        return 0.0
+
+
+@pytest.mark.parametrize("f, what", [(partly_done, "assigned in the try block before"),
+                                     (return_in_try, "return leaving a try")])
+def test_what_the_rewrite_cannot_keep_is_refused_at_the_users_line(f, what):
+    with pytest.raises(sg.UnsupportedSyntaxError, match=f"(?s){what}.*test_try\\.py"):
+        sg.grad(f)(np.ones(3))
+
+
+def errors_of_srcgrad_are_not_caught(x):
+    try:
+        y = np.sum(np.frompyfunc(lambda t: t, 1, 1)(x).astype(float) * x)
+    except Exception:
+        y = 0.0
+    return y
+
+
+def test_srcgrad_s_own_refusal_inside_a_try_is_not_taken_for_the_users_exception():
+    with pytest.raises(sg.NonDifferentiableError):
+        sg.grad(errors_of_srcgrad_are_not_caught)(np.ones(3))
