@@ -1,5 +1,6 @@
 """``torch.optim.lr_scheduler``: StepLR, MultiStepLR, ExponentialLR, LambdaLR,
-CosineAnnealingLR, ReduceLROnPlateau.
+MultiplicativeLR, LinearLR, ConstantLR, PolynomialLR, CosineAnnealingLR,
+ReduceLROnPlateau.
 
 Each scheduler sets ``group["lr"]`` for the epoch, with PyTorch's recursive
 (chainable) formulas, so the printed learning rates are the same floats.
@@ -7,7 +8,8 @@ Each scheduler sets ``group["lr"]`` for the epoch, with PyTorch's recursive
 import math
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LambdaLR",
-           "CosineAnnealingLR", "ReduceLROnPlateau"]
+           "CosineAnnealingLR", "ReduceLROnPlateau", "MultiplicativeLR", "LinearLR",
+           "ConstantLR", "PolynomialLR"]
 
 
 class LRScheduler:
@@ -88,6 +90,87 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self):
         return [base * f(self.last_epoch) for base, f in zip(self.base_lrs, self.lr_lambdas)]
+
+
+def _lrs(scheduler):
+    return [g["lr"] for g in scheduler.optimizer.param_groups]
+
+
+class MultiplicativeLR(LRScheduler):
+    """Each step multiplies the lr by ``lr_lambda(epoch)``."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch <= 0:
+            return _lrs(self)
+        return [g["lr"] * f(self.last_epoch)
+                for g, f in zip(self.optimizer.param_groups, self.lr_lambdas)]
+
+
+class LinearLR(LRScheduler):
+    """The lr times a factor going linearly from ``start_factor`` to ``end_factor`` over
+    ``total_iters`` steps (PyTorch's chainable form: each step's ratio)."""
+
+    def __init__(self, optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5,
+                 last_epoch=-1):
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 "
+                             "and less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor, self.end_factor, self.total_iters = \
+            start_factor, end_factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        e, a, b = self.last_epoch, self.start_factor, self.end_factor
+        if e == 0:
+            return [lr * a for lr in _lrs(self)]
+        if e > self.total_iters:
+            return _lrs(self)
+        ratio = 1.0 + (b - a) / (self.total_iters * a + (e - 1) * (b - a))
+        return [lr * ratio for lr in _lrs(self)]
+
+
+class ConstantLR(LRScheduler):
+    """The lr times ``factor`` until ``total_iters`` steps have passed."""
+
+    def __init__(self, optimizer, factor=1.0 / 3, total_iters=5, last_epoch=-1):
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor, self.total_iters = factor, total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in _lrs(self)]
+        if self.last_epoch != self.total_iters:
+            return _lrs(self)
+        return [lr * (1.0 / self.factor) for lr in _lrs(self)]
+
+
+class PolynomialLR(LRScheduler):
+    """``base_lr * (1 - epoch / total_iters) ** power`` (as each step's ratio)."""
+
+    def __init__(self, optimizer, total_iters=5, power=1.0, last_epoch=-1):
+        self.total_iters, self.power = total_iters, power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        e, n = self.last_epoch, self.total_iters
+        if e == 0 or e > n:
+            return _lrs(self)
+        ratio = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
+        return [lr * ratio for lr in _lrs(self)]
 
 
 class CosineAnnealingLR(LRScheduler):

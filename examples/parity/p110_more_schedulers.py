@@ -1,0 +1,58 @@
+"""More of the docs' training idioms: counting parameters, an optimizer's repr, gradient
+clipping (clip_grad_norm_, clip_grad_value_), changing a group's lr by hand, an accuracy
+under no_grad, and the schedulers MultiplicativeLR, LinearLR, ConstantLR, PolynomialLR
+step by step (and LinearLR warm-up on two groups)."""
+import torch
+import torch.nn as nn
+
+torch.manual_seed(0)
+model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3))
+print(sum(p.numel() for p in model.parameters() if p.requires_grad))
+opt = torch.optim.Adam(model.parameters(), lr=1e-3, betas=(0.8, 0.99))
+print(opt)
+x = torch.randn(10, 4)
+y = torch.randint(0, 3, (10,))
+loss = nn.functional.cross_entropy(model(x), y)
+loss.backward()
+print(round(nn.utils.clip_grad_norm_(model.parameters(), max_norm=0.5).item(), 5))
+nn.utils.clip_grad_value_(model.parameters(), 0.01)
+print(round(model[0].weight.grad.abs().max().item(), 5))
+opt.step()
+opt.param_groups[0]["lr"] = 0.5
+print(opt.state_dict()["param_groups"])
+model.zero_grad()
+print(model[0].weight.grad)
+with torch.no_grad():
+    preds = model(x)
+    acc = (preds.argmax(1) == y).float().mean()
+print(round(acc.item(), 4), preds.argmax(dim=1).tolist())
+print(torch.nn.utils.parameters_to_vector(model.parameters()).shape)
+
+S = torch.optim.lr_scheduler
+for make in (lambda o: S.MultiplicativeLR(o, lambda e: 0.95),
+             lambda o: S.LinearLR(o, start_factor=0.25, total_iters=4),
+             lambda o: S.LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=3),
+             lambda o: S.ConstantLR(o, factor=0.5, total_iters=3),
+             lambda o: S.PolynomialLR(o, total_iters=4, power=2.0)):
+    w = nn.Parameter(torch.ones(2))
+    o = torch.optim.SGD([w], lr=0.1)
+    s = make(o)
+    lrs = [s.get_last_lr()[0]]
+    for _ in range(7):
+        o.step()
+        s.step()
+        lrs.append(s.get_last_lr()[0])
+    print(type(s).__name__, [round(v, 8) for v in lrs])
+groups = [{"params": [nn.Parameter(torch.ones(1))], "lr": 0.2},
+          {"params": [nn.Parameter(torch.ones(1))]}]
+o = torch.optim.SGD(groups, lr=0.05)
+warm = S.LinearLR(o, start_factor=0.1, total_iters=2)
+for _ in range(4):
+    o.step()
+    warm.step()
+    print(warm.get_last_lr(), warm.last_epoch)
+for bad in (lambda: S.LinearLR(o, start_factor=0), lambda: S.ConstantLR(o, factor=2)):
+    try:
+        bad()
+    except ValueError as err:
+        print("ValueError", err)
