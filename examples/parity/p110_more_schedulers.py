@@ -1,7 +1,7 @@
 """More of the docs' training idioms: counting parameters, an optimizer's repr, gradient
 clipping (clip_grad_norm_, clip_grad_value_), changing a group's lr by hand, an accuracy
-under no_grad, and the schedulers MultiplicativeLR, LinearLR, ConstantLR, PolynomialLR
-step by step (and LinearLR warm-up on two groups)."""
+under no_grad, and the schedulers MultiplicativeLR, LinearLR, ConstantLR, PolynomialLR,
+CosineAnnealingWarmRestarts and OneCycleLR step by step (and LinearLR warm-up on two groups)."""
 import torch
 import torch.nn as nn
 
@@ -56,3 +56,38 @@ for bad in (lambda: S.LinearLR(o, start_factor=0), lambda: S.ConstantLR(o, facto
         bad()
     except ValueError as err:
         print("ValueError", err)
+
+# CosineAnnealingWarmRestarts (also stepped with fractional epochs) and OneCycleLR, whose
+# momentum / beta1 cycles too
+w = nn.Parameter(torch.ones(2))
+o = torch.optim.SGD([w], lr=0.1)
+s = S.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.001)
+lrs = []
+for _ in range(10):
+    o.step()
+    s.step()
+    lrs.append(round(s.get_last_lr()[0], 8))
+print(lrs, s.T_i, s.T_cur)
+for epoch in (0.5, 4.25, 11.0):
+    s.step(epoch)
+    print(round(s.get_last_lr()[0], 8), s.T_i, s.T_cur, s.last_epoch)
+for kw, make in ((dict(), lambda ps: torch.optim.SGD(ps, lr=0.1, momentum=0.9)),
+                 (dict(anneal_strategy="linear", three_phase=True),
+                  lambda ps: torch.optim.Adam(ps, lr=0.1)),
+                 (dict(cycle_momentum=False, pct_start=0.5),
+                  lambda ps: torch.optim.SGD(ps, lr=0.1))):
+    w = nn.Parameter(torch.ones(2))
+    o = make([w])
+    s = S.OneCycleLR(o, max_lr=1.0, total_steps=8, **kw)
+    rows = []
+    for _ in range(7):
+        o.step()
+        s.step()
+        g = o.param_groups[0]
+        rows.append((round(g["lr"], 6), round(g.get("momentum", g.get("betas", (0,))[0]), 6)))
+    print(rows)
+try:
+    s.step()
+    s.step()
+except ValueError as err:
+    print("ValueError", err)

@@ -1,6 +1,6 @@
 """``torch.optim.lr_scheduler``: StepLR, MultiStepLR, ExponentialLR, LambdaLR,
 MultiplicativeLR, LinearLR, ConstantLR, PolynomialLR, CosineAnnealingLR,
-ReduceLROnPlateau.
+CosineAnnealingWarmRestarts, OneCycleLR, ReduceLROnPlateau.
 
 Each scheduler sets ``group["lr"]`` for the epoch, with PyTorch's recursive
 (chainable) formulas, so the printed learning rates are the same floats.
@@ -9,7 +9,7 @@ import math
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LambdaLR",
            "CosineAnnealingLR", "ReduceLROnPlateau", "MultiplicativeLR", "LinearLR",
-           "ConstantLR", "PolynomialLR"]
+           "ConstantLR", "PolynomialLR", "CosineAnnealingWarmRestarts", "OneCycleLR"]
 
 
 class LRScheduler:
@@ -188,6 +188,157 @@ class CosineAnnealingLR(LRScheduler):
                     for base, g in zip(self.base_lrs, groups)]
         return [(1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T))
                 * (g["lr"] - self.eta_min) + self.eta_min for g in groups]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from each group's base lr to ``eta_min`` over ``T_i`` steps, then a
+    restart, ``T_i`` multiplied by ``T_mult`` at each restart."""
+
+    def __init__(self, optimizer, T_0, T_mult=1, eta_min=0.0, last_epoch=-1):
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        self.T_0 = self.T_i = T_0
+        self.T_mult, self.eta_min, self.T_cur = T_mult, eta_min, last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur /
+                                                                     self.T_i)) / 2
+                for base in self.base_lrs]
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur %= self.T_i
+                self.T_i *= self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        else:
+            self.T_i, self.T_cur = self.T_0, epoch
+        self.last_epoch = math.floor(epoch)
+        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+            group["lr"] = lr
+        self._last_lr = _lrs(self)
+
+
+def _per_group(name, optimizer, value):
+    n = len(optimizer.param_groups)
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
+                             f"{name} has {len(value)} values, param_groups has {n}.")
+        return list(value)
+    return [value] * n
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: the lr rises from ``max_lr / div_factor`` to ``max_lr`` over
+    ``pct_start`` of the steps, then falls to ``initial_lr / final_div_factor`` (three
+    phases with ``three_phase``), cosine or linear; the momentum (or Adam's beta1) cycles
+    the other way."""
+
+    def __init__(self, optimizer, max_lr, total_steps=None, epochs=None, steps_per_epoch=None,
+                 pct_start=0.3, anneal_strategy="cos", cycle_momentum=True,
+                 base_momentum=0.85, max_momentum=0.95, div_factor=25.0,
+                 final_div_factor=1e4, three_phase=False, last_epoch=-1):
+        self.optimizer = optimizer
+        if total_steps is not None:
+            if total_steps <= 0 or not isinstance(total_steps, int):
+                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+            self.total_steps = total_steps
+        elif epochs is not None and steps_per_epoch is not None:
+            if not isinstance(epochs, int) or epochs <= 0:
+                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+                raise ValueError("Expected positive integer steps_per_epoch, but got "
+                                 f"{steps_per_epoch}")
+            self.total_steps = epochs * steps_per_epoch
+        else:
+            raise ValueError("You must define either total_steps OR (epochs AND "
+                             "steps_per_epoch)")
+        n = self.total_steps
+        up = float(pct_start * n) - 1
+        if three_phase:
+            self._schedule_phases = [
+                (up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (float(2 * pct_start * n) - 2, "max_lr", "initial_lr", "base_momentum",
+                 "max_momentum"),
+                (n - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+        else:
+            self._schedule_phases = [
+                (up, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                (n - 1, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
+                             f"{anneal_strategy}")
+        self._anneal_func_type = anneal_strategy
+        max_lrs = _per_group("max_lr", optimizer, max_lr)
+        if last_epoch == -1:
+            for group, top in zip(optimizer.param_groups, max_lrs):
+                group["initial_lr"] = top / div_factor
+                group["max_lr"] = top
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with "
+                                 "`cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            tops = _per_group("max_momentum", optimizer, max_momentum)
+            bases = _per_group("base_momentum", optimizer, base_momentum)
+            if last_epoch == -1:
+                for top, base, group in zip(tops, bases, optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (top, *group["betas"][1:])
+                    else:
+                        group["momentum"] = top
+                    group["max_momentum"], group["base_momentum"] = top, base
+        super().__init__(optimizer, last_epoch)
+
+    def _anneal(self, start, end, pct):
+        if self._anneal_func_type == "cos":
+            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+        return (end - start) * pct + start
+
+    def get_lr(self):
+        step = self.last_epoch
+        if step > self.total_steps:
+            raise ValueError(f"Tried to step {step} times. The specified number of total "
+                             f"steps is {self.total_steps}")
+        lrs = []
+        last = len(self._schedule_phases) - 1
+        for group in self.optimizer.param_groups:
+            start = 0.0
+            for i, (end, lr0, lr1, m0, m1) in enumerate(self._schedule_phases):
+                if step <= end or i == last:
+                    pct = (step - start) / (end - start)
+                    lr = self._anneal(group[lr0], group[lr1], pct)
+                    momentum = self._anneal(group[m0], group[m1], pct) \
+                        if self.cycle_momentum else None
+                    break
+                start = end
+            lrs.append(lr)
+            if self.cycle_momentum:
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
 
 
 class ReduceLROnPlateau:
