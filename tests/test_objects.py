@@ -323,3 +323,63 @@ def method_that_writes_its_object(x):
 def test_a_method_that_changes_its_object_is_refused_at_the_call():
     with pytest.raises(sg.NonDifferentiableError, match=r"test_objects\.py:\d+.*add"):
         sg.grad(method_that_writes_its_object)(np.array([0.1, 0.2]))
+
+
+# -- what a class holds itself, and methods kept as values ------------------------------------
+
+class WithClassConstant:
+    scale = np.array([2.0, 3.0, 0.5])     # the class's own value: no gradient of the object
+
+    def __init__(self, w):
+        self.w = w
+
+    def value(self, x):
+        return np.sum(self.scale * self.w * x)
+
+
+def class_constant(layer, x):
+    return layer.value(x)
+
+
+def methods_kept_in_a_list(layers, x):
+    steps = [layer.forward for layer in layers]
+    for step in steps:
+        x = step(x)
+    return np.sum(x)
+
+
+def test_a_class_constant_gets_no_gradient_and_the_fields_theirs():
+    layer, x = WithClassConstant(np.array([0.5, -1.0, 2.0])), np.array([1.0, 2.0, 3.0])
+    g = sg.grad(class_constant, wrt=0)(layer, x)
+    close(g.w, WithClassConstant.scale * x)
+    _, t = sg.jvp(class_constant, (layer, x), (WithClassConstant(np.ones(3)), np.zeros(3)))
+    close(t, np.sum(WithClassConstant.scale * x))
+
+
+def test_bound_methods_kept_in_a_list_carry_their_objects_gradients():
+    layers = [Dense(W1, B1), Dense(W2, B2)]
+    g = sg.grad(methods_kept_in_a_list, wrt=0)(layers, X)
+    for k in range(2):
+        def fun(v, k=k):
+            new = list(layers)
+            new[k] = Dense(v, layers[k].b)
+            return methods_kept_in_a_list(new, X)
+        close(g[k].W, fd(fun, layers[k].W))
+
+
+class StoresAnItemAndTwice:
+    def __init__(self, weights):
+        self.first = weights[0]
+        self.again = weights[0]
+
+
+def stored_item(weights, x):
+    o = StoresAnItemAndTwice(weights)
+    return np.sum(o.first * x) + np.sum(o.again ** 2)
+
+
+def test_an_object_holding_an_item_of_its_argument_twice():
+    weights, x = [np.array([0.5, 1.5]), np.array([2.0, -1.0])], np.array([3.0, 4.0])
+    g = sg.grad(stored_item, wrt=0)(weights, x)
+    close(g[0], x + 2 * weights[0])
+    close(g[1], np.zeros(2))

@@ -450,3 +450,26 @@ def swap_without_alias(x, w):
 def test_swap_without_alias_is_differentiated():
     x, w = np.array([0.3, -0.4, 0.8]), np.array([0.5, -0.2, 0.4])
     check_grads(swap_without_alias, (x, w), None)
+
+
+# -- fuzz seed 60195: a callee that changes, in place, an alias of a parameter ---------------
+# (``v = x; h(w, v)`` with h doing ``p += ...``): the call's value unused, it ran as
+# written and changed the caller's x; the parameter is now copied first
+
+def _adds_in_place(p0, p1):
+    p1 += max(p0, 0.75)
+    return np.logaddexp(p1, 0.5)
+
+
+def changes_an_alias_of_its_argument(x, w):
+    v = x
+    _adds_in_place(w, v)                 # its value unused: it runs as written
+    return 0.5 * np.sin(w)
+
+
+def test_an_alias_of_a_parameter_changed_by_a_callee_leaves_the_argument_alone():
+    x = np.array([0.3, 0.5])
+    before = x.copy()
+    value, (gx, gw) = sg.value_and_grad(changes_an_alias_of_its_argument)(x, 0.2)
+    np.testing.assert_array_equal(x, before)
+    assert gw == pytest.approx(0.5 * np.cos(0.2))

@@ -18,6 +18,18 @@ def setitem_targets(body, func=None):
             elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
                     and n.srcgrad_op.kind in ("append",):
                 out.add(n.srcgrad_op.target)
+    # ``y = x`` then ``y`` changed in place changes x (a parameter is then copied first:
+    # srcgrad never changes its caller's arrays)
+    copies = [(n.targets[0].id, n.value.id) for s in body for n in A.statements(s)
+              if isinstance(n, gast.Assign) and isinstance(n.targets[0], gast.Name) and
+              isinstance(n.value, gast.Name)]
+    grown = True
+    while grown:
+        grown = False
+        for t, src in copies:
+            if t in out and src not in out:
+                out.add(src)
+                grown = True
     return out
 
 

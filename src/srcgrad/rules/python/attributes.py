@@ -93,8 +93,8 @@ def field_grad(g, obj, name):
             return {name: g}
         if isinstance(a, types.FunctionType):
             return g
-        if isinstance(a, (staticmethod, classmethod)):
-            return None
+        if isinstance(a, (staticmethod, classmethod)) or _plain_class_value(a):
+            return None                 # (a class's own constant: not the object's state)
         return PROPERTIES["vjp"](_property(obj, name, a, "vjp"), obj, g, name)
     if isinstance(obj, dict):           # a record's gradient, differentiated again
         return {name: g}
@@ -111,7 +111,15 @@ def field_tangent(t, obj, name):
         return t
     if isinstance(a, (staticmethod, classmethod)):
         return None
+    if _plain_class_value(a):
+        return rt.zeros_like(a)
     return PROPERTIES["jvp"](_property(obj, name, a, "jvp"), obj, t, name)
+
+
+def _plain_class_value(a):
+    """A value the class itself holds (``scale = 2.0`` in its body), not a descriptor."""
+    return not hasattr(type(a), "__get__") or isinstance(a, (int, float, complex)) or \
+        hasattr(a, "shape")
 
 
 def structure_only(obj, name, zero):
@@ -119,7 +127,8 @@ def structure_only(obj, name, zero):
     for a field or a method (they use obj's structure only); a property's getter would
     need its second derivative, which is refused rather than dropped."""
     a = _class_attribute(obj, name)
-    if a is None or isinstance(a, (types.FunctionType, staticmethod, classmethod)):
+    if a is None or isinstance(a, (types.FunctionType, staticmethod, classmethod)) or \
+            _plain_class_value(a):
         return zero
     raise NonDifferentiableError(
         f"srcgrad cannot take a second derivative through the property "
