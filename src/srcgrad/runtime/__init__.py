@@ -133,17 +133,25 @@ def shape_of(x):
     return getattr(x, "shape", ())
 
 
+def _is_complex(v):
+    return isinstance(v, (complex, np.complexfloating)) or \
+        getattr(getattr(v, "dtype", None), "kind", None) == "c"
+
+
 def unbroadcast(g, x):
     """Sum ``g`` down to ``x``'s shape: the adjoint of NumPy broadcasting.
 
     Also casts back to a Python float where ``x`` is one, so a float argument
-    gets a float gradient.
+    gets a float gradient.  A real ``x`` gets the real part of a complex ``g`` (complex
+    values pair a cotangent with a tangent by ``Re(sum(g * dz))``).
     """
     try:                                # the common case first: nothing to sum
         if g.shape == x.shape:
-            return g
+            return g if g.dtype.kind != "c" or x.dtype.kind == "c" else g.real
     except AttributeError:
         pass
+    if _is_complex(g) and not _is_complex(x) and type(x) is not tuple:   # (a shape: unknown)
+        g = g.real
     # x is the operand, or (when only its shape was recorded) its shape tuple
     xs = x if type(x) is tuple else getattr(x, "shape", None)
     gs = getattr(g, "shape", ())
