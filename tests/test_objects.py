@@ -383,3 +383,26 @@ def test_an_object_holding_an_item_of_its_argument_twice():
     g = sg.grad(stored_item, wrt=0)(weights, x)
     close(g[0], x + 2 * weights[0])
     close(g[1], np.zeros(2))
+
+
+class WithState:
+    def __init__(self, W):
+        self.W = W
+        self.h0 = np.zeros(3)            # built inside, the same value whatever W is
+        self.gain = 1.5
+
+    def step(self, h, x):
+        return np.tanh(self.W @ h + x) * self.gain
+
+
+def cell_loss(W, xs):
+    c = WithState(W)
+    h = c.h0
+    for x in xs:
+        h = c.step(h, x)
+    return np.sum(h)
+
+
+def test_a_constructor_may_build_constants_of_its_own():
+    W, xs = W1, RNG.normal(size=(4, 3))
+    close(sg.grad(cell_loss, wrt=0)(W, xs), fd(lambda v: cell_loss(v, xs), W))

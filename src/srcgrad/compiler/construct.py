@@ -7,12 +7,9 @@ list(layers)``, ``self.mean, self.log_std = theta[:d], theta[d:]``, a dataclass'
 fields).  An attribute holding a value the constructor computed from its arguments
 (``self.W2 = 2 * W``) has no such source: srcgrad cannot see that computation, so the
 call is refused, naming the attribute.  A value that does not come from the
-arguments at all (``self.scale = 1.0``, a module's constant) is told apart by building
-a second object from copies of the arguments: what is the same object in both is a
-constant.
+arguments at all (``self.scale = 1.0``, ``self.h = np.zeros(3)``) is told apart by
+building a second object from the arguments moved: what keeps its value is a constant.
 """
-import copy
-
 from .. import runtime
 from ..errors import NonDifferentiableError
 from ..runtime import records
@@ -80,21 +77,23 @@ def _routes(cls, obj, args, kwargs, where, site):
 
 
 def _check_constant(cls, fields, unmatched, args, kwargs, where, site):
-    """Refuse unless every unmatched array is a constant: the same object when the
-    class is built again from copies of the differentiated arguments."""
+    """Refuse unless every unmatched array is a constant: the same value when the class
+    is built again from the differentiated arguments moved (a value computed from them
+    moves with them, unless it is locally constant, whose gradient is zero)."""
     args2, kwargs2 = list(args), dict(kwargs)
     for w in where:
         if isinstance(w, int):
-            args2[w] = copy.deepcopy(args[w])
+            args2[w] = _moved(args[w])
         else:
-            kwargs2[w] = copy.deepcopy(kwargs[w])
+            kwargs2[w] = _moved(kwargs[w])
     try:
         again = dict(_leaves(cls(*args2, **kwargs2)))
-    except Exception:                               # pragma: no cover - defensive
+    except Exception:                   # (it cannot be built from other values: unknown)
         again = {}
     first = dict(fields)
     for path in unmatched:
-        if again.get(path, None) is not first[path]:
+        other = again.get(path, None)
+        if other is None or not _same(other, first[path]):
             shown = _shown(path)
             raise NonDifferentiableError(
                 f"{site}: {cls.__qualname__}(...) stores in {shown} a value it computes "
@@ -102,6 +101,29 @@ def _check_constant(cls, fields, unmatched, args, kwargs, where, site):
                 f"computation (it follows objects whose attributes are the arguments "
                 f"themselves: self.W = W). Compute the value in a method, or pass it to "
                 f"{cls.__qualname__} computed")
+
+
+def _moved(v):
+    """A copy of ``v`` with every float moved (structure kept)."""
+    if is_leaf(v):
+        return v * 1.25 + 0.5 if hasattr(v, "shape") else type(v)(v * 1.25 + 0.5)
+    if isinstance(v, dict):
+        return {k: _moved(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return runtime.same_sequence(v, [_moved(x) for x in v])
+    if records.is_record(v):
+        return records.with_fields(v, {k: _moved(x) for k, x in records.fields_of(v).items()})
+    return v
+
+
+def _same(a, b):
+    if a is b:
+        return True
+    try:
+        return bool(getattr(a, "shape", None) == getattr(b, "shape", None) and
+                    (a == b if not hasattr(a, "shape") else (a == b).all()))
+    except Exception:
+        return False
 
 
 def _shown(path):
