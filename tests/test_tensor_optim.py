@@ -1,5 +1,5 @@
-"""The optimisers' array paths: Adam on a large parameter (updated in cache-sized blocks)
-gives the bits of the whole-array update, and PyTorch's values; SGD's work array."""
+"""The optimisers' array paths: Adam and SGD with momentum on a large parameter (updated
+in cache-sized blocks) give the bits of the whole-array update, and PyTorch's values."""
 import numpy as np
 import pytest
 
@@ -20,11 +20,14 @@ def _run(lib, make, x0, grads):
 
 ADAMS = [lambda L, ps: L.optim.Adam(ps, lr=1e-2),
          lambda L, ps: L.optim.AdamW(ps, lr=1e-2, weight_decay=0.1, amsgrad=True),
-         lambda L, ps: L.optim.Adam(ps, lr=1e-2, weight_decay=1e-3, maximize=True)]
+         lambda L, ps: L.optim.Adam(ps, lr=1e-2, weight_decay=1e-3, maximize=True),
+         lambda L, ps: L.optim.SGD(ps, lr=1e-2, momentum=0.9),
+         lambda L, ps: L.optim.SGD(ps, lr=1e-2, momentum=0.9, dampening=0.2),
+         lambda L, ps: L.optim.SGD(ps, lr=1e-2, momentum=0.8, nesterov=True, weight_decay=0.1)]
 
 
 @pytest.mark.parametrize("k", range(len(ADAMS)))
-def test_blocked_adam_is_the_whole_update_and_torchs(k, monkeypatch):
+def test_blocked_update_is_the_whole_update_and_torchs(k, monkeypatch):
     rng = np.random.default_rng(31)
     n = 3 * algorithms._CHUNK + 123                 # several blocks and a short last one
     x0 = rng.standard_normal((n // 7 + 1, 7)).astype(np.float32)

@@ -52,11 +52,45 @@ class SGD(Optimizer):
                 state["momentum_buffer"] = _state_tensor(buf)
             else:
                 buf = state["momentum_buffer"]._data
-                buf *= f32(momentum, x)
-                keep = f32(1 - group["dampening"], x)
+                scalars = (f32(momentum, x), f32(1 - group["dampening"], x),
+                           f32(-group["lr"], x), group["nesterov"])
+                if _blocked(x, buf) and type(g) is np.ndarray:
+                    scratch = _work_arrays(self, p, x)[0]
+                    flat = [np.ravel(a) for a in (x, g, buf, scratch)]
+                    for i in range(0, x.size, _CHUNK):
+                        _sgd_momentum_arrays(*[a[i:i + _CHUNK] for a in flat], scalars)
+                    return
+                buf *= scalars[0]
+                keep = scalars[1]
                 buf += g if keep == 1 else _scaled(self, p, g, keep)    # (g * 1 is g)
             g = g + f32(momentum, x) * buf if group["nesterov"] else buf
         x += _scaled(self, p, g, f32(-group["lr"], x))
+
+
+def _sgd_momentum_arrays(x, g, buf, scratch, scalars):
+    """SGD's step with a momentum buffer on NumPy arrays, in place, in PyTorch's
+    order (the same operations as ``SGD._update``'s whole-array path)."""
+    momentum, keep, neg_lr, nesterov = scalars
+    buf *= momentum
+    if keep == 1:
+        buf += g
+    else:
+        np.multiply(g, keep, out=scratch)
+        buf += scratch
+    if nesterov:                                    # g + momentum * buf
+        np.multiply(buf, momentum, out=scratch)
+        np.add(g, scratch, out=scratch)
+        scratch *= neg_lr
+    else:
+        np.multiply(buf, neg_lr, out=scratch)
+    x += scratch
+
+
+def _blocked(x, *written):
+    """Whether a CPU update of ``x`` runs in cache-sized blocks: a large parameter, and
+    the arrays it writes C-contiguous (their flat views are the arrays)."""
+    return type(x) is np.ndarray and x.size >= 2 * _CHUNK and x.flags.c_contiguous and \
+        all(type(a) is np.ndarray and a.flags.c_contiguous for a in written)
 
 
 def _scaled(optimizer, p, a, scale):
@@ -116,8 +150,7 @@ class Adam(Optimizer):
         # two work arrays kept per parameter: no fresh pages every step
         scratch, denom = _work_arrays(self, p, x)
         arrays = (x, g, m, v, vmax, scratch, denom)
-        written = (x, m, v, scratch, denom) + (() if vmax is None else (vmax,))
-        if x.size < 2 * _CHUNK or not all(a.flags.c_contiguous for a in written):
+        if not _blocked(x, m, v, scratch, denom, *(() if vmax is None else (vmax,))):
             _adam_arrays(*arrays, scalars)
             return
         # a large parameter in blocks that stay in the cache between the passes (the
