@@ -1,7 +1,7 @@
 """More of the docs' training idioms: counting parameters, an optimizer's repr, gradient
 clipping (clip_grad_norm_, clip_grad_value_), changing a group's lr by hand, an accuracy
 under no_grad, and the schedulers MultiplicativeLR, LinearLR, ConstantLR, PolynomialLR,
-CosineAnnealingWarmRestarts and OneCycleLR step by step (and LinearLR warm-up on two groups)."""
+CosineAnnealingWarmRestarts, OneCycleLR, SequentialLR and ChainedScheduler step by step."""
 import torch
 import torch.nn as nn
 
@@ -91,3 +91,41 @@ try:
     s.step()
 except ValueError as err:
     print("ValueError", err)
+
+
+
+# SequentialLR (each scheduler from its milestone, restarted from epoch 0) and ChainedScheduler
+def run(make, n=9, opt=lambda ps: torch.optim.SGD(ps, lr=0.1)):
+    w = nn.Parameter(torch.ones(2))
+    o = opt([w])
+    s = make(o)
+    lrs = [s.get_last_lr()[0]]
+    for _ in range(n):
+        o.step()
+        s.step()
+        lrs.append(s.get_last_lr()[0])
+    print(type(s).__name__, [round(v, 8) for v in lrs])
+    return s
+run(lambda o: S.SequentialLR(o, [S.LinearLR(o, start_factor=0.1, total_iters=3),
+                                 S.CosineAnnealingLR(o, T_max=5)], milestones=[3]))
+run(lambda o: S.SequentialLR(o, [S.ConstantLR(o, factor=0.5, total_iters=2),
+                                 S.ExponentialLR(o, gamma=0.9), S.StepLR(o, 2, 0.5)],
+                             milestones=[2, 5]))
+run(lambda o: S.SequentialLR(o, [S.MultiplicativeLR(o, lambda e: 0.9),
+                                 S.PolynomialLR(o, total_iters=4)], milestones=[4]))
+s = run(lambda o: S.ChainedScheduler([S.ConstantLR(o, factor=0.1, total_iters=2),
+                                      S.ExponentialLR(o, gamma=0.9)]))
+print(sorted(s.state_dict()), len(s.state_dict()["_schedulers"]))
+s = run(lambda o: S.SequentialLR(o, [S.LinearLR(o, 0.5, total_iters=2), S.MultiStepLR(o, [2, 4])], milestones=[2]))
+print(s.last_epoch, sorted(s.state_dict())[:3])
+w = nn.Parameter(torch.ones(2))
+o = torch.optim.SGD([w], lr=0.1)
+e = S.ExponentialLR(o, 0.5)
+e.step(3)              # an epoch given: the closed form (and a deprecation warning)
+print(e.get_last_lr())
+for bad in (lambda: S.SequentialLR(o, [S.StepLR(o, 2)], milestones=[1]),
+            lambda: S.ChainedScheduler([])):
+    try:
+        bad()
+    except ValueError as err:
+        print("ValueError", err)

@@ -1,15 +1,27 @@
 """``torch.optim.lr_scheduler``: StepLR, MultiStepLR, ExponentialLR, LambdaLR,
 MultiplicativeLR, LinearLR, ConstantLR, PolynomialLR, CosineAnnealingLR,
-CosineAnnealingWarmRestarts, OneCycleLR, ReduceLROnPlateau.
+CosineAnnealingWarmRestarts, OneCycleLR, ReduceLROnPlateau; SequentialLR and
+ChainedScheduler combine them.
 
 Each scheduler sets ``group["lr"]`` for the epoch, with PyTorch's recursive
 (chainable) formulas, so the printed learning rates are the same floats.
 """
+import bisect
 import math
+import warnings
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LambdaLR",
            "CosineAnnealingLR", "ReduceLROnPlateau", "MultiplicativeLR", "LinearLR",
-           "ConstantLR", "PolynomialLR", "CosineAnnealingWarmRestarts", "OneCycleLR"]
+           "ConstantLR", "PolynomialLR", "CosineAnnealingWarmRestarts", "OneCycleLR",
+           "SequentialLR", "ChainedScheduler"]
+
+
+_EPOCH_DEPRECATION = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+    "where possible. Please use `scheduler.step()` to step the scheduler. During the "
+    "deprecation, if epoch is different from None, the closed form is used instead of the "
+    "new chainable form, where available. Please open an issue if you are unable to "
+    "replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose.")
 
 
 class LRScheduler:
@@ -23,7 +35,11 @@ class LRScheduler:
         self._initial_step()
 
     def _initial_step(self):
-        self.step()
+        self._is_initial = True          # (some schedulers leave the lr alone then)
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
 
     def get_last_lr(self):
         return self._last_lr
@@ -32,8 +48,21 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch=None):
-        self.last_epoch += 1
-        for group, lr in zip(self.optimizer.param_groups, self.get_lr()):
+        if epoch is not None:
+            warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch=None):
+        """The next epoch's lrs by the chainable formula; ``epoch`` given: that epoch's
+        by the closed form where the scheduler has one (as PyTorch)."""
+        if epoch is None:
+            self.last_epoch += 1
+            values = self.get_lr()
+        else:
+            self.last_epoch = epoch
+            closed = getattr(self, "_get_closed_form_lr", None)
+            values = closed() if closed is not None else self.get_lr()
+        for group, lr in zip(self.optimizer.param_groups, values):
             group["lr"] = lr
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]
 
@@ -57,6 +86,10 @@ class StepLR(LRScheduler):
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
 
+    def _get_closed_form_lr(self):
+        return [base * self.gamma ** (self.last_epoch // self.step_size)
+                for base in self.base_lrs]
+
 
 class MultiStepLR(LRScheduler):
     def __init__(self, optimizer, milestones, gamma=0.1, last_epoch=-1):
@@ -69,6 +102,10 @@ class MultiStepLR(LRScheduler):
         k = self.milestones.count(self.last_epoch)
         return [g["lr"] * self.gamma ** k for g in self.optimizer.param_groups]
 
+    def _get_closed_form_lr(self):
+        k = bisect.bisect_right(self.milestones, self.last_epoch)
+        return [base * self.gamma ** k for base in self.base_lrs]
+
 
 class ExponentialLR(LRScheduler):
     def __init__(self, optimizer, gamma, last_epoch=-1):
@@ -79,6 +116,9 @@ class ExponentialLR(LRScheduler):
         if self.last_epoch == 0:
             return [g["lr"] for g in self.optimizer.param_groups]
         return [g["lr"] * self.gamma for g in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self):
+        return [base * self.gamma ** self.last_epoch for base in self.base_lrs]
 
 
 class LambdaLR(LRScheduler):
@@ -110,7 +150,7 @@ class MultiplicativeLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def get_lr(self):
-        if self.last_epoch <= 0:
+        if self._is_initial:
             return _lrs(self)
         return [g["lr"] * f(self.last_epoch)
                 for g, f in zip(self.optimizer.param_groups, self.lr_lambdas)]
@@ -140,6 +180,11 @@ class LinearLR(LRScheduler):
         ratio = 1.0 + (b - a) / (self.total_iters * a + (e - 1) * (b - a))
         return [lr * ratio for lr in _lrs(self)]
 
+    def _get_closed_form_lr(self):
+        a, b = self.start_factor, self.end_factor
+        return [base * (a + (b - a) * min(self.total_iters, self.last_epoch) / self.total_iters)
+                for base in self.base_lrs]
+
 
 class ConstantLR(LRScheduler):
     """The lr times ``factor`` until ``total_iters`` steps have passed."""
@@ -157,6 +202,10 @@ class ConstantLR(LRScheduler):
             return _lrs(self)
         return [lr * (1.0 / self.factor) for lr in _lrs(self)]
 
+    def _get_closed_form_lr(self):
+        done = self.last_epoch >= self.total_iters
+        return [base * (self.factor + done * (1 - self.factor)) for base in self.base_lrs]
+
 
 class PolynomialLR(LRScheduler):
     """``base_lr * (1 - epoch / total_iters) ** power`` (as each step's ratio)."""
@@ -171,6 +220,11 @@ class PolynomialLR(LRScheduler):
             return _lrs(self)
         ratio = ((1.0 - e / n) / (1.0 - (e - 1) / n)) ** self.power
         return [lr * ratio for lr in _lrs(self)]
+
+    def _get_closed_form_lr(self):
+        n = self.total_iters
+        return [base * (1.0 - min(n, self.last_epoch) / n) ** self.power
+                for base in self.base_lrs]
 
 
 class CosineAnnealingLR(LRScheduler):
@@ -188,6 +242,11 @@ class CosineAnnealingLR(LRScheduler):
                     for base, g in zip(self.base_lrs, groups)]
         return [(1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T))
                 * (g["lr"] - self.eta_min) + self.eta_min for g in groups]
+
+    def _get_closed_form_lr(self):
+        return [self.eta_min + (base - self.eta_min) *
+                (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base in self.base_lrs]
 
 
 class CosineAnnealingWarmRestarts(LRScheduler):
@@ -339,6 +398,93 @@ class OneCycleLR(LRScheduler):
                 else:
                     group["momentum"] = momentum
         return lrs
+
+
+def _check_schedulers(kind, optimizer, schedulers, what):
+    if len(schedulers) < 1:
+        raise ValueError(f"{kind} expects at least one scheduler{what}, but got no scheduler.")
+    for i, scheduler in enumerate(schedulers):
+        if not hasattr(scheduler, "optimizer"):
+            raise TypeError(f"{kind} at index {i} should have `optimizer` as its attribute.")
+        if isinstance(scheduler, ReduceLROnPlateau):
+            raise ValueError(f"{kind} does not support `ReduceLROnPlateau` scheduler as it "
+                             "requires additional kwargs to be specified when calling `step`, "
+                             f"but got one at index {i} in the given schedulers sequence.")
+        if optimizer != scheduler.optimizer:
+            raise ValueError(f"{kind} expects all schedulers to belong to the same optimizer, "
+                             f"but got scheduler {type(scheduler).__name__} at index {i} has "
+                             f"{scheduler.optimizer}, which is different from "
+                             f"{type(optimizer).__name__}.")
+
+
+class _Composite(LRScheduler):
+    """A scheduler made of ``_schedulers``: their state dicts inside its own."""
+
+    def state_dict(self):
+        out = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        out["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return out
+
+    def load_state_dict(self, state_dict):
+        state_dict = dict(state_dict)
+        inner = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for s, d in zip(self._schedulers, inner):
+            s.load_state_dict(d)
+
+
+class SequentialLR(_Composite):
+    """``schedulers[i]`` from ``milestones[i - 1]`` on; each starts again from epoch 0 (its
+    closed form) at its milestone."""
+
+    def __init__(self, optimizer, schedulers, milestones, last_epoch=-1):
+        _check_schedulers(type(self).__name__, optimizer, schedulers, "")
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError("Sequential Schedulers expects number of schedulers provided to "
+                             "be one more than the number of milestone points, but got number "
+                             f"of schedulers {len(schedulers)} and the number of milestones to "
+                             f"be equal to {len(milestones)}")
+        self._schedulers, self._milestones = schedulers, milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        for group in optimizer.param_groups:
+            group["lr"] = group["initial_lr"]
+        self._undo(self)                 # the initial steps the schedulers took
+        first = self._schedulers[bisect.bisect_right(self._milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    def _undo(self, scheduler):
+        if hasattr(scheduler, "_schedulers"):
+            for inner in scheduler._schedulers:
+                self._undo(inner)
+        elif hasattr(scheduler, "last_epoch"):
+            scheduler.last_epoch -= 1
+
+    def step(self):
+        self.last_epoch += 1
+        i = bisect.bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[i]
+        if i > 0 and self._milestones[i - 1] == self.last_epoch:
+            scheduler._update_lr(0)
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+class ChainedScheduler(_Composite):
+    """Every scheduler steps at each step, in order."""
+
+    def __init__(self, schedulers, optimizer=None):
+        optimizer = optimizer or (schedulers[0].optimizer if schedulers else None)
+        _check_schedulers(type(self).__name__, optimizer, schedulers, " to be chained")
+        self._schedulers, self.optimizer = schedulers, optimizer
+        self._last_lr = _lrs(self._schedulers[-1])
+
+    def step(self):
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _lrs(self._schedulers[-1])
 
 
 class ReduceLROnPlateau:
