@@ -487,7 +487,7 @@ class ChainedScheduler(_Composite):
         self._last_lr = _lrs(self._schedulers[-1])
 
 
-class ReduceLROnPlateau:
+class ReduceLROnPlateau(LRScheduler):
     """Multiply each group's lr by ``factor`` (not below its ``min_lr``) once the metric
     passed to ``step(metric)`` has not improved for more than ``patience`` epochs, then
     wait ``cooldown`` epochs; "improved" is by ``threshold``, relative or absolute."""
