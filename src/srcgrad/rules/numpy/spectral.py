@@ -16,6 +16,7 @@ order follow.
 """
 import numpy as np
 
+from ...runtime.backends import array_ns, dtype_kind
 from .conventions import _fdtype
 from ..registry import defnograd, defrule, deftransformable
 
@@ -69,19 +70,26 @@ def irfft_weights(n, m, ndim, axis):
     return np.reshape(w, shape)
 
 
+def _complex(x):
+    """Whether ``x`` (an array of any library, or a scalar) holds complex numbers."""
+    return dtype_kind(getattr(x, "dtype", None)) == "c" or isinstance(x, complex)
+
+
 def abs_grad(g, x, ans):
     """The cotangent of ``x`` from ``ans = |x|``'s: ``g sign(x)`` for real ``x``,
     ``Re(g) conj(x) / |x|`` for complex ``x`` (0 where ``x`` is 0)."""
-    if np.iscomplexobj(x):
-        return np.real(g) * np.conjugate(x) / np.where(ans == 0, 1.0, ans)
+    np = array_ns(g, x, ans)
+    if _complex(x):
+        return np.real(g) * np.conj(x) / np.where(ans == 0, 1.0, ans)
     return g * np.sign(x)
 
 
 def abs_tangent(dx, x, ans):
     """The tangent of ``|x|`` along ``dx``: ``Re(conj(x) dx) / |x|`` (real ``x``:
     ``sign(x) dx``)."""
-    if np.iscomplexobj(x) or np.iscomplexobj(dx):
-        return np.real(np.conjugate(x) * dx) / np.where(ans == 0, 1.0, ans)
+    np = array_ns(dx, x, ans)
+    if _complex(x) or _complex(dx):
+        return np.real(np.conj(x) * dx) / np.where(ans == 0, 1.0, ans)
     return dx * np.sign(x)
 
 
@@ -105,7 +113,7 @@ def angle_tangent(dz, z, deg=False):
 
 
 deftransformable(spectral_fit, abs_grad, abs_tangent, angle_partial, angle_tangent)
-defnograd(fft_axes, fft_length, irfft_weights)
+defnograd(fft_axes, fft_length, irfft_weights, _complex)
 
 
 # -- rules: the complex parts -----------------------------------------------------------
