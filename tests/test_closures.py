@@ -111,3 +111,33 @@ def reassigned_after(x):
 def test_a_free_name_with_several_values_is_refused_at_the_def(f):
     with pytest.raises(sg.UnsupportedSyntaxError, match=r"(?s)assigned more than once.*test_closures\.py"):
         sg.grad(f)(np.ones(3))
+
+
+# -- srcgrad inside differentiated code, of a closure -------------------------------------------
+
+def value_and_grad_inside(w, X, y):
+    loss = lambda v: np.mean((X @ v - y) ** 2)      # noqa: E731 (over X and y)
+    value, g = sg.value_and_grad(loss)(w)
+    return value + np.dot(g, g)
+
+
+def one_inner_step(w, X, y, lr):
+    def loss(v):
+        return np.mean(np.tanh(X @ v - y) ** 2)
+    adapted = w - lr * sg.grad(loss)(w)
+    return loss(adapted)
+
+
+@pytest.mark.parametrize("f, args", [
+    (value_and_grad_inside, (RNG.normal(size=3), RNG.normal(size=(5, 3)), RNG.normal(size=5))),
+    (one_inner_step, (RNG.normal(size=3), RNG.normal(size=(5, 3)), RNG.normal(size=5), 0.3)),
+], ids=["value_and_grad", "maml"])
+def test_a_derivative_of_a_closure_taken_inside_is_differentiated_again(f, args):
+    wrt = tuple(range(len(args)))
+    grads = sg.grad(f, wrt=wrt)(*args)
+    for i, g in zip(wrt, grads):
+        def fun(v, i=i):
+            a = list(args)
+            a[i] = v
+            return f(*a)
+        np.testing.assert_allclose(g, fd(fun, args[i]), rtol=1e-5, atol=1e-7)

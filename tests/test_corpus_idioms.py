@@ -48,19 +48,12 @@ ATOL = 1e-7
 # What srcgrad refuses today, by case: a reason for both modes, or (reverse, forward)
 # with None where that mode works.  Grouped by the construct that is missing.
 _RECURSION = "recursion (a function calling itself, or two calling each other)"
-_CLOSURE_ACTIVE = "calling a function value that holds differentiated values (closure / default)"
 REFUSED = {
-    # closures and function values over differentiated values
-    "value_and_grad_inside_function": _CLOSURE_ACTIVE + ": sg.value_and_grad of a lambda over X, y",
-    "maml_one_inner_step": _CLOSURE_ACTIVE + ": sg.grad of an inner loss closing over X, y",
     "nonlocal_accumulator": "nonlocal writes",
     # nesting srcgrad in srcgrad
     "jvp_inside_function": "sg.jvp of a lambda inside differentiated code",
     # recursion
     "memoized_recursion": _RECURSION + " with a memo dict (refused as an in-place change of it)",
-    # objects
-    "attribute_writes_on_local_object": "a method that writes self.total, its value dropped: "
-                                        "refused (was a silent zero)",
 }
 
 # What srcgrad gets WRONG today (a wrong number, or another exception); per mode as REFUSED.

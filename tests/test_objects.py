@@ -320,9 +320,29 @@ def method_that_writes_its_object(x):
     return t + acc.total
 
 
-def test_a_method_that_changes_its_object_is_refused_at_the_call():
+def method_changing_an_argument(acc, x):
+    return acc.add(np.sum(x))
+
+
+def changed_object_seen_through_a_list(x):
+    acc = Counter()
+    held = [acc]
+    acc.add(np.sum(x))
+    return held[0].total
+
+
+def test_a_method_that_changes_an_object_built_here_works_on_a_copy():
+    x = np.array([0.1, 0.2, 0.7])
+    close(sg.grad(method_that_writes_its_object)(x), fd(method_that_writes_its_object, x))
+    _, t = sg.jvp(method_that_writes_its_object, (x,), (np.ones(3),))
+    close(t, np.sum(fd(method_that_writes_its_object, x)))
+
+
+def test_a_method_changing_an_object_it_was_given_or_one_another_name_sees_is_refused():
     with pytest.raises(sg.NonDifferentiableError, match=r"test_objects\.py:\d+.*add"):
-        sg.grad(method_that_writes_its_object)(np.array([0.1, 0.2]))
+        sg.grad(method_changing_an_argument, wrt=1)(Counter(), np.ones(2))
+    with pytest.raises(sg.UnsupportedSyntaxError, match=r"test_objects\.py"):
+        sg.grad(changed_object_seen_through_a_list)(np.ones(2))
 
 
 # -- what a class holds itself, and methods kept as values ------------------------------------

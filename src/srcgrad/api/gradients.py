@@ -567,6 +567,9 @@ def _decorator(mode):
         if isinstance(f, (int, str, tuple)) and not callable(f):
             return lambda g: made(g, f)
         return made(f, wrt)
+    # inside differentiated code, ``sg.grad(loss)`` of a closure holds what loss holds
+    # (compiler/analysis/activity.py): its gradient is loss's
+    transform.__srcgrad_wraps_function__ = True
     return transform
 
 

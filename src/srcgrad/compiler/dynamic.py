@@ -99,9 +99,12 @@ def _target(f, args, kwargs, site):
             front += 1
             f = f.__func__
         elif hasattr(f, "__srcgrad_trace__"):
-            # sg.grad(g) called here: its generated code (transformed again)
+            # sg.grad(g) called here: its generated code (transformed again), which holds
+            # what g holds (a closure's generated code closes over the same names)
             f, args, kwargs, more = f.__srcgrad_trace__(args, kwargs)
             front += more
+            if front == 0:
+                holder = _holder(f)
         elif not isinstance(f, (types.FunctionType, types.BuiltinFunctionType, type)) and \
                 rules.lookup(f) is None and not rules.is_nograd(f) and \
                 isinstance(getattr(type(f), "__call__", None), types.FunctionType):
@@ -206,6 +209,11 @@ def call_forward(f, wrt, site, *args, **kwargs):
     site = _full(site)
     if f is runtime.try_call:
         return _try_forward(wrt, site, *args)
+    if f is runtime.call_with_self:
+        # the method's own gradient (position 0: the bound method) is its object's
+        method, *rest = args
+        return call_forward(returning_self(method.__func__), wrt, site, method.__self__,
+                            *rest, **kwargs)
     target, full, kw, front, holder = _target(f, args, kwargs, site)
     wrt, own = _callee_slot(wrt, front, holder, site, f)
     closure = bool(wrt) and wrt[0] is _CLOSURE
@@ -237,7 +245,7 @@ def _forward(f, target, full, kw, where, site, closure=False):
                 f"the internals of installed libraries (register its derivative with "
                 f"@sg.adjoint(...), wrap the call in sg.detach(...), or call "
                 f"sg.transform_library({library.split('.')[0]!r}))")
-        if attribute_writes(target):
+        if attribute_writes(target) and not getattr(target, "__srcgrad_returns_self__", False):
             raise NonDifferentiableError(
                 f"{site}: {_name(target)} changes what its caller sees (an attribute of "
                 f"an object it is given, self.x = ..., or a global or nonlocal name); "
@@ -363,6 +371,10 @@ def call_jvp(f, wrt, site, tangents, *args, **kwargs):
     site = _full(site)
     if f is runtime.try_call:
         return _try_jvp(wrt, site, tangents, *args)
+    if f is runtime.call_with_self:
+        method, *rest = args
+        return call_jvp(returning_self(method.__func__), wrt, site, tangents,
+                        method.__self__, *rest, **kwargs)
     target, full, kw, front, holder = _target(f, args, kwargs, site)
     kept, own = _callee_slot(wrt, front, holder, site, f)
     own_tangent = _CLOSURE
@@ -661,3 +673,26 @@ def _try_jvp(wrt, site, tangents, types, body, *rest):
         return value
     which, value = _try_run(types, handlers, args, body, run)
     return (which, value), (0.0, out["tangent"])
+
+
+# -- a method that changes its object, called through ad.call_with_self ---------------------
+
+_RETURNING_SELF = {}        # code object -> the function that also returns its object
+
+
+def returning_self(func):
+    """``func`` (a method ``def m(self, ...)``) as a function returning ``(result, self)``:
+    what srcgrad differentiates, its attribute writes changing a copy of self
+    (rules/python/attributes.with_field) that comes back to the caller.  The same code
+    (its source, its lines); compiler/frontend.py adds the object to each return."""
+    code = func.__code__
+    fn = _RETURNING_SELF.get(code)
+    if fn is None:
+        fn = types.FunctionType(code, func.__globals__, func.__name__, func.__defaults__,
+                                func.__closure__)
+        fn.__kwdefaults__ = func.__kwdefaults__
+        fn.__qualname__ = func.__qualname__ + " (returning its object)"
+        fn.__module__ = func.__module__
+        fn.__srcgrad_returns_self__ = True
+        _RETURNING_SELF[code] = fn
+    return fn

@@ -37,6 +37,8 @@ def front_end(func, wrt, kinds):
         _drop_backend_binding(fdef)
         _inline_namespace_calls(fdef, func)
     pipeline.after("parse", func, fdef)
+    if getattr(func, "__srcgrad_returns_self__", False):
+        _return_self(fdef)
     params = param_names(fdef)
     opened = open_free_names(fdef, func, [w for w in wrt if w not in params])
     params = opened + params
@@ -57,6 +59,31 @@ def front_end(func, wrt, kinds):
                      [a.id for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None])
     pipeline.after("normalize", func, body, fdef)
     return Front(fdef, info, params, names, body)
+
+
+def _return_self(fdef):
+    """A method that changes its object, differentiated as returning ``(result, self)``
+    (compiler/dynamic.returning_self): each ``return e`` becomes ``return (e, self)``."""
+    a = fdef.args
+    me = (list(a.posonlyargs) + list(a.args))[0].id
+
+    def pair(value, like):
+        return A.copy_loc(gast.Return(value=gast.Tuple(
+            elts=[value if value is not None else A.const(None), A.name(me)],
+            ctx=gast.Load())), like)
+
+    def visit(stmts):
+        for i, st in enumerate(stmts):
+            if isinstance(st, gast.Return):
+                stmts[i] = pair(st.value, st)
+            elif not isinstance(st, gast.FunctionDef):
+                for field in ("body", "orelse", "finalbody"):
+                    if isinstance(getattr(st, field, None), list):
+                        visit(getattr(st, field))
+                for h in getattr(st, "handlers", ()):
+                    visit(h.body)
+    visit(fdef.body)
+    fdef.body.append(pair(None, fdef.body[-1]))
 
 
 def open_free_names(fdef, func, names):

@@ -62,6 +62,18 @@ try_call.__srcgrad_resolved_when_run__ = True
 __all__ += ["try_call"]
 
 
+def call_with_self(method, *args, **kwargs):
+    """``(method(*args, **kwargs), its object)`` for a method that changes its object
+    (the lowering rebinds the object to what this returns; run as written, the object
+    itself changed in place).  Differentiated code calls it through compiler/dynamic.py,
+    whose derivative of the method changes a copy and returns it."""
+    return method(*args, **kwargs), method.__self__
+
+
+call_with_self.__srcgrad_resolved_when_run__ = True
+__all__ += ["call_with_self"]
+
+
 def old_item(x, key):
     """A copy of ``x[key]`` before ``x[key] = ...`` overwrites it; for a dict key that
     the assignment creates, a marker that :func:`restore_item` understands."""

@@ -291,6 +291,14 @@ class Analysis:
         if obj is getattr and len(args) >= 2 and isinstance(args[1], gast.Constant) and \
                 isinstance(args[1].value, str) and rules.nograd_attribute(args[1].value):
             return Op("nograd")      # getattr(g, "shape", ()): metadata, as g.shape
+        if getattr(obj, "__srcgrad_wraps_function__", False) and args and \
+                isinstance(args[0], gast.Name):
+            # ``sg.grad(loss)`` of a function value: holds what loss holds (a call of it
+            # is resolved when it runs, compiler/dynamic.py: through loss's derivative)
+            op = Op("copy")
+            op.identity = True
+            op.names = [args[0].id]
+            return op
         if obj is super:
             # ``super().forward(x)``: a view of the method's object (its first
             # parameter, or super's second argument), whose gradient is that object's

@@ -221,7 +221,7 @@ def check(body, info, params, hard, soft, temps, ad_name):
             # itself changes,
             # and every other name that holds p sees it; p now holds e
             conflict(env, s, name, later, False, label=name)
-            e = v.args[2] if len(v.args) > 2 else None      # (ad.without_key(d, k): none)
+            e = v.args[2] if isinstance(v, gast.Call) and len(v.args) > 2 else None
             if isinstance(e, gast.Name):
                 held, added = env.holds.setdefault(name, {}), link(SURE, s, env.objs(e.id))
                 held.update(added)
@@ -231,7 +231,8 @@ def check(body, info, params, hard, soft, temps, ad_name):
         if getattr(s, "srcgrad_inplace", False):
             # ``y += v``: changes y in place when y is an array (it keeps its objects)
             if name in soft:
-                conflict(env, s, name, later, True)
+                conflict(env, s, name, later, True,
+                         skip=getattr(s, "srcgrad_inplace_skip", ()))
             env.bound.add(name)
             return
         new_self, new_holds = None, {}

@@ -3,6 +3,8 @@
 The :class:`Normalizer` visits each statement (``stmt_<Type>`` methods); its loop and
 jump lowering lives in :mod:`.control`, its expression lowering in :mod:`.expressions`."""
 import copy
+import inspect
+import types
 
 import gast
 
@@ -10,6 +12,8 @@ from .. import syntax as A
 from .forms import (_Jump, _copy, _is_list_pop, _is_static_index, _target_base,
                     mark_grad_enabled, mark_nograd)
 from ..source import MISSING, resolve
+from ..analysis.activity import writes_attributes
+from ...runtime import records
 from .control import ControlFlow
 from .expressions import Expressions
 from .desugar import desugar
@@ -99,7 +103,7 @@ class Normalizer(ControlFlow, Expressions):
     def stmt_Expr(self, s):
         if isinstance(s.value, gast.Constant):
             return []  # a stray string
-        popped = self.dict_pop(s, None)
+        popped = self.dict_pop(s, None) or self.stateful_call(s, None)
         if popped is not None:
             return popped
         pre = []
@@ -109,6 +113,64 @@ class Normalizer(ControlFlow, Expressions):
             # transformations can give it back (reverse) or pop its tangent (forward)
             return pre + [A.assign(self.names.fresh("popped"), value, like=s)]
         return pre + [A.expr_stmt(value, like=s)]
+
+    def stateful_call(self, s, target):
+        """``y = c.step(x)`` (or ``c.add(v)``) where c is an object this function builds
+        (every binding of c is ``c = Cls(...)`` of a user class) and the method assigns
+        attributes of its object: ``pair = ad.call_with_self(c.step, x)``, ``y =
+        pair[0]``, ``c = pair[1]`` (the method's derivative returns its changed object,
+        a copy: compiler/dynamic.py); the alias check refuses it where another name
+        still sees the old c."""
+        v = s.value
+        if not (isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and
+                isinstance(v.func.value, gast.Name)):
+            return None
+        r = v.func.value.id
+        cls = self._built_class(r)
+        method = inspect.getattr_static(cls, v.func.attr, None) if cls is not None else None
+        if not isinstance(method, types.FunctionType) or not writes_attributes(method):
+            return None
+        pair = self.names.fresh("with_self")
+        call = A.copy_loc(gast.Call(func=A.attr(self.ad_name, "call_with_self"),
+                                    args=[copy.deepcopy(v.func)] + list(v.args),
+                                    keywords=list(v.keywords)), v)
+        out = self.stmt_Assign(A.copy_loc(gast.Assign(targets=[A.store(pair)], value=call,
+                                                      type_comment=None), s))
+        if target is not None:
+            out += self.stmt_Assign(A.copy_loc(gast.Assign(
+                targets=[A.store(target.id)],
+                value=gast.Subscript(value=A.name(pair), slice=A.const(0), ctx=gast.Load()),
+                type_comment=None), s))
+        node = A.assign(A.store(r), gast.Subscript(value=A.name(pair), slice=A.const(1),
+                                                   ctx=gast.Load()), like=s)
+        node.srcgrad_field_write = True
+        return out + [node]
+
+    def _built_class(self, r):
+        """The user class every binding of ``r`` in this function builds, or None."""
+        cache = self.__dict__.setdefault("_built", {})
+        if r not in cache:
+            found = None
+            for n in A.walk(self.fdef.body):
+                stores = [t for t in (n.targets if isinstance(n, gast.Assign) else
+                                      [getattr(n, "target", None)] if isinstance(
+                                          n, (gast.AugAssign, gast.AnnAssign, gast.For))
+                                      else []) if t is not None]
+                if not any(r in A.names_stored(t) for t in stores):
+                    continue
+                value = getattr(n, "value", None)
+                cls = resolve(value.func, self.func) if isinstance(n, gast.Assign) and \
+                    isinstance(n.targets[0], gast.Name) and isinstance(value, gast.Call) \
+                    and isinstance(value.func, (gast.Name, gast.Attribute)) else MISSING
+                if not (isinstance(cls, type) and records.user_class(cls)) or \
+                        found not in (None, cls):
+                    found = False
+                    break
+                found = cls
+            if r in {a.id for a in self._params(self.fdef)}:
+                found = False
+            cache[r] = found or None
+        return cache[r]
 
     def dict_pop(self, s, target):
         """``v = d.pop(k, default)`` (or ``d.pop(k)``) on a dict: ``v = d.get(k, default)``
@@ -192,7 +254,7 @@ class Normalizer(ControlFlow, Expressions):
         target = s.targets[0]
         pre = []
         if isinstance(target, gast.Name):
-            popped = self.dict_pop(s, target)
+            popped = self.dict_pop(s, target) or self.stateful_call(s, target)
             if popped is not None:
                 return popped
             value = self.expr(s.value, pre, top=True, base=target.id)
@@ -334,9 +396,14 @@ class Normalizer(ControlFlow, Expressions):
                 targets=[A.store(tmp)], value=gast.Attribute(value=A.name(t.value.id),
                                                             attr=t.attr, ctx=gast.Load()),
                 type_comment=None), s))
-            out += self.stmt_AugAssign(A.copy_loc(gast.AugAssign(
+            changed = self.stmt_AugAssign(A.copy_loc(gast.AugAssign(
                 target=A.store(tmp), op=s.op, value=s.value), s))
-            out += self.assign_target(t, A.name(tmp), s)
+            for st in changed:
+                if getattr(st, "srcgrad_inplace", False):
+                    # p itself is given the changed array next: only the array's other
+                    # holders would see the change unseen
+                    st.srcgrad_inplace_skip = {t.value.id}
+            out += changed + self.assign_target(t, A.name(tmp), s)
             return out
         raise self.info.error(t, "srcgrad does not support this augmented assignment target")
 
