@@ -359,6 +359,11 @@ def test_every_runtime_helper_has_a_rule():
             continue
         if name in ("restore_item",):      # an in-place update: refused where it matters
             continue
+        if getattr(fn, "__srcgrad_resolved_when_run__", False):
+            # ad.try_call, ad.call_with_self: generated code reaches them through the
+            # calls resolved at run time (compiler/dynamic.py), whose second derivative
+            # is a located error (tests/test_recursion.py, test_objects.py)
+            continue
         if rules.lookup(fn) is None and not rules.is_nograd(fn):
             missing.append(name)
     assert not missing, f"runtime helpers without a rule (rules/runtime_rules.py): {missing}"
