@@ -322,3 +322,15 @@ def test_relu_gradient_finite_differences_and_in_place_checks():
     y.sum().backward()
     with pytest.raises(RuntimeError, match="second time"):
         y.grad_fn._saved_result
+
+
+@pytest.mark.parametrize("a", [np.float64(-2.0), np.float64(3.0), np.float32(-0.0),
+                               np.array([[1.0, -2.0], [3.0, -4.0]]).T], ids=repr)
+def test_relu_of_0d_and_strided_tensors_matches_torch(a):
+    xs, xt = sg.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+    ys, yt = xs.relu(), xt.relu()
+    assert type(ys.detach().numpy()) is np.ndarray and tuple(ys.shape) == tuple(yt.shape)
+    assert ys.detach().numpy().tobytes() == yt.detach().numpy().tobytes()
+    ys.sum().backward()
+    yt.sum().backward()
+    np.testing.assert_array_equal(xs.grad.numpy(), xt.grad.numpy())

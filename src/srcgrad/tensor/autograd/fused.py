@@ -292,9 +292,10 @@ def _zero_where(mask, a):
     """``a`` with +0 where ``mask`` is true (``np.where(mask, 0, a)`` bit for bit), by a
     bitwise and: NumPy's masked loops are several times slower on mixed signs."""
     bits = np.dtype(f"u{a.dtype.itemsize}")
-    keep = mask.astype(bits)
+    keep = np.asarray(mask).astype(bits)
     keep -= 1                         # all ones where ``a`` is kept, 0 where masked
-    return np.bitwise_and(a.view(bits), keep).view(a.dtype)
+    out = np.bitwise_and(a.view(bits), keep)
+    return np.asarray(out).view(a.dtype)        # (a 0-d array stays an array)
 
 
 def relu_values(x):
