@@ -213,3 +213,17 @@ def check_grads(f, args, wrt=None, rtol=RTOL, atol=ATOL, eps=EPS, by_name=True, 
                          rtol, atol)
     assert same_values(args, before), "sg.grad changed its inputs"
     return expected
+
+
+def fd_of(fun, x, eps=EPS):
+    """Central differences of scalar ``fun`` at ``x`` (a float, or an array: the same
+    shape)."""
+    if isinstance(x, float):
+        return (fun(x + eps) - fun(x - eps)) / (2 * eps)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        xp, xm = x.copy(), x.copy()
+        xp[i] += eps
+        xm[i] -= eps
+        g[i] = (fun(xp) - fun(xm)) / (2 * eps)
+    return g

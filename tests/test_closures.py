@@ -7,20 +7,9 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from gradcheck_util import fd_of as fd
 
 RNG = np.random.default_rng(3)
-
-
-def fd(fun, x, eps=1e-6):
-    if isinstance(x, float):
-        return (fun(x + eps) - fun(x - eps)) / (2 * eps)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        xp, xm = x.copy(), x.copy()
-        xp[i] += eps
-        xm[i] -= eps
-        g[i] = (fun(xp) - fun(xm)) / (2 * eps)
-    return g
 
 
 def scan(f, init, xs):

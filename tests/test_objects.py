@@ -12,24 +12,12 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from gradcheck_util import fd_of as fd
 
 RNG = np.random.default_rng(7)
 X = RNG.normal(size=(4, 3))
 W1, B1 = RNG.normal(size=(3, 3)) * 0.5, RNG.normal(size=3)
 W2, B2 = RNG.normal(size=(3, 2)) * 0.5, RNG.normal(size=2)
-
-
-def fd(fun, x, eps=1e-6):
-    """Central differences of scalar ``fun`` at array or float ``x``."""
-    if isinstance(x, float):
-        return (fun(x + eps) - fun(x - eps)) / (2 * eps)
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        xp, xm = x.copy(), x.copy()
-        xp[i] += eps
-        xm[i] -= eps
-        g[i] = (fun(xp) - fun(xm)) / (2 * eps)
-    return g
 
 
 def close(a, b):

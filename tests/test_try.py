@@ -5,18 +5,9 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
+from gradcheck_util import fd_of as fd
 
 RNG = np.random.default_rng(11)
-
-
-def fd(fun, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        xp, xm = x.copy(), x.copy()
-        xp[i] += eps
-        xm[i] -= eps
-        g[i] = (fun(xp) - fun(xm)) / (2 * eps)
-    return g
 
 
 def cholesky_or_fallback(A, shift):
