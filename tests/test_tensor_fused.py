@@ -334,3 +334,30 @@ def test_relu_of_0d_and_strided_tensors_matches_torch(a):
     ys.sum().backward()
     yt.sum().backward()
     np.testing.assert_array_equal(xs.grad.numpy(), xt.grad.numpy())
+
+
+@pytest.mark.parametrize("shape", [(3,), (4, 3), (5, 4, 3)], ids=str)
+@pytest.mark.parametrize("bias", [True, False])
+def test_linear_node_names_values_and_gradients_match_torch(shape, bias):
+    rng = np.random.default_rng(17)
+    x, w, b = rng.standard_normal(shape), rng.standard_normal((2, 3)), rng.standard_normal(2)
+    ss = [sg.tensor(a, requires_grad=True) for a in (x, w, b)]
+    ts = [torch.tensor(a, requires_grad=True) for a in (x, w, b)]
+    ys = F.linear(ss[0], ss[1], ss[2] if bias else None)
+    yt = TF.linear(ts[0], ts[1], ts[2] if bias else None)
+    assert ys.grad_fn.name() == yt.grad_fn.name()
+    np.testing.assert_allclose(ys.detach().numpy(), yt.detach().numpy(), rtol=1e-13)
+    (ys ** 2).sum().backward()
+    (yt ** 2).sum().backward()
+    for s, t in zip(ss, ts):
+        if t.grad is not None:
+            np.testing.assert_allclose(s.grad.numpy(), t.grad.numpy(), rtol=1e-12)
+
+
+def test_log_softmax_of_a_0d_tensor_matches_torch():
+    xs, xt = sg.tensor(1.5, requires_grad=True), torch.tensor(1.5, requires_grad=True)
+    ys, yt = xs.log_softmax(0), xt.log_softmax(0)
+    assert repr(ys) == repr(yt).replace("torch.", "")
+    ys.backward()
+    yt.backward()
+    assert xs.grad.item() == xt.grad.item()

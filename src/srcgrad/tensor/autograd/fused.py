@@ -112,7 +112,7 @@ def _log_softmax_values(x, dim):
     m = np.max(x, axis=dim, keepdims=True)
     m = np.where(np.isfinite(m), m, np.zeros_like(m))
     total = cpu_sum(_exp(np.subtract(x, m)), axis=dim, keepdims=True)
-    return np.subtract(x, np.add(_log(total), m))
+    return np.asarray(np.subtract(x, np.add(_log(total), m)))     # (0-d: an array)
 
 
 _exp, _log = rounded_once(np.exp), rounded_once(np.log)      # as Tensor.exp / Tensor.log

@@ -40,9 +40,11 @@ def linear(input, weight, bias=None):
     out = input @ weight.t() if weight.ndim == 2 else input @ weight
     if bias is not None:
         out = out + bias
-    if input.ndim >= 2 and weight.ndim == 2:
-        _named(out, "ViewBackward0" if input.ndim > 2 else
-               "AddmmBackward0" if bias is not None else "MmBackward0")
+    if weight.ndim == 2:           # PyTorch's last node (1-D input without bias: the matmul's)
+        if bias is not None:
+            _named(out, "AddmmBackward0" if input.ndim == 2 else "ViewBackward0")
+        elif input.ndim >= 2:
+            _named(out, "MmBackward0" if input.ndim == 2 else "UnsafeViewBackward0")
     return out
 
 
