@@ -158,7 +158,8 @@ def test_tensor_runtime_has_no_cycles():
 
 # The Tensor runtime's layers, bottom first (as its package docstring lists them): each
 # module imports only modules before it here.
-TENSOR_LAYERS = ["grad_mode", "device", "dtypes", "printing", "generator", "core", "autograd",
+TENSOR_LAYERS = ["rounding", "grad_mode", "device", "dtypes", "printing", "generator", "core",
+                 "autograd",
                  "dispatch", "arithmetic", "reductions", "shape", "indexing", "methods",
                  "factories", "functions"]
 
