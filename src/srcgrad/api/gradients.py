@@ -310,6 +310,12 @@ def _dtype_like(g, x):
     if isinstance(x, (list, tuple)) and isinstance(g, (list, tuple)) and len(g) == len(x):
         out = [_dtype_like(gi, xi) for gi, xi in zip(g, x)]
         return type(g)(out) if not hasattr(g, "_fields") else type(g)(*out)
+    if runtime.is_record(x) and type(g) is type(x):
+        fields = runtime.fields_of(x)
+        new = {k: _dtype_like(v, fields[k]) for k, v in runtime.grad_fields(g).items()
+               if k in fields}
+        changed = {k: v for k, v in new.items() if v is not getattr(g, k)}
+        return runtime.with_fields(g, changed) if changed else g
     return runtime.cast_like(g, x)
 
 

@@ -39,13 +39,14 @@ def _children(v):
 
 
 def _leaves(v, path=(), seen=None):
-    """[(path, leaf)] of the arrays and floats inside ``v`` (each object once)."""
-    seen = set() if seen is None else seen
+    """[(path, leaf)] of the arrays and floats inside ``v``, by every path (an object
+    held twice is walked twice; only a cycle is cut)."""
+    seen = () if seen is None else seen
     if is_leaf(v):
         return [(path, v)]
     if id(v) in seen:
         return []
-    seen.add(id(v))
+    seen = seen + (id(v),)
     out = []
     for step, x in _children(v):
         out.extend(_leaves(x, path + (step,), seen))
@@ -58,55 +59,47 @@ def _argument(args, kwargs, w):
 
 def _routes(cls, obj, args, kwargs, where, site):
     """[(path in obj, k, path in argument where[k])]: where each array of the new
-    object comes from."""
-    sources = {}
-    for k, w in enumerate(where):
-        for path, leaf in _leaves(_argument(args, kwargs, w)):
-            sources.setdefault(id(leaf), (k, path))
-    routes, unmatched = [], []
-    fields = _leaves(obj)
-    for path, leaf in fields:
-        hit = sources.get(id(leaf))
-        if hit is not None:
-            routes.append((path, hit[0], hit[1]))
-        else:
-            unmatched.append(path)
-    if unmatched:
-        _check_constant(cls, fields, unmatched, args, kwargs, where, site)
-    return routes
-
-
-def _check_constant(cls, fields, unmatched, args, kwargs, where, site):
-    """Refuse unless every unmatched array is a constant: the same value when the class
-    is built again from the differentiated arguments moved (a value computed from them
-    moves with them, unless it is locally constant, whose gradient is zero)."""
+    object comes from.  The class is built a second time from the differentiated
+    arguments moved (each float a new object, of another value): an array of the new
+    object that *is* a moved argument's comes from it; one that keeps its value is a
+    constant (even if it is the same object as an argument's: ``self.scale = 1.5`` and
+    an argument holding that same float); anything else it computed from them, which
+    srcgrad cannot follow, and is refused."""
     args2, kwargs2 = list(args), dict(kwargs)
     for w in where:
         if isinstance(w, int):
             args2[w] = _moved(args[w])
         else:
             kwargs2[w] = _moved(kwargs[w])
+    sources = {}
+    for k, w in enumerate(where):
+        for path, leaf in _leaves(_argument(args2, kwargs2, w)):
+            sources.setdefault(id(leaf), (k, path))
     try:
         again = dict(_leaves(cls(*args2, **kwargs2)))
-    except Exception:                   # (it cannot be built from other values: unknown)
-        again = {}
-    first = dict(fields)
-    for path in unmatched:
-        other = again.get(path, None)
-        if other is None or not _same(other, first[path]):
-            shown = _shown(path)
+    except Exception:                   # (it cannot be built from other values)
+        again = None
+    routes = []
+    for path, leaf in _leaves(obj):
+        other = again.get(path) if again is not None else None
+        hit = sources.get(id(other)) if other is not None else None
+        if hit is not None:
+            routes.append((path, hit[0], hit[1]))
+        elif other is None or not _same(other, leaf):
             raise NonDifferentiableError(
-                f"{site}: {cls.__qualname__}(...) stores in {shown} a value it computes "
-                f"from its arguments, and srcgrad cannot follow a gradient through that "
-                f"computation (it follows objects whose attributes are the arguments "
-                f"themselves: self.W = W). Compute the value in a method, or pass it to "
-                f"{cls.__qualname__} computed")
+                f"{site}: {cls.__qualname__}(...) stores in {_shown(path)} a value it "
+                f"computes from its arguments, and srcgrad cannot follow a gradient "
+                f"through that computation (it follows objects whose attributes are the "
+                f"arguments themselves: self.W = W). Compute the value in a method, or "
+                f"pass it to {cls.__qualname__} computed")
+    return routes
 
 
 def _moved(v):
-    """A copy of ``v`` with every float moved (structure kept)."""
+    """A copy of ``v`` with every float moved (structure kept; new objects)."""
     if is_leaf(v):
-        return v * 1.25 + 0.5 if hasattr(v, "shape") else type(v)(v * 1.25 + 0.5)
+        return v * 1.0009765625 + 0.0009765625 if hasattr(v, "shape") else \
+            type(v)(v * 1.0009765625 + 0.0009765625)
     if isinstance(v, dict):
         return {k: _moved(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
