@@ -205,7 +205,8 @@ class _Gen:
                 lines += ["", "    def mix(self, x, y):",
                           "        return super().mix(y, x) - self.forward(y) * 0.5"]
             B.source = "\n".join(lines)
-            B.tags = {"subclass_super"} | ({"subclass_init_super"} if own_init else set())
+            B.tags = A.tags | {"subclass_super"} | ({"subclass_init_super"} if own_init
+                                                     else set())
             classes.append(B)
         # a dataclass
         if r.random() < 0.5:
@@ -484,7 +485,7 @@ class _Gen:
             step = self.fresh("step")
             lines += l2 + [f"def {step}(h, t):", f"    return {o}.forward(h) * 0.5 + t",
                            f"{out} = scan({step}, {self.ar()}, {xs})"]
-            if any(re.match(rf"{o}\.\w+ \+?= ", ln) for ln in self.body + l2):
+            if any(re.match(rf"\s*{o}\.\w+ \+?= ", ln) for ln in self.body + l2):
                 t2 = t2 | {"closure_object_written"}    # an attribute of it written before
             return lines, [], out, t2 | {"closure_scan_object"}
         elif form == "factory":
