@@ -476,13 +476,18 @@ class Analysis:
         # a function value defined here that holds varied values and is used as a
         # value (its gradient, a dict of what it holds, comes back to this def): Python
         # reads a free name when the function runs, so each must have one value
-        stores = self._store_counts()
+        order = None
         for d in self.defs:
             if d.name not in varied or d.name not in useful:
                 continue
             for key, n in closure_parts(d):
-                if key == n and n in varied and (stores.get(n, 0) > 1 or
-                                                 (n in self.params and stores.get(n, 0))):
+                if key != n or n not in varied:
+                    continue
+                order = self._store_order() if order is None else order
+                where, stores = order[0][id(d)], order[1].get(n, ())
+                # safe: every assignment of n comes before the def, and none in a loop
+                # that also runs the def again
+                if any(i > where[0] or set(loops) & set(where[1]) for i, loops in stores):
                     raise self.info.error(d, f"{d.name} reads {n}, which depends on the "
                                              f"differentiated inputs and is assigned more "
                                              f"than once, so {d.name} would see whichever "
@@ -544,26 +549,33 @@ class Analysis:
     def active(self, n):
         return n in self.varied and n in self.useful
 
-    def _store_counts(self):
-        """How many statements assign each name (one inside a loop counts as two)."""
-        counts = {}
+    def _store_order(self):
+        """({id(def): (position, enclosing loops)}, {name: [(position, enclosing loops)]
+        of the statements assigning it}), positions in program order."""
+        defs, stores = {}, {}
+        count = [0]
 
-        def visit(stmts, weight):
+        def visit(stmts, loops):
             for st in stmts:
+                count[0] += 1
+                here = (count[0], loops)
                 if isinstance(st, (gast.For, gast.While)):
-                    for n in A.names_stored([st.target]) if isinstance(st, gast.For) else ():
-                        counts[n] = counts.get(n, 0) + 2
-                    visit(st.body, 2)
+                    inner = loops + (id(st),)
+                    if isinstance(st, gast.For):
+                        for n in A.names_stored([st.target]):
+                            stores.setdefault(n, []).append((count[0], inner))
+                    visit(st.body, inner)
                 elif isinstance(st, gast.If):
-                    visit(st.body, weight)
-                    visit(st.orelse, weight)
+                    visit(st.body, loops)
+                    visit(st.orelse, loops)
                 elif isinstance(st, gast.FunctionDef):
-                    counts[st.name] = counts.get(st.name, 0) + weight
+                    defs[id(st)] = here
+                    stores.setdefault(st.name, []).append(here)
                 else:
                     for n in A.names_stored([st]):
-                        counts[n] = counts.get(n, 0) + weight
-        visit(self.body, 1)
-        return counts
+                        stores.setdefault(n, []).append(here)
+        visit(self.body, ())
+        return defs, stores
 
 
 # builtins that take any arguments and return no gradient (``range(*bounds)``)
