@@ -488,9 +488,11 @@ class Analysis:
                 # safe: every assignment of n comes before the def, and none in a loop
                 # that also runs the def again
                 if any(i > where[0] or set(loops) & set(where[1]) for i, loops in stores):
-                    raise self.info.error(d, f"{d.name} reads {n}, which depends on the "
+                    what = "the lambda" if d.name.startswith("lambda") else d.name
+                    raise self.info.error(d, f"{what} reads {n}, which depends on the "
                                              f"differentiated inputs and is assigned more "
-                                             f"than once, so {d.name} would see whichever "
+                                             f"than once (after the def, or in a loop that "
+                                             f"runs it again), so {what} would see whichever "
                                              f"value it has when it is called; pass {n} as an "
                                              f"argument or a default ({n}={n})")
 
