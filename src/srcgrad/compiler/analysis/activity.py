@@ -634,17 +634,31 @@ def closure_parts(fdef):
     out = [(p.id, d.id) for p, d in zip(with_default, a.defaults) if isinstance(d, gast.Name)]
     out += [(p.id, d.id) for p, d in zip(a.kwonlyargs, a.kw_defaults)
             if isinstance(d, gast.Name)]
-    own = A.names_stored(fdef.body) | {p.id for p in A.params_of(fdef)}
-    out += [(n, n) for n in sorted(A.names_read(fdef.body) - own)]
+    out += [(n, n) for n in sorted(A.names_read(fdef.body) - _own_names(fdef))]
     return out
+
+
+def _own_names(fdef):
+    """The names a def binds itself: its parameters, what it assigns, its own defs (not
+    the defs inside those)."""
+    defs, work = set(), list(fdef.body)
+    while work:
+        st = work.pop()
+        if isinstance(st, gast.FunctionDef):
+            defs.add(st.name)
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            work.extend(getattr(st, field, None) or ())
+        for h in getattr(st, "handlers", None) or ():
+            work.extend(h.body)
+    return A.names_stored(fdef.body) | {p.id for p in A.params_of(fdef)} | defs
 
 
 def _captured(fdef):
     """The names a nested def reads from the enclosing function: free names of its
     body and the (hoisted) names of its defaults."""
     a = fdef.args
-    own = A.names_stored(fdef.body) | {p.id for p in A.params_of(fdef)}
-    reads = A.names_read(fdef.body) - own
+    reads = A.names_read(fdef.body) - _own_names(fdef)
     reads |= A.names_read(list(a.defaults) + [d for d in a.kw_defaults if d is not None])
     return reads
 
