@@ -58,8 +58,6 @@ XFAIL = {
     4489: "FALSE REFUSAL: m13.W += np.sin(v11) on an object built inside from new arrays is "
           "refused: 'for L10 in layers8:' may make 'L10' share memory with 'field' (an internal "
           "name), after loops over lists of objects (20 lines; not reduced further)",
-    4881: "BUG (wrong value): m.W += v with m.W float32 and v float64 gives a float64 value "
-          "where Python keeps float32 (MINIMIZED float32_augmented_write_promoted)",
 }
 
 
@@ -488,8 +486,7 @@ MINIMIZED = {
         "def f(x, p):\n    m = L(np.sin(x), 0.5)\n    m.W += x * np.tanh(p)\n"
         "    return np.sum(m.W)\n",
         [("x", ("arr", (3,), "float32")), ("p", "float")],
-        "BUG (wrong value): m.W += v with m.W float32 and v float64 (x * np.tanh(p)): Python "
-        "keeps float32 (in place), srcgrad's value is float64 (w = np.sin(x); w += ... too)"),
+        None),                                  # a float64 value (x += v: ad.keep_dtype)
     "float32_attribute_promoted": (
         "def f(x, m):\n    return np.sum(x * m.W + np.sin(m.b))\n",
         [("x", ("arr", (3,), "float32")), ("m", ("obj", "L", [("arr", (3,), "float32"), "float"]))],

@@ -473,3 +473,22 @@ def test_an_alias_of_a_parameter_changed_by_a_callee_leaves_the_argument_alone()
     value, (gx, gw) = sg.value_and_grad(changes_an_alias_of_its_argument)(x, 0.2)
     np.testing.assert_array_equal(x, before)
     assert gw == pytest.approx(0.5 * np.cos(0.2))
+
+
+# -- x += v keeps x's dtype (the object fuzzer's seeds 4881, 6581): a float32 array plus a
+# float64 value stays float32 in Python (in place); srcgrad's value was float64
+
+def augmented_float32(x, p):
+    w = np.sin(x)
+    w += x * np.tanh(p)                  # x * tanh(p): float64 (p a Python float)
+    return np.sum(w)
+
+
+def test_an_augmented_assignment_keeps_the_arrays_dtype():
+    x = np.array([0.3, -0.5, 0.8], dtype=np.float32)
+    value, (gx, gp) = sg.value_and_grad(augmented_float32)(x, 0.7)
+    expected = augmented_float32(x.copy(), 0.7)
+    assert value.dtype == np.float32 and value == expected
+    assert gx.dtype == np.float32
+    _, t = sg.jvp(augmented_float32, (x, 0.7), (np.ones(3, dtype=np.float32), 0.0))
+    np.testing.assert_allclose(t, np.sum(np.cos(x) + np.tanh(0.7)), rtol=1e-5)

@@ -541,6 +541,7 @@ SAMPLES["ad.reduced_grad"] = [S(A(4), A(3, 4), 0), S(A(3, 1), A(3, 4), 1, True),
 SAMPLES["ad.keep_axis"] = [S(A(4), A(3, 4), 0, False), S(A(3, 1), A(3, 4), 1, True),
                            S(A(3), A(2, 3, 4), (2, 0), False)]
 SAMPLES["ad.cast_like"] = [S(A(3), A(3)), S(A(2, 2), A(2, 2))]
+SAMPLES["ad.keep_dtype"] = [S(A(3), A(3)), S(A(2, 2), A(2, 2)), S(1.5, 2.0)]
 SAMPLES["ad.as_float"] = [S(np.array(1.5)), S(2.5)]
 SAMPLES["ad.moveaxis_back"] = [S(A(2, 3, 4), 0, 2), S(A(2, 3, 4), (0, 1), (2, 0))]
 SAMPLES["ad.index_grad"] = [S(A(2), A(5), [1, 1]), S(A(2, 3), A(4, 3), np.array([0, 2])),

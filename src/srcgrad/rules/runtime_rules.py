@@ -69,6 +69,9 @@ if hasattr(rt, "mean_grad"):
 _linear(rt.keep_axis, "t, x, axis, keepdims", "fit(np.reshape(g, np.shape(t)), t)",
         "keep_axis(dt, x, axis, keepdims)", shape_only="x")
 _linear(rt.cast_like, "t, x", "cast_like(g, t)", "cast_like(dt, x)", shape_only="x")
+# ``x += v``'s dtype kept: the cotangent passes as it is (the gradients come back in their
+# inputs' dtypes at the end), the tangent takes x's dtype as the value does
+_linear(rt.keep_dtype, "t, old", "g", "keep_dtype(dt, old)", shape_only="old")
 _linear(rt.as_float, "t", "fit(g, t)", "as_float(dt)")
 _linear(rt.moveaxis_back, "t, source, destination", "np.moveaxis(g, source, destination)",
         "moveaxis_back(dt, source, destination)")

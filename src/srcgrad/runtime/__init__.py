@@ -494,6 +494,20 @@ def add_grads(a, b):
     return a + b
 
 
+def keep_dtype(new, old):
+    """``x += v`` on an array keeps x's dtype (Python's in-place arithmetic): ``new``
+    (``x + v``) in ``old``'s floating dtype when both are arrays of different ones; any
+    other value as it is (a Python float, a list)."""
+    dt = getattr(old, "dtype", None)
+    if dt is None or getattr(new, "dtype", dt) == dt or not hasattr(new, "astype") or \
+            dtype_kind(dt) not in "fc":
+        return new
+    return new.astype(dt)
+
+
+__all__ += ["keep_dtype"]
+
+
 def cast_like(g, x):
     """Cast a gradient to ``x``'s floating dtype (float32 stays float32)."""
     dt = getattr(x, "dtype", None)

@@ -49,7 +49,7 @@ def infer_kinds(body, arg_kinds):
         v = n.value
         if isinstance(v, (gast.List, gast.Tuple, gast.Dict)) or _builds_container(v):
             kinds[n.targets[0].id] = "container"
-        elif isinstance(v, (gast.BinOp, gast.UnaryOp)) and \
+        elif (isinstance(v, (gast.BinOp, gast.UnaryOp)) or _is_keep_dtype(v)) and \
                 kinds.get(n.targets[0].id) != "container":
             kinds.setdefault(n.targets[0].id, "num")
     # Python scalars: every assignment is scalar arithmetic on scalars
@@ -92,6 +92,13 @@ def _scalar_expr(v, floats):
             not isinstance(v.op, gast.MatMult)
     if isinstance(v, gast.UnaryOp):
         return _scalar_expr(v.operand, floats)
+    if _is_keep_dtype(v) and v.args:
+        return _scalar_expr(v.args[0], floats)    # ``x += v``'s ad.keep_dtype(x + v, x)
     return False
+
+
+def _is_keep_dtype(v):
+    return isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
+        v.func.attr == "keep_dtype"
 
 

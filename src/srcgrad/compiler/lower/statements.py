@@ -21,6 +21,10 @@ from .trying import rewrite_tries
 from .fence import refuse_unsupported
 
 
+_NUMERIC_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod, gast.Pow,
+                gast.MatMult)
+
+
 class Normalizer(ControlFlow, Expressions):
     def __init__(self, fdef, info, names, ad_name="ad", known_arrays=(), known_sequences=()):
         self.ad_name = ad_name              # how generated code names srcgrad.runtime
@@ -352,6 +356,12 @@ class Normalizer(ControlFlow, Expressions):
         t = s.target
         if isinstance(t, gast.Name):
             value = gast.BinOp(left=A.name(t.id), op=s.op, right=s.value)
+            if isinstance(s.op, _NUMERIC_OPS) and not self._may_be_sequence(t) and \
+                    not isinstance(s.value, (gast.List, gast.Tuple)):
+                # on an array, ``x += v`` keeps x's dtype (a float32 array stays float32
+                # with a float64 v): ``x = ad.keep_dtype(x + v, x)``
+                value = A.copy_loc(A.call(A.attr(self.ad_name, "keep_dtype"),
+                                          [value, A.name(t.id)]), s)
             new = gast.Assign(targets=[A.store(t.id)], value=value, type_comment=None)
             A.copy_loc(new, s)
             out = self.stmt_Assign(new)
