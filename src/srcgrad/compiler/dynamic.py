@@ -66,18 +66,19 @@ def _signature(func):
     return sig
 
 
-def _target(f, args, kwargs, site):
+def _target(f, args, kwargs, site, own=False):
     """(plain callable, positional args, keyword args, positions added in front, what
     the callee itself holds): ``"self"`` when the first added position is the callee's
     own object (a bound method's, a callable object), None when it holds nothing that
-    can carry a gradient, else a description of what it holds."""
+    can carry a gradient, else a description of what it holds.  What it holds is looked
+    at only when its own gradient is asked for (``own``: a walk of a closure's cells)."""
     front = 0
-    holder = _holder(f)
+    holder = _holder(f) if own else None
     while True:
         hit = rules.resolve_call(f, args, kwargs)
         if hit is not None:         # a frozen distribution's method: the distribution's
             f, args, kwargs = hit
-            if holder is None:
+            if own and holder is None:
                 holder = "the distribution's parameters"
         if rules.lookup(f) is not None:     # (bound methods with rules: st.norm.logpdf)
             return f, tuple(args), kwargs, front, holder
@@ -103,7 +104,7 @@ def _target(f, args, kwargs, site):
             # what g holds (a closure's generated code closes over the same names)
             f, args, kwargs, more = f.__srcgrad_trace__(args, kwargs)
             front += more
-            if front == 0:
+            if own and front == 0:
                 holder = _holder(f)
         elif not isinstance(f, (types.FunctionType, types.BuiltinFunctionType, type)) and \
                 rules.lookup(f) is None and not rules.is_nograd(f) and \
@@ -214,7 +215,7 @@ def call_forward(f, wrt, site, *args, **kwargs):
         method, *rest = args
         return call_forward(returning_self(method.__func__), wrt, site, method.__self__,
                             *rest, **kwargs)
-    target, full, kw, front, holder = _target(f, args, kwargs, site)
+    target, full, kw, front, holder = _target(f, args, kwargs, site, None in wrt)
     wrt, own = _callee_slot(wrt, front, holder, site, f)
     closure = bool(wrt) and wrt[0] is _CLOSURE
     if closure:
@@ -375,7 +376,7 @@ def call_jvp(f, wrt, site, tangents, *args, **kwargs):
         method, *rest = args
         return call_jvp(returning_self(method.__func__), wrt, site, tangents,
                         method.__self__, *rest, **kwargs)
-    target, full, kw, front, holder = _target(f, args, kwargs, site)
+    target, full, kw, front, holder = _target(f, args, kwargs, site, None in wrt)
     kept, own = _callee_slot(wrt, front, holder, site, f)
     own_tangent = _CLOSURE
     if own and kept and kept[0] is _CLOSURE:
