@@ -157,6 +157,20 @@ def unbroadcast(g, x):
     gets a float gradient.  A real ``x`` gets the real part of a complex ``g`` (complex
     values pair a cotangent with a tangent by ``Re(sum(g * dz))``).
     """
+    if type(g) is np.ndarray and g.dtype.kind != "c":
+        # the common cases, without exceptions: a real NumPy cotangent and an array
+        # operand, a recorded shape, or a Python scalar (same results as below)
+        tx = type(x)
+        xs = x.shape if tx is np.ndarray else x if tx is tuple else None
+        if xs is not None:
+            gs = g.shape
+            if gs == xs:
+                return g
+            nlead = len(gs) - len(xs)
+            if nlead > 0 and xs and gs[nlead:] == xs:   # only leading axes were added
+                return g.sum(axis=tuple(range(nlead)))
+        elif tx is float or tx is int:
+            return g.sum() if g.shape != () else g
     try:                                # the common case first: nothing to sum
         if g.shape == x.shape:
             return g if g.dtype.kind != "c" or x.dtype.kind == "c" else g.real
@@ -279,14 +293,41 @@ def _float_like(a):
     return dt if dtype_kind(dt) in "fc" else array_ns(a).float64
 
 
+# up to this many entries, a spread cotangent is written out (a broadcast view costs
+# more to make than a small array costs to fill)
+_SMALL = 1 << 14
+
+
+def _filled(a, v):
+    """A new NumPy array of ``a``'s shape and floating dtype, every entry ``v``."""
+    out = np.empty_like(a, dtype=_float_like(a))
+    out.fill(v)
+    return out
+
+
+def _spread(g, a):
+    """``g`` (a NumPy array of ``a``'s rank, its reduced axes of length 1) broadcast
+    to ``a``'s shape in ``a``'s floating dtype: written out when small, else a
+    read-only view (as ``np.broadcast_to`` gives)."""
+    dt = _float_like(a)
+    if a.size <= _SMALL:
+        out = np.empty(a.shape, dt)
+        out[...] = g
+        return out
+    return _astype(np, np.broadcast_to(g, a.shape), dt)
+
+
 def sum_grad(g, a, axis=None, keepdims=False):
     """Adjoint of ``np.sum(a, axis, keepdims)``: g spread over the summed axes, a's dtype."""
     if isinstance(a, (list, tuple)):
         a = np.asarray(a)     # np.sum([x, y]): the list is read as an array
     if not hasattr(a, "shape"):
         return g
-    if type(a) is np.ndarray and axis is None and type(g) is float:   # the common case
-        return np.full_like(a, g, dtype=_float_like(a))
+    if type(a) is np.ndarray:           # the common cases, fast
+        if axis is None and type(g) is float:
+            return _filled(a, g)
+        if keepdims and type(g) is np.ndarray:
+            return _spread(g, a)
     xp = array_ns(g, a)
     if axis is None:
         if xp is not np and hasattr(g, "shape"):   # a device scalar: never read on the host
@@ -303,7 +344,7 @@ def mean_grad(g, a, axis=None, keepdims=False):
     if not hasattr(a, "shape"):
         return g
     if type(a) is np.ndarray and type(g) is float:     # the common case, fast
-        return np.full_like(a, g / max(a.size, 1), dtype=_float_like(a))
+        return _filled(a, g / max(a.size, 1))
     xp = array_ns(g, a)
     size = _size(a.shape)        # from the shape: a Dask array is not computed to count
     if axis is None:
@@ -339,6 +380,10 @@ def minmax_grad(g, ans, x, axis=None, keepdims=False):
     """Adjoint of max/min: ``g`` goes to the extremal entries, shared among ties."""
     a = keep_axis(ans, x, axis, keepdims)
     g = keep_axis(g, x, axis, keepdims)
+    if type(x) is np.ndarray and x.dtype.kind == "f":      # NumPy, fast: methods
+        mask = (x == a).astype(x.dtype)
+        count = mask.sum(axis=axis, keepdims=True) if axis is not None else mask.sum()
+        return mask * (g / count)
     mask = (x == a)
     # the tie count in x's floating dtype: an int64 count made float32 gradients float64
     dt = _float_like(x)
