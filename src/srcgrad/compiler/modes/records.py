@@ -33,12 +33,14 @@ class ForwardSweep:
         """Must the old value of ``n`` be pushed before this assignment overwrites it?"""
         if self.needed is not None and n not in self.needed:
             return False
+        if self.reads_before is not None and self.top_index is not None and \
+                n not in self.reads_before[self.top_index]:
+            # only if the adjoint code of earlier top-level statements, or of the one
+            # holding this assignment (a loop's own trips), reads it: the adjoints of
+            # later statements run before this one's and see the final value
+            return False
         if depth > 0:
             answer = True
-        elif self.reads_before is not None and self.top_index is not None and \
-                n not in self.reads_before[self.top_index]:
-            # outside loops: only if the adjoint code of earlier statements reads it
-            return False
         else:
             answer = self.assign_counts.get(n, 0) > 1 and n in self.maybe_defined
         if answer and self.choices is not None:

@@ -68,7 +68,7 @@ class Reverse(ForwardSweep, AdjointSweep, LineComments):
         for n, depth, top in c["save"]:
             if n not in needed or n in shape_only:
                 return False
-            if depth == 0 and top is not None and n not in reads_before[top]:
+            if top is not None and n not in reads_before[top]:
                 return False
         if any(base not in needed for base in c["item"]):
             return False
