@@ -22,8 +22,6 @@ Guarantees:
   dtypes (``_with_input_dtypes`` runs unless every input differentiated is a
   Python float), and errors from the generated code get the same handling.
 """
-import operator
-
 import numpy as np
 
 # types whose kind, float-ness and Tensor-ness the type alone decides (arrays: with
@@ -38,7 +36,8 @@ class CachedCall:
     """What a full call concluded for one tuple of argument types."""
 
     __slots__ = ("fn", "code", "deps", "dtype_checks", "wrt_pos", "single", "wrap",
-                 "cast", "value_and_grad", "dtypes", "pick", "grad_types")
+                 "cast", "value_and_grad", "dtypes", "unguarded",
+                 "as_is")
 
     def __init__(self, fn, code, deps, dtype_checks, wrt_pos, single, wrap, cast,
                  value_and_grad, dtypes=None):
@@ -49,23 +48,25 @@ class CachedCall:
         # every input differentiated an array (the common case): their dtypes, compared
         # as one tuple before the call (in place of the kinds) and with the gradients'
         self.dtypes = dtypes
-        self.pick = operator.itemgetter(*wrt_pos)
-        self.grad_types = (np.ndarray,) * len(wrt_pos)
+        # nothing to check beyond the types and the code (Python scalars only, nothing
+        # baked in): the caller tests the code object and calls at once
+        self.unguarded = dtypes is None and not dtype_checks and deps is None
+        # the generated function's result is the call's result as it is
+        self.as_is = not (value_and_grad or wrap or cast)
 
     def current(self, func, args):
-        """Is this hit still what the full path would conclude for ``args``?"""
-        if func.__code__ is not self.code:
-            return False
+        """Is this hit still what the full path would conclude for ``args``?  (The
+        caller has checked that ``func.__code__`` is ``self.code``.)"""
         dts = self.dtypes
         if dts is None:
             for i, kind in self.dtype_checks:
                 if args[i].dtype.kind != kind:
                     return False
-        elif len(dts) == 1:
-            if args[self.wrt_pos[0]].dtype != dts[0]:
-                return False
-        elif tuple(map(_DTYPE, self.pick(args))) != dts:
-            return False
+        else:
+            for i, dt in zip(self.wrt_pos, dts):
+                got = args[i].dtype
+                if got is not dt and got != dt:
+                    return False
         deps = self.deps
         return deps is None or deps.valid(func)
 
@@ -74,9 +75,17 @@ class CachedCall:
         the common cases answer yes; the others go through ``_with_input_dtypes``."""
         if self.single:
             grads = (grads,)
-        if self.dtypes is not None:
-            return tuple(map(type, grads)) == self.grad_types and \
-                tuple(map(_DTYPE, grads)) == self.dtypes
+        dts = self.dtypes
+        if dts is not None:
+            if len(grads) != len(dts):
+                return False
+            for g, dt in zip(grads, dts):
+                if type(g) is not np.ndarray:
+                    return False
+                got = g.dtype
+                if got is not dt and got != dt:
+                    return False
+            return True
         for g, i in zip(grads, self.wrt_pos):
             x = args[i]
             if type(x) is float:
@@ -85,8 +94,6 @@ class CachedCall:
                 return False
         return True
 
-
-_DTYPE = operator.attrgetter("dtype")
 
 
 def record(t, fn, wrt, single, args):
