@@ -62,10 +62,6 @@ BUGS = {
                                                "reference differentiates through sg.detach; "
                                                "srcgrad's detached gradient is checked in "
                                                "tests/test_statements_more.py",
-    "elementwise_grad_of_grad": "BUG: grad of code that calls a derivative resolved at run time "
-                                "is refused, and the error names the generated code",
-    "ufunc_grad_passed_directly": "BUG: grad of grad of sg.grad(np.sin) is refused, and the "
-                                  "error names the generated code",
     "decorated_loss_wraps": "BUG: wrt=None through a *args wrapper gives (dw, (dX, dy)), not "
                             "one gradient per argument passed",
 }

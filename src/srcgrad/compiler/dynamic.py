@@ -41,6 +41,11 @@ def use(kind, build):
     BUILD[kind] = build
 
 
+# calls of generated code's own run-time calls (``call_forward`` differentiated again:
+# grad of grad): {id(function): unfold}, installed by compiler/nested.py
+NESTED = {}
+
+
 _SITES = {}             # "model.py:12" -> "/path/to/model.py:12"
 
 
@@ -205,6 +210,9 @@ def call_forward(f, wrt, site, *args, **kwargs):
     """Run ``f(*args, **kwargs)``; return its value and what :func:`call_backward`
     needs for the gradients of the arguments named by ``wrt`` (None in ``wrt``: the
     callee's own gradient, its object's for a method or a callable object)."""
+    if id(f) in NESTED:             # generated code differentiated again (nested.py)
+        f, args, kwargs, position = NESTED[id(f)](args, kwargs, site)
+        wrt = tuple(map(position, wrt))
     if not wrt:                     # nothing to differentiate: the call as written
         return f(*args, **kwargs), _no_gradients
     site = _full(site)
@@ -238,7 +246,7 @@ def _forward(f, target, full, kw, where, site, closure=False):
     if isinstance(target, type) and records.user_class(target) and \
             not issubclass(target, tuple):
         return construct.forward(target, full, kw, where, site)
-    if isinstance(target, types.FunctionType) and not _internal(target):
+    if is_python_callee(target, library=True):
         library = library_name(target)
         if library is not None:
             raise NonDifferentiableError(
@@ -266,12 +274,21 @@ def _forward(f, target, full, kw, where, site, closure=False):
 
 def call_backward(record, g):
     """The gradients of the arguments ``wrt`` named, in that order."""
+    if isinstance(record, tuple):       # (saved, bwd, picks): compiler/nested.py
+        return split_backward(record, g)
     return record(g)
 
 
 def _internal(func):
     return getattr(func, "__module__", "").startswith("srcgrad.") and not getattr(
         func, "__srcgrad_transformable__", False)
+
+
+def is_python_callee(func, library=False):
+    """A Python function srcgrad compiles (``library``: one from an installed library
+    too, which :func:`_forward` refuses by name)."""
+    return isinstance(func, types.FunctionType) and not _internal(func) and (
+        library or library_name(func) is None)
 
 
 def _name(f):
@@ -302,10 +319,13 @@ def _slots(sig, args, kwargs, where, site, f):
     return [out[w] for w in where]
 
 
-def _function_forward(func, args, kwargs, where, site, own=False):
-    """A Python callee compiled in split form.  With ``own``, the record's first
-    gradient is the function value's own: a sparse dict, by name, of the gradients of
-    what it closes over and of the defaults this call used (:func:`_opened`)."""
+def split_plan(func, args, kwargs, where, site, own=False):
+    """A Python callee compiled in split form, for a call with these arguments:
+    (forward sweep, backward sweep, the values it is given in front of the call's
+    arguments, picks).  With ``own``, the first gradient is the function value's own:
+    a sparse dict, by name, of the gradients of what it closes over and of the
+    defaults this call used (:func:`_opened`); ``picks`` says which of the backward
+    sweep's gradients the call's record gives (compiler/nested.py: ``picked``)."""
     sig = _signature(func)
     slots = _slots(sig, args, kwargs, where, site, func)
     params = []
@@ -321,19 +341,17 @@ def _function_forward(func, args, kwargs, where, site, own=False):
     kinds = {n: argument_kind(v) for n, v in bound.arguments.items()}
     kinds.update({n: argument_kind(v) for n, v in cells.items()})
     fwd, bwd = BUILD["reverse"](func, tuple(cells) + tuple(params), "split", kinds)
-    value, saved = fwd(*cells.values(), *args, **kwargs)
     index = {p: i for i, p in enumerate(tuple(cells) + tuple(params))}
+    lead = tuple((n, index[n]) for n in list(cells) + defaults) if own else None
+    picks = (lead, tuple((index[p], sub) for p, sub in slots))
+    return fwd, bwd, tuple(cells.values()), picks
 
-    def record(g):
-        grads = bwd(saved, g)
-        out = []
-        if own:
-            out.append({n: grads[index[n]] for n in list(cells) + defaults})
-        for p, sub in slots:
-            d = grads[index[p]]
-            out.append(d if sub is None else d[sub])
-        return tuple(out)
-    return value, record
+
+def _function_forward(func, args, kwargs, where, site, own=False):
+    """A Python callee compiled in split form (:func:`split_plan`) and run."""
+    fwd, bwd, opened, picks = split_plan(func, args, kwargs, where, site, own)
+    value, saved = fwd(*opened, *args, **kwargs)
+    return value, lambda g: picked(bwd(saved, g), picks)
 
 
 def _opened(func, sig, bound):
@@ -369,6 +387,9 @@ def _rule_forward(rule, func, args, kwargs, where, site):
 def call_jvp(f, wrt, site, tangents, *args, **kwargs):
     """Forward mode: ``(f(*args, **kwargs), its tangent)`` given the tangents of the
     arguments named by ``wrt`` (the others have none)."""
+    if id(f) in NESTED:             # generated code differentiated again (nested.py)
+        f, args, kwargs, position = NESTED[id(f)](args, kwargs, site)
+        wrt = tuple(map(position, wrt))
     site = _full(site)
     if f is runtime.try_call:
         return _try_jvp(wrt, site, tangents, *args)
@@ -395,8 +416,7 @@ def call_jvp(f, wrt, site, tangents, *args, **kwargs):
         return construct.jvp(target, full, kw, where, tangents, site)
     if rule is not None:
         sig = rule.signature
-    elif isinstance(target, types.FunctionType) and not _internal(target) and \
-            library_name(target) is None:
+    elif is_python_callee(target):
         sig = _signature(target)
     else:
         call_forward(f, (), site, *args, **kwargs)     # raises the error that says why
@@ -599,7 +619,7 @@ def _property_jvp(getter, obj, t, name):
 
 rules.python.attributes.PROPERTIES.update(vjp=_property_vjp, jvp=_property_jvp)
 
-for _f in (call_forward, call_forward_star, call_jvp, call_jvp_star):
+for _f in (call_forward, call_forward_star, call_jvp, call_jvp_star, call_backward):
     _f.__srcgrad_dynamic_call__ = True          # (analysis/activity.py: grad of grad)
 
 
@@ -697,3 +717,6 @@ def returning_self(func):
         fn.__srcgrad_returns_self__ = True
         _RETURNING_SELF[code] = fn
     return fn
+
+
+from .nested import picked, split_backward     # noqa: E402  (nested.py imports this module)

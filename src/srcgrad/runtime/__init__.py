@@ -529,6 +529,13 @@ def add_grads(a, b):
         # a record's gradient: an instance (a callee's, filled) or a sparse dict
         a = grad_fields(a) if is_record(a) else a
         b = grad_fields(b) if is_record(b) else b
+    if isinstance(a, (dict, list, tuple)) != isinstance(b, (dict, list, tuple)):
+        # a zero written as a Python 0 for a structured value's gradient (a ``**kwargs``
+        # dict's, when generated code is transformed again): the other one
+        if type(a) in (int, float) and a == 0:
+            return b
+        if type(b) in (int, float) and b == 0:
+            return a
     if isinstance(a, dict):
         out = dict(a)
         for k, v in b.items():

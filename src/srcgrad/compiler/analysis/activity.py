@@ -278,10 +278,13 @@ class Analysis:
             return self.dynamic(f, args, kws, s, A.unparse_short(f) + "()")
         if _is_srcgrad_stop(obj):
             return Op("nograd")
+        if getattr(obj, "__srcgrad_unfolds__", False):
+            # generated code transformed again (grad of grad): a call it resolved at
+            # run time is one again, of what it computes (compiler/nested.py)
+            return self.dynamic(f, args, kws, s, A.unparse_short(f) + "()")
         if getattr(obj, "__srcgrad_dynamic_call__", False) and len(args) > 2 and \
                 isinstance(args[2], gast.Constant):
-            # generated code transformed again (grad of grad): a call it resolved at
-            # run time (compiler/dynamic.py) has no derivative of its own yet
+            # (a starred call, a tangent's: not yet)
             site = args[2].value
             raise NonDifferentiableError(
                 f"{site}: srcgrad cannot take a derivative of a derivative through this "

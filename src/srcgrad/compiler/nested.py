@@ -1,0 +1,277 @@
+"""Derivatives of derivatives through calls resolved at run time.
+
+Generated code calls ``call_forward(f, wrt, site, *args)`` where the user's code
+called a callee known only when it runs, and ``call_backward(record, g)`` where its
+adjoint goes (compiler/dynamic.py).  When generated code is differentiated again
+(``sg.grad`` of code that calls ``sg.grad(f)`` of a function value, ``sg.hvp`` of a
+loss that calls a layer held in a list), those two calls are themselves calls
+resolved at run time: their callee is ``call_forward``.  They are differentiated as
+what they compute, written in Python that srcgrad transforms::
+
+    call_forward(f, wrt, site, *args)  ==  split_forward(fwd, bwd, picks, *opened, *args)
+    call_backward(record, g)           ==  split_backward(record, g)
+
+``fwd`` and ``bwd`` are the callee's split form (its generated forward and backward
+sweeps); the record is data, ``(saved, bwd, picks)``, so that a gradient flows into
+what the forward sweep saved.  Each order of differentiation adds one more level of
+the same two functions, so derivatives of any order follow calls resolved at run time.
+"""
+from ..errors import NonDifferentiableError
+from ..rules.registry import deftransformable
+from .. import runtime
+from . import dynamic
+
+
+def split_forward(_sg_fwd, _sg_bwd, _sg_picks, *args, **kwargs):
+    """A callee's forward sweep; its record as data: (saved, backward sweep, picks)."""
+    value, saved = _sg_fwd(*args, **kwargs)
+    return value, (saved, _sg_bwd, _sg_picks)
+
+
+def split_plain(_sg_f, *args, **kwargs):
+    """A call with no argument to differentiate (its record gives no gradient)."""
+    return _sg_f(*args, **kwargs), ((), None, None)
+
+
+def split_backward(record, g):
+    """The gradients a record's call gives for cotangent ``g``."""
+    saved = record[0]
+    bwd = constant(record[1])
+    if bwd is None:
+        return ()
+    return picked(bwd(saved, g), constant(record[2]))
+
+
+def constant(v):
+    """``v``, through which no gradient flows (a record's backward sweep and picks)."""
+    return v
+
+
+constant.__srcgrad_stop_gradient__ = True
+
+
+def split_star(_sg_fwd, _sg_bwd, _sg_picks, opened, stars, pieces, kw_pieces):
+    """:func:`split_forward` for a call with ``*xs`` / ``**kw`` (compiler/dynamic.py:
+    ``call_forward_star``): the pieces put together as the call does."""
+    flat = list(opened)
+    for k in range(len(pieces)):
+        if k in stars:
+            flat = flat + list(pieces[k])
+        else:
+            flat = flat + [pieces[k]]
+    kwargs = {}
+    for key, v in kw_pieces:
+        if key is None:
+            kwargs = {**kwargs, **v}
+        else:
+            kwargs = {**kwargs, key: v}
+    value, saved = _sg_fwd(*flat, **kwargs)
+    return value, (saved, _sg_bwd, _sg_picks)
+
+
+def picked(grads, picks):
+    """The gradients of the arguments a call asked for, out of those of its callee's
+    parameters.  ``picks`` is (lead, slots): a slot is (index, item) with ``item`` the
+    index or key within a ``*args`` / ``**kwargs`` parameter (None: the parameter
+    itself), or (slots, "tuple" / "list") and (((key, slot), ...), "dict") for an
+    unpacked piece of a starred call; ``lead`` is the callee's own gradient: None (not
+    asked for), ``"none"`` (it holds nothing) or ((name, index), ...) for the dict of
+    what a closure holds."""
+    lead, slots = picks
+    out = [_take(grads, slot) for slot in slots]
+    if lead == "none":
+        out = [None] + out
+    elif lead is not None:
+        out = [{n: grads[i] for n, i in lead}] + out
+    return tuple(out)
+
+
+def _take(grads, slot):
+    i, sub = slot
+    if sub == "dict":
+        return {k: _one(grads, s) for k, s in i}
+    if sub == "list":
+        return [_one(grads, s) for s in i]
+    if sub == "tuple":
+        return tuple([_one(grads, s) for s in i])
+    return _one(grads, slot)
+
+
+def _one(grads, slot):
+    i, sub = slot
+    return grads[i] if sub is None else grads[i][sub]
+
+
+deftransformable(split_forward, split_plain, split_star, split_backward, picked, _take, _one)
+
+
+def _refuse(site, what):
+    raise NonDifferentiableError(
+        f"{site}: srcgrad cannot take a derivative of a derivative through {what}; "
+        f"first-order gradients work. Call a module-level function by name to "
+        f"differentiate it again.")
+
+
+def _shift(pm):
+    """A position map of a callee's arguments, as one of a ``call_forward`` call's
+    (the callee's arguments start at position 3)."""
+    def shifted(p):
+        if isinstance(p, str):
+            return pm(p)
+        if p is None or p < 3:
+            raise IndexError(p)
+        q = pm(p - 3)
+        return q if q is None or isinstance(q, str) else q + 3
+    return shifted
+
+
+def unfold_forward(args, kwargs, site):
+    """(H, its args, its keywords, position map): ``call_forward(*args, **kwargs)`` is
+    ``H(*hargs, **hkwargs)``, with H a function srcgrad transforms; the map takes a
+    position (or keyword) of ``args`` to H's (None: H's own gradient, which is none)."""
+    f, wrt, inner_site, *rest = args
+    wrt = tuple(wrt)
+    if id(f) in NESTED:     # call_forward(call_forward, ...): its callee unfolded first
+        H0, h0, k0, pm0 = NESTED[id(f)](tuple(rest), kwargs, inner_site)
+        H, h, k, pm = unfold_forward((H0, tuple(map(pm0, wrt)), inner_site) + tuple(h0),
+                                     k0, site)
+
+        def composed(p):
+            q = 0 if p == 0 else _shift(pm0)(p)
+            return None if q is None else pm(q)     # (None: a callee holding nothing)
+        return H, h, k, composed
+    full_site = dynamic._full(inner_site)
+    if not wrt:
+        return split_plain, (f,) + tuple(rest), kwargs, \
+            lambda p: p if isinstance(p, str) else None if p == 0 else p - 2
+    if f is runtime.try_call:
+        _refuse(full_site, "a try statement")
+    if f is runtime.call_with_self:
+        _refuse(full_site, "a method that changes its object")
+    target, full, kw, front, holder = dynamic._target(f, tuple(rest), kwargs, full_site,
+                                                      None in wrt)
+    where_wrt, own = dynamic._callee_slot(wrt, front, holder, full_site, f)
+    closure = bool(where_wrt) and where_wrt[0] is dynamic._CLOSURE
+    if closure:
+        where_wrt = where_wrt[1:]
+    where = [0 if i is dynamic._SELF else i + front if isinstance(i, int) else i
+             for i in where_wrt]
+    if dynamic.rules.lookup(target) is not None:
+        target = _calling(target, len(full), tuple(kw))
+    elif not dynamic.is_python_callee(target):
+        dynamic.call_forward(f, wrt, inner_site, *rest, **kwargs)   # raises why
+        _refuse(full_site, f"{dynamic._name(f)}")
+    fwd, bwd, opened, picks = dynamic.split_plan(target, full, kw, where, full_site, closure)
+    if own and not closure and (not where_wrt or where_wrt[0] is not dynamic._SELF):
+        picks = ("none", picks[1])
+    start = 3 + len(opened)
+
+    def pm(p):
+        if isinstance(p, str):
+            return p
+        if p == 0:          # the callee itself: its object (a bound method's)
+            if holder is None:
+                return None
+            if holder == "self" and front > 0:
+                return start
+            _refuse(full_site, f"{dynamic._name(f)}, a function value built from "
+                               f"differentiated values ({holder})")
+        if p < 3:
+            raise IndexError(p)
+        return start + front + p - 3
+    return split_forward, (fwd, bwd, picks) + tuple(opened) + tuple(full), kw, pm
+
+
+_CALLING = {}
+
+
+def _calling(f, npos, keywords):
+    """A Python function (with source, in linecache) that calls the primitive ``f``
+    with ``npos`` positional arguments and these keywords, as a call srcgrad
+    differentiates by ``f``'s rule: ``def sin(_sg_0): return f(_sg_0)``."""
+    import linecache
+    label = "".join(c if c.isalnum() or c == "_" else "_"
+                    for c in getattr(f, "__name__", "") or "f")
+    if not label.isidentifier() or label[0].isdigit():
+        label = "call_" + label
+    params = [f"_sg_{i}" for i in range(npos)] + list(keywords)
+    call = [f"_sg_{i}" for i in range(npos)] + [f"{k}={k}" for k in keywords]
+    src = (f"def __srcgrad_make__(_callee):\n"
+           f"    def {label}({', '.join(params)}):\n"
+           f"        return _callee({', '.join(call)})\n"
+           f"    return {label}\n")
+    filename = f"<srcgrad call of {label}({', '.join(params)})>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    key = (id(f), npos, keywords)
+    if key not in _CALLING:
+        ns = {"__name__": "srcgrad_trampoline"}
+        exec(compile(src, filename, "exec"), ns)
+        _CALLING[key] = (f, ns["__srcgrad_make__"](f))
+    return _CALLING[key][1]
+
+
+def unfold_backward(args, kwargs, site):
+    """``call_backward(record, g)`` as :func:`split_backward`."""
+    record = args[0]
+    if not isinstance(record, tuple):
+        _refuse(dynamic._full(site), "this call (its record was made by a call srcgrad "
+                                     "does not differentiate again)")
+    return split_backward, tuple(args), kwargs, lambda p: p
+
+
+def unfold_star(args, kwargs, site):
+    """``call_forward_star(f, wrt, site, stars, pieces, kw_pieces)`` as
+    :func:`split_star`."""
+    f, wrt, inner_site, stars, pieces, kw_pieces = args
+    flat, kw, spans = dynamic._flatten(stars, pieces, kw_pieces)
+    own = None in wrt
+    wrt = [w for w in wrt if w is not None]
+    slots = []
+    for w in wrt:
+        for j in spans[w][0]:
+            if j not in slots:
+                slots.append(j)
+    inner = ((None,) if own else ()) + tuple(slots)
+    H, h, k, pm = unfold_forward((f, inner, inner_site) + tuple(flat), kw, site)
+    full_site = dynamic._full(inner_site)
+    if H is split_plain:
+        fwd, bwd, lead, picks, opened = _plain_sweep, None, None, (), (f,)
+    else:
+        fwd, bwd, (lead, picks) = h[:3]
+        opened = h[3:len(h) - len(flat)]
+    by_slot = dict(zip(slots, picks[len(picks) - len(slots):]))
+    grouped = list(picks[:len(picks) - len(slots)])     # the callee's object's
+    for w in wrt:
+        js, typ = spans[w]
+        if typ is None:
+            grouped.append(by_slot[js[0]])
+        elif typ is dict:
+            grouped.append((tuple((key, by_slot[key]) for key in js), "dict"))
+        else:
+            grouped.append((tuple(by_slot[j] for j in js), "list" if typ is list else "tuple"))
+
+    def position(p):
+        if p == 0:
+            if dynamic._holder(f) is not None:
+                _refuse(full_site, f"{dynamic._name(f)}, a function value that holds "
+                                   f"differentiated values, called with *args")
+            return None
+        if p in (4, 5):
+            return p + 1
+        raise IndexError(p)
+    return split_star, (fwd, bwd, (lead, tuple(grouped)), tuple(opened), stars, pieces,
+                        kw_pieces), {}, position
+
+
+def _plain_sweep(_sg_f, *args, **kwargs):
+    """The forward sweep of a call with nothing to differentiate."""
+    return _sg_f(*args, **kwargs), ()
+
+
+NESTED = dynamic.NESTED
+NESTED[id(dynamic.call_forward)] = unfold_forward
+NESTED[id(dynamic.call_backward)] = unfold_backward
+NESTED[id(dynamic.call_forward_star)] = unfold_star
+deftransformable(_plain_sweep)
+for _f in (dynamic.call_forward, dynamic.call_backward, dynamic.call_forward_star):
+    _f.__srcgrad_unfolds__ = True       # (analysis/activity.py)
