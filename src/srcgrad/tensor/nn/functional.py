@@ -207,6 +207,21 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
 
 # -- losses ---------------------------------------------------------------------------------------
 
+_LEGACY_WARNING = "size_average and reduce args will be deprecated, please use reduction='{}' instead."
+
+
+def legacy_reduction(size_average, reduce, reduction, stacklevel=3):
+    """The ``reduction`` that the deprecated ``size_average`` / ``reduce`` flags ask for, as
+    PyTorch reads them (either given: they win over ``reduction``, with its warning)."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    reduction = "mean" if size_average and reduce else "sum" if reduce else "none"
+    warnings.warn(_LEGACY_WARNING.format(reduction), UserWarning, stacklevel=stacklevel)
+    return reduction
+
+
 def _reduce(loss, reduction, name):
     if reduction == "none":
         return _named(loss, name) if loss.grad_fn is not None else loss
@@ -226,12 +241,14 @@ def _check_sizes(input, target):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_sizes(input, target)
     diff = input - target
     return _reduce(diff * diff, reduction, "MseLossBackward0")
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    reduction = legacy_reduction(size_average, reduce, reduction)
     _check_sizes(input, target)
     out = (input - target).abs()
     if reduction == "none":
@@ -246,6 +263,7 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    reduction = legacy_reduction(size_average, reduce, reduction)
     diff = (input - target).abs()
     loss = where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
     return _reduce(loss, reduction, "SmoothL1LossBackward0")
@@ -255,6 +273,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """``-input[n, target[n]]``, weighted by class; ``mean`` divides by the total weight.
     Recorded as one node (``fused.nll_loss``) unless its parts' nodes are needed."""
+    reduction = legacy_reduction(size_average, reduce, reduction)
     return fused.nll_loss(input, target, weight, ignore_index, reduction, _nll_loss)
 
 
@@ -288,6 +307,7 @@ def _nll_loss(input, target, weight, ignore_index, reduction):
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100,
                   reduce=None, reduction="mean", label_smoothing=0.0):
+    reduction = legacy_reduction(size_average, reduce, reduction)
     logp = input.log_softmax(1 if input.ndim > 1 else 0)
     if target.is_floating_point():             # class probabilities
         if label_smoothing:
@@ -321,6 +341,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the "
@@ -333,6 +354,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
+    reduction = legacy_reduction(size_average, reduce, reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size "
                          f"({input.shape})")
@@ -347,6 +369,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    reduction = legacy_reduction(size_average, reduce, reduction)
     loss = target.exp() * (target - input) if log_target else \
         where(target > 0, target * (target.clamp_min(1e-38).log() - input), target * 0)
     if reduction == "batchmean":

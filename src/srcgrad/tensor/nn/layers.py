@@ -231,7 +231,7 @@ CosineSimilarity = _activation("CosineSimilarity", F.cosine_similarity, ("dim", 
 class _Loss(Module):
     def __init__(self, size_average=None, reduce=None, reduction="mean"):
         super().__init__()
-        self.reduction = reduction
+        self.reduction = F.legacy_reduction(size_average, reduce, reduction)
 
 
 class MSELoss(_Loss):
@@ -246,7 +246,7 @@ class L1Loss(_Loss):
 
 class SmoothL1Loss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction="mean", beta=1.0):
-        super().__init__(reduction=reduction)
+        super().__init__(size_average, reduce, reduction)
         self.beta = beta
 
     def forward(self, input, target):
@@ -264,14 +264,14 @@ class HuberLoss(_Loss):
 
 class _WeightedLoss(_Loss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        super().__init__(reduction=reduction)
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
 
 class NLLLoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean"):
-        super().__init__(weight, reduction=reduction)
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index = ignore_index
 
     def forward(self, input, target):
@@ -282,7 +282,7 @@ class NLLLoss(_WeightedLoss):
 class CrossEntropyLoss(_WeightedLoss):
     def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None,
                  reduction="mean", label_smoothing=0.0):
-        super().__init__(weight, reduction=reduction)
+        super().__init__(weight, size_average, reduce, reduction)
         self.ignore_index, self.label_smoothing = ignore_index, label_smoothing
 
     def forward(self, input, target):
@@ -298,7 +298,7 @@ class BCELoss(_WeightedLoss):
 class BCEWithLogitsLoss(_Loss):
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean",
                  pos_weight=None):
-        super().__init__(reduction=reduction)
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 
@@ -310,7 +310,7 @@ class BCEWithLogitsLoss(_Loss):
 
 class KLDivLoss(_Loss):
     def __init__(self, size_average=None, reduce=None, reduction="mean", log_target=False):
-        super().__init__(reduction=reduction)
+        super().__init__(size_average, reduce, reduction)
         self.log_target = log_target
 
     def forward(self, input, target):
