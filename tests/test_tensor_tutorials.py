@@ -38,6 +38,11 @@ DRAWS = [
     ("normal_fn", lambda t: t.normal(t.zeros(3), t.ones(3))),
     ("linear_init", lambda t: t.nn.Linear(5, 3).weight.detach()),
     ("trunc_normal", lambda t: t.nn.init.trunc_normal_(t.empty(3, 4), std=1.5)),
+    ("bernoulli_", lambda t: t.empty(40).bernoulli_(0.3)),              # float64 uniforms
+    ("bernoulli_probs32", lambda t: t.bernoulli(t.linspace(0, 1, 33))),   # p's own dtype
+    ("bernoulli_probs64", lambda t: t.bernoulli(t.linspace(0, 1, 33, dtype=t.float64))),
+    ("dropout", lambda t: t.nn.functional.dropout(t.ones(7, 9), 0.3)),
+    ("dropout2d", lambda t: t.nn.functional.dropout2d(t.ones(3, 8, 2, 2), 0.6)),
 ]
 
 

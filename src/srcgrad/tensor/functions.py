@@ -29,7 +29,7 @@ _METHODS = [
     "masked_fill", "index_select", "numel", "trace", "tril", "triu", "diagonal",
     "sort", "argsort", "topk", "take_along_dim", "gather", "unique",
     "atan2", "arctan2", "hypot", "logaddexp", "lerp", "addmm", "kron", "diag", "narrow",
-    "select", "movedim", "moveaxis", "is_floating_point", "is_complex",
+    "select", "movedim", "moveaxis", "is_floating_point", "is_complex", "bernoulli",
 ]
 
 __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",

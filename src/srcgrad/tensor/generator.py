@@ -15,10 +15,12 @@ into numbers with PyTorch's transformations:
     normal, n < 16    one float64 Box-Muller pair per two numbers (the sine half kept
                       for the next draw, even across calls)
 
-Float64 normals and every uniform, integer and permutation are PyTorch's bit for
-bit; float32 normals of 16 or more numbers are PyTorch's within an ulp or two
-(PyTorch evaluates log/sin/cos with its own vectorised float32 routines).
-Dropout's masks are not PyTorch's (its CPU Bernoulli draws come from MKL).
+    bernoulli, p a number   float64 uniform < p                   (dropout's masks)
+    bernoulli, p a tensor   uniform of p's dtype < p
+
+Float64 normals and every uniform, integer, permutation and Bernoulli draw are
+PyTorch's bit for bit; float32 normals of 16 or more numbers are PyTorch's within an
+ulp or two (PyTorch evaluates log/sin/cos with its own vectorised float32 routines).
 """
 import math
 
@@ -121,6 +123,15 @@ class Generator:
         # x * (high - low) + low, fused (exact in float64, rounded once)
         out = x.astype(np.float64) * np.float64(hi - lo) + np.float64(lo)
         return out.astype(dtype).reshape(shape)
+
+    def bernoulli(self, shape, p):
+        """``bernoulli_(p)`` for a number ``p``: a bool array of ``shape``."""
+        return self.uniform(shape, np.float64) < p
+
+    def bernoulli_like(self, probs):
+        """``bernoulli(probs)`` for an array of probabilities: a bool array of its shape."""
+        return self.uniform(probs.shape, probs.dtype if probs.dtype == np.float64
+                            else np.float32) < probs
 
     def normal(self, shape, dtype, mean=0.0, std=1.0):
         """``normal_(mean, std)`` on a fresh array of ``shape`` and NumPy ``dtype``."""

@@ -230,6 +230,20 @@ class IndexingMethods:
         return self._inplace(lambda x: _like_values(
             x, _rng(generator).integers(low, high, tuple(x.shape))))
 
+    def bernoulli_(self, p=0.5, *, generator=None):
+        """Each entry 1 with probability ``p`` (a number, or a tensor broadcast to self)."""
+        def draw(x):
+            if isinstance(p, Tensor):
+                probs = np.broadcast_to(p._data, x._data.shape)
+                return _like_values(x, _rng(generator).bernoulli_like(probs))
+            return _like_values(x, _rng(generator).bernoulli(tuple(x.shape), p))
+        return self._inplace(draw)
+
+    def bernoulli(self, p=None, *, generator=None):
+        """A new tensor of 0s and 1s: 1 with probability ``self`` (or ``p`` when given)."""
+        out = Tensor._make(np.empty_like(self._data))
+        return out.bernoulli_(self.detach() if p is None else p, generator=generator)
+
     # -- selection --------------------------------------------------------------------------
     def scatter_(self, dim, index, src=None, value=None, *, reduce=None):
         """``self[index[i][j]][j] = src[i][j]`` (dim 0; likewise for other dims), by

@@ -18,7 +18,8 @@ from .padding import _named, pad
 __all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu", "elu", "selu", "celu", "gelu",
            "silu", "mish", "softplus", "softsign", "tanh", "sigmoid", "hardtanh", "relu6",
            "hardsigmoid", "hardswish", "logsigmoid", "softmax", "log_softmax", "softmin",
-           "dropout", "embedding", "layer_norm", "normalize", "one_hot", "pad",
+           "dropout", "dropout1d", "dropout2d", "dropout3d", "embedding", "layer_norm",
+           "normalize", "one_hot", "pad",
            "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div",
            "cosine_similarity", "pairwise_distance"]
@@ -62,17 +63,86 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
     return _named(weight[input], "EmbeddingBackward0")
 
 
-def dropout(input, p=0.5, training=True, inplace=False):
+def _dropout(input, p, training, inplace, noise_shape):
+    """PyTorch's CPU dropout: ``input * noise``, where ``noise`` of ``noise_shape`` is a
+    Bernoulli(1 - p) draw divided by ``1 - p`` (the same draws, so the same mask)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0.0:
+    if not training or p == 0.0 or input.numel() == 0:
         return input
     if p == 1.0:
-        return input * 0.0
-    from ..generator import _rng
-    keep = _rng().uniform(tuple(input.shape), np.float32) >= p
-    mask = Tensor._make((keep / (1.0 - p)).astype(input._data.dtype))
-    return _named(input * mask, "MulBackward0")
+        noise = Tensor._make(np.zeros((), dtype=input._data.dtype))
+    else:
+        from ..generator import _rng
+        keep = _rng().bernoulli(noise_shape, 1.0 - p).astype(input._data.dtype)
+        noise = Tensor._make(keep / input._data.dtype.type(1.0 - p))
+    return input.mul_(noise) if inplace else input * noise
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    return _dropout(input, p, training, inplace, tuple(input.shape))
+
+
+def _feature_dropout(input, p, training, inplace):
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    shape = tuple(input.shape[:2]) + (1,) * (input.ndim - 2)
+    return _dropout(input, p, training, inplace, shape)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Whole channels zeroed: ``input`` is (N, C, L) or (C, L)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D "
+                           "input. Note that dropout1d exists to provide channel-wise dropout on "
+                           "inputs with 1 spatial dimension, a channel dimension, and an optional "
+                           "batch dimension (i.e. 2D or 3D inputs).")
+    if input.ndim == 3:
+        return _feature_dropout(input, p, training, inplace)
+    if inplace:
+        return _feature_dropout(input.unsqueeze_(0), p, training, True).squeeze_(0)
+    return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Whole channels zeroed: ``input`` is (N, C, H, W); a 3-D input is read as (N, C, L)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        warnings.warn(f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is "
+                      "deprecated and will result in an error in a future release. To retain the "
+                      "behavior and silence this warning, please use dropout instead. Note that "
+                      "dropout2d exists to provide channel-wise dropout on inputs with 2 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 3D "
+                      "or 4D inputs).", UserWarning, stacklevel=2)
+    if input.ndim == 3:
+        warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise "
+                      "1D dropout behavior is desired - input is interpreted as shape (N, C, L), "
+                      "where C is the channel dim. This behavior will change in a future release "
+                      "to interpret the input as one without a batch dimension, i.e. shape "
+                      "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch "
+                      "to using dropout1d instead.", UserWarning, stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Whole channels zeroed: ``input`` is (N, C, D, H, W) or (C, D, H, W)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (4, 5):
+        warnings.warn(f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is "
+                      "deprecated and will result in an error in a future release. To retain the "
+                      "behavior and silence this warning, please use dropout instead. Note that "
+                      "dropout3d exists to provide channel-wise dropout on inputs with 3 spatial "
+                      "dimensions, a channel dimension, and an optional batch dimension (i.e. 4D "
+                      "or 5D inputs).", UserWarning, stacklevel=2)
+    if input.ndim == 5:
+        return _feature_dropout(input, p, training, inplace)
+    if inplace:
+        return _feature_dropout(input.unsqueeze_(0), p, training, True).squeeze_(0)
+    return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):

@@ -7,7 +7,8 @@ from . import functional as F
 from . import init
 from .module import Module, Parameter
 
-__all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout", "Embedding",
+__all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout", "Dropout1d",
+           "Dropout2d", "Dropout3d", "Embedding",
            "LayerNorm", "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU",
            "Mish", "Softplus", "Softsign", "Tanh", "Sigmoid", "Hardtanh", "Hardsigmoid",
            "Hardswish", "LogSigmoid", "Softmax", "LogSoftmax", "Softmin",
@@ -115,6 +116,21 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout1d(Dropout):
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(Dropout):
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(Dropout):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)
 
 
 class Embedding(Module):
