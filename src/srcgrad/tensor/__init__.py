@@ -26,7 +26,7 @@ Modules, from the bottom up (each imports only modules above it in this list):
 from . import autograd  # noqa: F401  (torch.autograd: backward, grad, Function)
 from . import methods  # noqa: F401  (gives Tensor its operations)
 from .core import Size, Tensor, is_tensor
-from .device import cuda, device
+from .device import cuda, device, get_default_device, set_default_device
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, dtype, float,
                      float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
                      int64, long, promote_types, set_default_dtype, short, uint8)
@@ -43,7 +43,7 @@ from .legacy import (BoolTensor, ByteTensor, CharTensor, DoubleTensor, FloatTens
                      IntTensor, LongTensor, ShortTensor)
 from . import nn, optim  # noqa: E402  (torch.nn, torch.optim: built on everything above)
 from .serialization import load, save
-from . import accelerator, linalg  # noqa: E402
+from . import accelerator, func, linalg  # noqa: E402
 from .summation import get_num_threads, set_num_threads
 from . import data as _data
 import types as _types
@@ -63,8 +63,9 @@ __all__ = [
     "int64", "long", "bool", "get_default_dtype", "set_default_dtype", "promote_types",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled",
-    "device", "cuda", "autograd", "set_printoptions", "get_printoptions", "nn", "optim",
-    "save", "load", "utils", "accelerator", "linalg", "get_num_threads", "set_num_threads",
+    "device", "cuda", "set_default_device", "get_default_device", "autograd",
+    "set_printoptions", "get_printoptions", "nn", "optim",
+    "save", "load", "utils", "accelerator", "func", "linalg", "get_num_threads", "set_num_threads",
     "FloatTensor", "DoubleTensor", "HalfTensor", "LongTensor", "IntTensor", "ShortTensor",
     "CharTensor", "ByteTensor", "BoolTensor",
 ] + _functions_all

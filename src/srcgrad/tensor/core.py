@@ -219,7 +219,7 @@ class Tensor:
     def grad(self, value):
         if value is not None and not isinstance(value, Tensor):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of "
-                            f"{type(value).__name__}")
+                            f"type {type(value).__name__}")
         self._grad = value
 
     @grad.deleter

@@ -6,7 +6,7 @@ fail the way a PyTorch user expects.
 """
 import numpy as np
 
-__all__ = ["device", "cuda"]
+__all__ = ["device", "cuda", "set_default_device", "get_default_device"]
 
 
 class device:
@@ -56,6 +56,24 @@ def to_device(d):
         if d.index is None:
             d = device("cuda", cuda.current_device())
     return d
+
+
+_default_device = [None]      # set by set_default_device; None: the CPU
+
+
+def set_default_device(device):
+    """The device factory functions (``torch.zeros``, ``torch.tensor``...) use when given
+    none (``None``: back to the CPU)."""
+    _default_device[0] = to_device(device)
+
+
+def get_default_device():
+    return _default_device[0] or CPU
+
+
+def default_device():
+    """The device set by :func:`set_default_device`, or None."""
+    return _default_device[0]
 
 
 def array_module(dev):

@@ -11,7 +11,7 @@ import numpy as np
 
 from . import dtypes
 from .core import Tensor, _size_args, host_array
-from .device import CPU, array_module, to_device
+from .device import CPU, array_module, default_device, to_device
 from .generator import Generator, _rng, fma, initial_seed, manual_seed, seed
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "ones", "zeros", "full", "empty", "eye",
@@ -71,7 +71,7 @@ def tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False)
 
 def _leaf(array, device, requires_grad):
     """A leaf tensor of ``array`` (a NumPy array) on ``device``."""
-    dev = to_device(device) or CPU
+    dev = to_device(device) or default_device() or CPU
     if dev.type != "cpu":
         xp = array_module(dev)
         with xp.cuda.Device(dev.index or 0):

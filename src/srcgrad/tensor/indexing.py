@@ -25,6 +25,8 @@ class IndexingMethods:
 
     # -- indexing ---------------------------------------------------------------------------
     def __getitem__(self, index):
+        if self.ndim == 0:
+            _check_zero_dim_index(index if isinstance(index, tuple) else (index,))
         index = _index_arrays(index)
         parts = index if isinstance(index, tuple) else (index,)
         if not builtins.all(_basic(p) for p in parts):
@@ -329,6 +331,21 @@ def _scatter_key(x, dim, index, src):
     if isinstance(src, Tensor):
         src = src[tuple(slice(0, n) for n in idx.shape)]
     return tuple(grids), src
+
+
+def _check_zero_dim_index(parts):
+    """PyTorch's errors for an index a 0-dim tensor cannot take."""
+    if len(parts) == 1 and isinstance(parts[0], numbers.Integral) and \
+            not isinstance(parts[0], (_bool, np.bool_)):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    if builtins.any(isinstance(p, slice) for p in parts):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    for p in parts:
+        data = p._data if isinstance(p, Tensor) else p
+        if not (p is None or p is Ellipsis or isinstance(p, (_bool, np.bool_))
+                or np.ndim(data) == 0 and getattr(data, "dtype", None) == np.bool_):
+            raise IndexError("too many indices for tensor of dimension 0")
 
 
 def _like_values(x, values):

@@ -27,6 +27,7 @@ SUBMODULES = {
     "autograd.graph": "srcgrad.tensor.autograd.graph",
     "utils.data": "srcgrad.tensor.data", "utils": "srcgrad.tensor:utils",
     "accelerator": "srcgrad.tensor.accelerator", "linalg": "srcgrad.tensor.linalg",
+    "func": "srcgrad.tensor.func",
     "cuda": None,
 }
 

@@ -77,8 +77,21 @@ def make_dual(tensor, tangent, *, level=None):
                            f"size [{', '.join(map(str, tensor.shape))}] while the given forward "
                            f"gradient is of size [{', '.join(map(str, tangent.shape))}].")
     out = tensor.view_as(tensor)
-    _attach(out, tangent.detach())
+    # the tangent itself when its layout is the primal's (PyTorch's), else a copy in that layout
+    if tangent.stride() != tensor.stride():
+        tangent = Tensor._make(_like_layout(tangent, tensor))
+    elif tangent.requires_grad:
+        tangent = tangent.detach()
+    _attach(out, tangent)
     return out
+
+
+def _like_layout(tangent, primal):
+    """``tangent``'s values in an array laid out as ``primal``'s (C order unless primal's is F)."""
+    import numpy as np
+    order = "F" if primal._data.flags.f_contiguous and not primal._data.flags.c_contiguous \
+        else "C"
+    return np.array(tangent._data, order=order, copy=True)
 
 
 def unpack_dual(tensor, *, level=None):

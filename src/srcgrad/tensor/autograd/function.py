@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import grad_mode
 from ..core import Tensor
+from . import forward_ad as _forward
 from .nodes import _SECOND_TIME, InputMeta, Node, _modified_message, _once_only, _wrap
 
 __all__ = ["Function", "FunctionCtx", "once_differentiable", "InplaceFunction",
@@ -209,6 +210,11 @@ class Function(metaclass=_FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def jvp(ctx, *grad_inputs):
+        raise NotImplementedError("You must implement the jvp function for custom "
+                                  "autograd.Function to use it with forward mode AD.")
+
+    @staticmethod
     def setup_context(ctx, inputs, output):
         raise NotImplementedError        # marks "forward takes ctx" when not overridden
 
@@ -218,10 +224,14 @@ class Function(metaclass=_FunctionMeta):
         tensors = [a for a in args if isinstance(a, Tensor)]
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         separate = cls.setup_context is not Function.setup_context
-        with grad_mode.no_grad():
+        tangents = [_forward.tangent_of(a) for a in args] if _forward.active() else ()
+        dual = any(t is not None for t in tangents)
+        with grad_mode.no_grad(), _no_tangents(dual):
             out = cls.forward(*args, **kwargs) if separate else cls.forward(ctx, *args, **kwargs)
             if separate:
                 cls.setup_context(ctx, args, out)
+        if dual:               # forward mode: the outputs' tangents are the user's jvp's
+            _attach_jvp(cls, ctx, args, tangents, out)
         if not (grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors)):
             return out
         edges = tuple((a._grad_node() if isinstance(a, Tensor) and a.requires_grad else None,
@@ -245,6 +255,38 @@ class Function(metaclass=_FunctionMeta):
             if node._n != 1:
                 o.__dict__["_port"] = _OutputPort(node, k)
         return out
+
+
+class _no_tangents:
+    """While a custom forward runs, its operations compute no tangents (its ``jvp`` does)."""
+
+    def __init__(self, active):
+        self.active = active
+
+    def __enter__(self):
+        if self.active:
+            self.level, _forward._state.level = _forward._state.level, -1
+
+    def __exit__(self, *exc):
+        if self.active:
+            _forward._state.level = self.level
+
+
+def _attach_jvp(cls, ctx, args, tangents, out):
+    """Give ``out`` the tangents ``cls.jvp(ctx, *input_tangents)`` returns (zeros for a
+    tensor input without one, None for other inputs)."""
+    given = [t if t is not None else Tensor._make(np.zeros_like(a._data))
+             if isinstance(a, Tensor) else None for a, t in zip(args, tangents)]
+    with grad_mode.no_grad(), _no_tangents(True):
+        result = cls.jvp(ctx, *given)
+    outs = out if isinstance(out, tuple) else (out,)
+    results = result if isinstance(result, tuple) else (result,)
+    if len(results) != len(outs):
+        raise RuntimeError(f"{cls.__name__}.jvp returned {len(results)} tangents for "
+                           f"{len(outs)} outputs")
+    for o, t in zip(outs, results):
+        if isinstance(o, Tensor) and isinstance(t, Tensor):
+            _forward._attach(o, t)
 
 
 class InplaceFunction(Function):

@@ -4,7 +4,6 @@ import warnings
 
 import numpy as np
 
-from .. import grad_mode
 from ..core import Tensor
 from .engine import grad as _grad
 
@@ -26,19 +25,20 @@ def _outputs(func, inputs):
 
 
 def _numerical(func, inputs, i, eps):
-    """d outputs / d inputs[i] by central differences: per output, (in.numel, out.numel)."""
+    """d outputs / d inputs[i] by central differences: per output, (in.numel, out.numel).
+    ``func`` runs in the caller's grad mode, as PyTorch runs it (gradgradcheck's function
+    computes a gradient: without a graph that gradient would be a constant)."""
     x = inputs[i]
     flat = x._data.reshape(-1)        # a view: perturbing it perturbs the input
     columns = []
-    with grad_mode.no_grad():
-        for k in range(flat.size):
-            old = flat[k].copy()
-            flat[k] = old + eps
-            hi = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-            flat[k] = old - eps
-            lo = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-            flat[k] = old
-            columns.append([(h - l) / (2 * eps) for h, l in zip(hi, lo)])
+    for k in range(flat.size):
+        old = flat[k].copy()
+        flat[k] = old + eps
+        hi = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
+        flat[k] = old - eps
+        lo = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
+        flat[k] = old
+        columns.append([(h - l) / (2 * eps) for h, l in zip(hi, lo)])
     n_out = len(columns[0]) if columns else len(_outputs(func, inputs))
     return [np.array([c[o] for c in columns]).reshape(flat.size, -1) for o in range(n_out)]
 
@@ -58,6 +58,25 @@ def _analytical(func, inputs, i):
                     jac[:, k] = g._data.astype(np.float64).reshape(-1)
         blocks.append(jac)
     return blocks
+
+
+def _analytical_forward(func, inputs, i):
+    """The Jacobian from forward-mode AD: one dual evaluation per entry of ``inputs[i]``."""
+    from . import forward_ad
+    x = inputs[i]
+    columns = []
+    for k in range(x.numel()):
+        v = np.zeros(x._data.size, dtype=x._data.dtype)
+        v[k] = 1
+        with forward_ad.dual_level():
+            dual = forward_ad.make_dual(x.detach(), Tensor._make(v.reshape(x._data.shape)))
+            outs = _outputs(func, inputs[:i] + (dual,) + inputs[i + 1:])
+            tangents = [forward_ad.unpack_dual(o).tangent for o in outs]
+            columns.append([np.zeros(o.numel()) if t is None
+                            else t._data.astype(np.float64).reshape(-1) for o, t in
+                            zip(outs, tangents)])
+    n_out = len(columns[0]) if columns else len(_outputs(func, inputs))
+    return [np.array([c[o] for c in columns]).reshape(x.numel(), -1) for o in range(n_out)]
 
 
 def _as_tensor(a, like):
@@ -82,18 +101,22 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                           "point or complex. This check will likely fail if all the inputs are "
                           "not of double precision floating point or complex. ", UserWarning,
                           stacklevel=2)
+    modes = ([(_analytical, "Jacobian")] if check_backward_ad else []) + \
+        ([(_analytical_forward, "Jacobian computed with forward mode")] if check_forward_ad
+         else [])
     for n, i in enumerate(wrt):
         numerical = _numerical(func, inputs, i, eps)
-        analytical = _analytical(func, inputs, i)
-        for o, (num, ana) in enumerate(zip(numerical, analytical)):
-            if not np.allclose(ana, num, rtol=rtol, atol=atol):
-                like = inputs[i]
-                msg = (f"Jacobian mismatch for output {o} with respect to input {n},\n"
-                       f"numerical:{_as_tensor(num, like)!r}\n"
-                       f"analytical:{_as_tensor(ana, like)!r}\n")
-                if raise_exception:
-                    raise GradcheckError(msg)
-                return False
+        for analytical_of, what in modes:
+            analytical = analytical_of(func, inputs, i)
+            for o, (num, ana) in enumerate(zip(numerical, analytical)):
+                if not np.allclose(ana, num, rtol=rtol, atol=atol):
+                    like = inputs[i]
+                    msg = (f"{what} mismatch for output {o} with respect to input {n},\n"
+                           f"numerical:{_as_tensor(num, like)!r}\n"
+                           f"analytical:{_as_tensor(ana, like)!r}\n")
+                    if raise_exception:
+                        raise GradcheckError(msg)
+                    return False
     return True
 
 
@@ -108,8 +131,10 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
     outs = _outputs(func, inputs)
     if grad_outputs is None:
         from ..generator import _rng
+        # PyTorch's: uniform in [-1, 1) (make_tensor(low=-1, high=1)), so the same draws
         grad_outputs = tuple(
-            Tensor._make(_rng().normal(o._data.shape, o._data.dtype),
+            Tensor._make(_rng().uniform(o._data.shape, o._data.dtype if o._data.dtype.kind in "fc"
+                                        else np.float64, -1.0, 1.0),
                          requires_grad=True) for o in outs)
     else:
         grad_outputs = _tuple(grad_outputs)
