@@ -60,6 +60,26 @@ def _float_positions(args):
     return tuple(i for i, v in enumerate(args) if _is_float(v))
 
 
+def _holds_floats(v):
+    """Whether the container ``v`` (list, tuple, dict) holds a float array or float."""
+    items = v.values() if isinstance(v, dict) else v if isinstance(v, (list, tuple)) else ()
+    return any(_is_float(x) or _holds_floats(x) for x in items)
+
+
+def _refuse_containers(args, moved=None):
+    """Gradients reach the arrays and floats given directly in ``args=``; one held in a
+    container there (``args=(params,)`` with ``params`` a list of ``(W, b)``) is refused
+    rather than given a zero gradient.  ``moved``: in forward mode, the positions with a
+    tangent (None: every position)."""
+    for i, v in enumerate(args):
+        if (moved is None or moved[i]) and not _is_float(v) and _holds_floats(v):
+            from ...errors import NonDifferentiableError
+            raise NonDifferentiableError(
+                f"scipy.integrate.odeint: args[{i}] is a {type(v).__name__} holding arrays; "
+                f"gradients reach only the arrays and floats given directly in args= "
+                f"(pass them one by one, e.g. args=(W1, b1, W2, b2))")
+
+
 def _written_out(src, func, **space):
     """The function that ``src`` defines, calling ``func`` (a global, with ``space``): a call of
     a known function with a fixed argument list, which the compiler reads and
@@ -128,6 +148,8 @@ def odeint_grad(g, ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=False
     _options(rtol, atol, full_output)
     as_list = isinstance(args, list)
     args = tuple(args)
+    if which != "y0":
+        _refuse_containers(args)
     shape = np.shape(y0)
     n = math.prod(shape)
     floats = _float_positions(args)
@@ -184,7 +206,7 @@ def odeint_time_grad(g, ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=
 
 
 deftransformable(odeint_grad, odeint_time_grad, _call_args)
-defnograd(_float_positions, _state_sizes, _adjoint_system)
+defnograd(_float_positions, _state_sizes, _adjoint_system, _refuse_containers)
 
 
 def _moved(args, dargs):
@@ -241,6 +263,9 @@ def odeint_jvp(ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=False,
     call of a known function), so the compiler differentiates it again, to every order."""
     _options(rtol, atol, full_output)
     args = tuple(args)
+    if dargs is not None:
+        _refuse_containers(args, [i < len(dargs) and dargs[i] is not None
+                                  for i in range(len(args))])
     shape = np.shape(y0)
     n = math.prod(shape)
     moved = _moved(args, dargs)
