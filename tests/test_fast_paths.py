@@ -176,3 +176,18 @@ def test_the_cached_call_keeps_structure_and_dtypes():
         np.testing.assert_allclose(out, np.full((2, 2), 0.5), rtol=1e-6)
     for _ in range(2):                  # another dtype, same types: the full path again
         assert k(x, 2.0, 3.0).dtype == np.float64
+
+
+def test_unbroadcast_of_a_python_float_cotangent():
+    assert ad.unbroadcast(1.5, 2.0) == 1.5 and type(ad.unbroadcast(1.5, 2.0)) is float
+    assert ad.unbroadcast(1.5, np.float64(2.0)) == 1.5
+    assert ad.unbroadcast(1.5, np.array(2.0)) == 1.5
+    assert ad.unbroadcast(1.5, ()) == 1.5
+    up = ad.unbroadcast(1.5, np.zeros((2, 3)))       # a scalar spread over an array
+    assert up.shape == (2, 3) and np.all(up == 1.5)
+
+
+@pytest.mark.parametrize("y", [2.0, np.float64(2.0), np.float32(2.0), np.array(2.0)])
+def test_seed_of_a_scalar_output_is_one(y):
+    s = ad.seed(y)
+    assert float(s) == 1.0 and np.ndim(s) == 0

@@ -128,8 +128,13 @@ class NonScalarOutputError(RuntimeError):
         self.shape = shape
 
 
+_REAL_SCALARS = frozenset({float, np.float64, np.float32, np.float16})
+
+
 def seed(y):
     """The cotangent 1 of a scalar output; PyTorch's error for anything else."""
+    if type(y) in _REAL_SCALARS:        # the common case, at once
+        return 1.0
     _check_float_output(y)
     size = getattr(y, "size", 1)
     if size != 1 or isinstance(y, (list, tuple, dict)):
@@ -169,8 +174,18 @@ def unbroadcast(g, x):
             nlead = len(gs) - len(xs)
             if nlead > 0 and xs and gs[nlead:] == xs:   # only leading axes were added
                 return g.sum(axis=tuple(range(nlead)))
+            if nlead >= 0:
+                axes = tuple(range(nlead)) + tuple(
+                    nlead + i for i, n in enumerate(xs) if n == 1 and gs[nlead + i] != 1)
+                if axes:
+                    g = g.sum(axis=axes, keepdims=True)
+                return g.reshape(xs) if nlead else g
         elif tx is float or tx is int:
             return g.sum() if g.shape != () else g
+    elif type(g) is float:
+        xs = x if type(x) is tuple else getattr(x, "shape", None)
+        if not xs:                      # a scalar operand (or a 0-d one): nothing to do
+            return g
     try:                                # the common case first: nothing to sum
         if g.shape == x.shape:
             return g if g.dtype.kind != "c" or x.dtype.kind == "c" else g.real
