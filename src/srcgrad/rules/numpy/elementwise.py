@@ -183,7 +183,7 @@ _elementwise(np.copysign, "x, y, out=None", "CopysignBackward0",
 _elementwise(np.fmod, "x, y, out=None", "FmodBackward0",
              x="g * np.ones_like(ans)", y="-g * np.trunc(x / y)")
 _elementwise(np.float_power, "x, y, out=None", "PowBackward0",
-             x="g * y * np.float_power(x, y - 1)",
+             x="g * y * np.float_power(x, y - 1 + (y == 0))",
              y="g * ans * log_pos(x)")
 _elementwise(np.where, "condition, x=None, y=None", "WhereBackward0", linear_in=("x", "y"),
              x="np.where(condition, g, 0)", y="np.where(condition, 0, g)")
@@ -209,10 +209,12 @@ defrule(np.multiply, "x, y", torch_name="MulBackward0", elementwise=True,
 defrule(np.true_divide, "x, y", torch_name="DivBackward0", elementwise=True, linear_in="x",
         vjp=dict(x="unbroadcast(g / y, x)", y="unbroadcast(-g * ans / y, y)"),
         jvp=dict(x="expand(dx / y, ans)", y="expand(-dy * ans / y, ans)"))
+# d/dx x**y = y * x**(y - 1), and 0 where y == 0 (x**0 is constant, also at x == 0):
+# autograd's and JAX's convention; the exponent is y where y == 0, never 0 ** -1
 defrule(np.power, "x, y", torch_name="PowBackward0", elementwise=True,
-        vjp=dict(x="unbroadcast(g * y * x ** (y - 1), x)",
+        vjp=dict(x="unbroadcast(g * y * x ** (y - 1 + (y == 0)), x)",
                  y="unbroadcast(g * ans * log_pos(x), y)"),
-        jvp=dict(x="expand(dx * y * x ** (y - 1), ans)",
+        jvp=dict(x="expand(dx * y * x ** (y - 1 + (y == 0)), ans)",
                  y="expand(dy * ans * log_pos(x), ans)"))
 defrule(np.negative, "x", torch_name="NegBackward0", elementwise=True, linear_in="x",
         vjp=dict(x="-g"), jvp=dict(x="-dx"))

@@ -40,7 +40,11 @@ def join_grad(g, arrays, axis=0, how="concatenate"):
         bounds = np.cumsum([np.shape(x)[ax] for x in promoted])[:-1]
         parts = np.split(g, [int(b) for b in bounds], axis=ax)
     grads = [_fit(p, x) for p, x in zip(parts, arrays)]
-    return tuple(grads) if isinstance(arrays, tuple) else grads
+    if isinstance(arrays, tuple):
+        return tuple(grads)
+    if isinstance(arrays, list):
+        return grads
+    return np.stack(grads)    # one array, joined along its first axis: an array again
 
 
 def join_jvp(darrays, arrays, axis=0, how="concatenate"):

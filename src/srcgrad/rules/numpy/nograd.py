@@ -38,6 +38,9 @@ defnograd(
     np.ndarray.argmax, np.ndarray.argmin, np.ndarray.argsort, np.ndarray.nonzero,
     np.ndarray.all, np.ndarray.any, np.ndarray.round, np.ndarray.item,
     np.ndarray.shape, np.ndarray.ndim, np.ndarray.size, np.ndarray.dtype,
+    # integer and boolean casts (np.int64(x): an index; the float casts have rules)
+    np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64,
+    np.intp, np.bool_,
 )
 
 # they read only shapes, dtypes or types: changing an argument's values changes nothing

@@ -1,0 +1,143 @@
+"""Rule fixes seen only end to end (the gradient's structure, a convention at a boundary),
+through sg.grad / sg.jvp / second order, against central differences and autograd.
+
+Rule by rule the same functions are in tests/test_rules.py's samples; what the table test
+cannot see is checked here: the type and shape of the gradient the user gets, and a
+derivative at a point where a naive formula raises or gives NaN.
+"""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+try:
+    import autograd
+    import autograd.numpy as anp
+except ImportError:          # the comparison with autograd is optional
+    autograd = None
+
+_rng = np.random.default_rng(7)
+
+
+def _central(f, x, eps=1e-6):
+    x = np.asarray(x, dtype=float)
+    out = np.zeros_like(x)
+    for idx in np.ndindex(*x.shape):
+        e = np.zeros_like(x)
+        e[idx] = eps
+        out[idx] = (f(x + e) - f(x - e)) / (2 * eps)
+    return out
+
+
+def _check_all_orders(f, x, rtol=1e-6):
+    """Reverse, forward and forward-over-reverse against central differences."""
+    g = sg.grad(f)(x)
+    assert isinstance(g, np.ndarray) and g.shape == x.shape, (type(g), np.shape(g))
+    np.testing.assert_allclose(g, _central(f, x), rtol=rtol, atol=1e-8)
+    t = np.cos(np.arange(x.size)).reshape(x.shape)
+    _, dout = sg.jvp(f, (x,), (t,))
+    fd = (f(x + 1e-6 * t) - f(x - 1e-6 * t)) / 2e-6
+    np.testing.assert_allclose(dout, fd, rtol=rtol, atol=1e-8)
+    gr = sg.grad(f)
+    fd2 = (gr(x + 1e-5 * t) - gr(x - 1e-5 * t)) / 2e-5
+    np.testing.assert_allclose(sg.hvp(f)(x, v=t), fd2, rtol=1e-5, atol=1e-7)
+
+
+# -- a join given one array: NumPy joins its rows; the gradient is one array ------------
+W = {n: _rng.uniform(-1, 1, 12) for n in range(3)}
+
+
+def vstack_1d(x):
+    return np.sum(np.sin(np.vstack(x)) * W[0][:3].reshape(3, 1))
+
+
+def vstack_2d(x):
+    return np.sum(np.sin(np.vstack(x)) * W[0][:6].reshape(2, 3))
+
+
+def hstack_2d(x):
+    return np.sum(np.sin(np.hstack(x)) * W[1][:6])
+
+
+def column_stack_1d(x):
+    return np.sum(np.sin(np.column_stack(x)) * W[2][:3])
+
+
+def concatenate_3d(x):
+    return np.sum(np.sin(np.concatenate(x, axis=1)) * W[1][:8].reshape(2, 4))
+
+
+def stack_axis1(x):
+    return np.sum(np.sin(np.stack(x, axis=1)) * W[2][:6].reshape(2, 3))
+
+
+JOINS = [(vstack_1d, (3,)), (vstack_2d, (2, 3)), (hstack_2d, (2, 3)),
+         (column_stack_1d, (3,)), (concatenate_3d, (2, 2, 2)), (stack_axis1, (3, 2))]
+
+
+@pytest.mark.parametrize("f,shape", JOINS, ids=[f.__name__ for f, _ in JOINS])
+def test_join_of_one_array_has_an_array_gradient(f, shape):
+    _check_all_orders(f, _rng.uniform(-1, 1, shape))
+
+
+@pytest.mark.skipif(autograd is None, reason="autograd is not installed")
+def test_join_of_one_array_matches_autograd():
+    x = _rng.uniform(-1, 1, (2, 3))
+    theirs = autograd.grad(lambda x: anp.sum(anp.sin(anp.vstack(x)) * W[0][:6].reshape(2, 3)))
+    np.testing.assert_allclose(sg.grad(vstack_2d)(x), theirs(x), rtol=1e-12)
+
+
+# -- x ** 0: its derivative is 0 everywhere, x == 0 included (autograd, JAX) ------------
+def power_zero(x):
+    return np.power(x, 0.0)
+
+
+def pow_operator_zero(x):
+    return x ** 0.0
+
+
+def power_array_exponent(x):
+    return np.sum(np.power(x, np.array([0.0, 2.0, 0.0])))
+
+
+@pytest.mark.parametrize("f", [power_zero, pow_operator_zero])
+def test_power_of_zero_exponent_at_zero(f):
+    assert sg.grad(f)(0.0) == 0.0
+    assert sg.grad(sg.grad(f))(0.0) == 0.0
+    assert sg.jvp(f, (0.0,), (1.0,))[1] == 0.0
+    assert (f(1e-6) - f(-1e-6)) / 2e-6 == 0.0          # central differences agree
+
+
+def test_power_with_zero_entries_in_the_exponent():
+    x = np.array([0.0, 0.7, 0.0])
+    g = sg.grad(power_array_exponent)(x)
+    np.testing.assert_allclose(g, _central(power_array_exponent, x), atol=1e-8)
+    np.testing.assert_array_equal(g, [0.0, 1.4, 0.0])
+    _check_all_orders(power_array_exponent, np.array([0.5, 0.7, 1.5]))
+    if autograd is not None:
+        theirs = autograd.grad(lambda x: anp.sum(anp.power(x, anp.array([0.0, 2.0, 0.0]))))
+        np.testing.assert_allclose(g, theirs(x), rtol=1e-12)
+
+
+# -- an integer cast of a differentiated value is an index: no gradient, at every order --
+def make_cast_loss(weights):
+    def rows_loss(w):
+        rows = np.int64(w[:, -1])          # the last column holds row numbers
+        return np.sum(np.sin(w[:, :-1][rows]) * weights)
+
+    def loss(w):                           # (a callee held by a closure: its split form)
+        return rows_loss(w)
+    return loss
+
+
+def test_integer_cast_second_order():
+    cast_loss = make_cast_loss(W[1][:3])
+    w = _rng.uniform(-1, 1, (4, 4))
+    w[:, -1] = [1.5, 0.5, 3.5, 2.5]    # (away from the integers: the cast is constant near w)
+    g = sg.grad(cast_loss)(w)
+    np.testing.assert_allclose(g, _central(cast_loss, w), rtol=1e-6, atol=1e-8)
+    t = np.cos(np.arange(16.0)).reshape(4, 4)
+    gr = sg.grad(cast_loss)
+    second = sg.grad(lambda w: np.sum(sg.grad(cast_loss)(w) * t))(w)
+    np.testing.assert_allclose(second, _central(lambda w: np.sum(gr(w) * t), w), rtol=1e-5,
+                               atol=1e-7)
