@@ -740,6 +740,28 @@ def elementwise_grad_twice_inside(x):
     return np.sum(elementwise_grad(elementwise_grad(logistic_tanh))(x) ** 2)
 
 
+def elementwise_grad_by_vjp(f):
+    return lambda v: sg.vjp(f, v)[1](np.ones_like(v))
+
+
+@case(np.linspace(-2.0, 2.0, 5))
+def elementwise_grad_by_vjp_inside(x):
+    return np.sum(elementwise_grad_by_vjp(logistic_tanh)(x) ** 2)
+
+
+OBSERVED = randn(3)
+
+
+def product_density(x, t):
+    mu, log_sigma = x[:, :3], x[:, 3:]
+    return np.sum(norm.logpdf(log_sigma, 0, 1.35), axis=1) + \
+        np.sum(norm.logpdf(OBSERVED, mu, np.exp(log_sigma)), axis=1)
+
+
+register("bbvi_product_density_closure", black_box_vi(product_density, 6, randn(4, 6)),
+         np.concatenate([-np.ones(6), -np.ones(6)]) + randn(12, scale=0.1), 0)
+
+
 ICA_OBS = randn(3, 4)
 
 

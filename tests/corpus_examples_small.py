@@ -294,3 +294,11 @@ def overwrite_then_square(x):
     x = np.sum(x)
     x = x * x
     return x
+
+
+@case(np.array([0.9, 0.8, 0.45]), 3)
+def halve_the_argument_in_place(x, steps):
+    for _ in range(steps):
+        if np.sum(x) > 1:
+            x /= 2
+    return np.sum(x * x)
