@@ -29,9 +29,11 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-import corpus_examples_models
-import corpus_examples_small
-import test_corpus_idioms as base
+
+pytest.importorskip("scipy")             # the programs call SciPy (optional for srcgrad)
+import corpus_examples_models            # noqa: E402
+import corpus_examples_small             # noqa: E402
+import test_corpus_idioms as base        # noqa: E402
 
 try:                                     # the oracle is optional
     import autograd
