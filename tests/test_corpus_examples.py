@@ -334,3 +334,32 @@ def test_odeint_refuses_arrays_held_in_a_container_in_args():
     got = sg.grad(_ode_loss, wrt=1)(params, y0, t)
     fd = base.numeric_grad(_ode_loss, (params, y0, t), 1)[()]
     base.close(got, fd, "d/dy0 with a container in args", 1e-5, 1e-6)
+
+
+# -- a library function with a rule, passed directly (K-FAC's hessian(logsumexp)) -------
+def _library_functions():
+    from scipy.special import expit, logsumexp
+    from scipy.stats import norm
+    return [pytest.param(expit, 0.3, id="expit"),
+            pytest.param(logsumexp, np.array([0.1, -0.5, 1.2]), id="logsumexp", marks=_PASSED),
+            pytest.param(norm.logpdf, 0.3, id="norm.logpdf", marks=_PASSED)]
+
+
+_PASSED = pytest.mark.xfail(strict=True, raises=sg.UnsupportedSyntaxError,
+                            reason="sg.grad of a SciPy function with Python source and a rule, "
+                                   "passed directly, transforms SciPy's source instead of "
+                                   "using the rule")
+
+
+@pytest.mark.parametrize("func, x", _library_functions())
+def test_grad_and_hessian_of_a_library_function_passed_directly(func, x):
+    got = sg.grad(func)(x)
+    fd = base.numeric_grad(func, (x,), 0)[()]
+    base.close(got, fd, f"{func.__name__} gradient vs finite differences", 1e-6, 1e-7)
+    hess = sg.hessian(func)(x)
+    x = np.asarray(x, dtype=np.float64)
+    h = 1e-5
+    columns = [(np.asarray(sg.grad(func)(x + e)) - np.asarray(sg.grad(func)(x - e))) / (2 * h)
+               for e in np.eye(x.size).reshape((x.size,) + x.shape) * h]
+    base.close(hess, np.reshape(np.stack(columns, axis=-1), np.shape(hess)),
+               f"{func.__name__} hessian vs differences of the gradient", 1e-5, 1e-6)
