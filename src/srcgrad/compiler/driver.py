@@ -19,6 +19,7 @@ from . import codegen, dynamic, pipeline
 from .analysis.kinds import infer_kinds
 from .frontend import front_end, recursion_error
 from .optimize.dce import dead_code
+from .optimize.shape_reads import stand_in_shape_reads
 from .source import local_imports, unwrap
 from .cache import BuildCache, cached_build, code_key
 from .ir import Comment
@@ -64,6 +65,7 @@ def _build(func, wrt, mode, kinds):
     # pass 1 finds what the adjoint sweep reads; pass 2 saves only that
     first, fwd, bwd = run(None)
     primal = A.names_stored(fwd) | set(params)
+    primal |= {n.name for s in fwd for n in gast.walk(s) if isinstance(n, gast.FunctionDef)}
     needed = set().union(*first.top_reads) & primal      # (what the adjoint sweep reads)
     # a top-level statement saves the value it overwrites only if the adjoints of the
     # statements before it (or its own, for compound statements) read that name
@@ -175,7 +177,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
 
     if mode in ("grad", "value_and_grad"):
         _refuse_structured_result(func, info, rev, result)
-        body = list(fwd)
+        body = _bind_zeroed(fwd, bwd, params, len(prologue))
         dres = None
         if isinstance(result, gast.Name):
             dres = names.d(result.id)
@@ -199,7 +201,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         if mode == "value_and_grad":
             ret = A.tuple_([value, ret])
         body.append(gast.Return(value=ret))
-        body = dead_code(body)
+        body = dead_code(stand_in_shape_reads(body, rev.an.varied, params, ad))
         kind = "Gradient" if mode == "grad" else "Value and gradient"
         doc = f"{kind} of {func.__qualname__} ({where}) with respect to {wrt_text}."
         name = f"{mode}_{fdef.name}"
@@ -214,6 +216,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     # split form: forward (primal + records) and backward (adjoint)
     bwd_reads = A.names_read(bwd) | A.names_read(grads)   # ``ad.zeros_like(w)`` reads w
     primal = A.names_stored(fwd) | set(params)
+    primal |= {n.name for s in fwd for n in gast.walk(s) if isinstance(n, gast.FunctionDef)}
     # (the array namespace is not saved: the backward sweep finds it from its values)
     saved = sorted((bwd_reads & primal) - {names.np}, key=lambda n: (n not in params, n))
     if rev.stack and rev.stack not in saved:
@@ -301,6 +304,23 @@ def _mutated_in_place(stmts):
                         isinstance(n.args[0], gast.Name):
                     out.add(n.args[0].id)
     return out
+
+
+def _bind_zeroed(fwd, bwd, params, skip):
+    """The forward sweep, with ``n = None`` first for each name the reverse sweep gives
+    a zero cotangent (``ad.zeros_like(n)``: where branches meet) that a branch or a loop
+    of the forward sweep may leave unassigned (the other branch's, when generated code
+    is differentiated again); a zero of None is 0.0."""
+    zeroed = set()
+    for s in bwd:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                    n.func.attr == "zeros_like" and n.args and isinstance(n.args[0], gast.Name):
+                zeroed.add(n.args[0].id)
+    if not zeroed:
+        return list(fwd)
+    maybe = (zeroed & A.names_stored(fwd)) - set(params) - _always_bound(fwd[skip:])
+    return [A.assign(n, A.const(None)) for n in sorted(maybe)] + list(fwd)
 
 
 def _always_bound(fwd):

@@ -22,9 +22,10 @@ from .. import runtime
 from . import dynamic
 
 
-def split_forward(_sg_fwd, _sg_bwd, _sg_picks, *args, **kwargs):
-    """A callee's forward sweep; its record as data: (saved, backward sweep, picks)."""
-    value, saved = _sg_fwd(*args, **kwargs)
+def split_forward(_sg_fwd, _sg_bwd, _sg_picks, _sg_cells, *args, **kwargs):
+    """A callee's forward sweep; its record as data: (saved, backward sweep, picks).
+    ``_sg_cells``: what a closure holds, by name (its gradient is the closure's own)."""
+    value, saved = _sg_fwd(*[_sg_cells[n] for n in _sg_cells], *args, **kwargs)
     return value, (saved, _sg_bwd, _sg_picks)
 
 
@@ -52,8 +53,9 @@ constant.__srcgrad_stop_gradient__ = True
 
 def split_star(_sg_fwd, _sg_bwd, _sg_picks, opened, stars, pieces, kw_pieces):
     """:func:`split_forward` for a call with ``*xs`` / ``**kw`` (compiler/dynamic.py:
-    ``call_forward_star``): the pieces put together as the call does."""
-    flat = list(opened)
+    ``call_forward_star``): the pieces put together as the call does; ``opened`` as
+    ``_sg_cells``."""
+    flat = [opened[n] for n in opened]
     for k in range(len(pieces)):
         if k in stars:
             flat = flat + list(pieces[k])
@@ -164,22 +166,24 @@ def unfold_forward(args, kwargs, site):
     fwd, bwd, opened, picks = dynamic.split_plan(target, full, kw, where, full_site, closure)
     if own and not closure and (not where_wrt or where_wrt[0] is not dynamic._SELF):
         picks = ("none", picks[1])
-    start = 3 + len(opened)
+    cells = dict(zip([n for n, _ in picks[0]][:len(opened)], opened)) if closure else {}
 
     def pm(p):
         if isinstance(p, str):
             return p
-        if p == 0:          # the callee itself: its object (a bound method's)
-            if holder is None:
+        if p == 0:          # the callee itself: its object (a bound method's), or what
+            if holder is None:      # a closure holds
                 return None
             if holder == "self" and front > 0:
-                return start
+                return 4
+            if holder == dynamic._CLOSURE and closure:
+                return 3
             _refuse(full_site, f"{dynamic._name(f)}, a function value built from "
                                f"differentiated values ({holder})")
         if p < 3:
             raise IndexError(p)
-        return start + front + p - 3
-    return split_forward, (fwd, bwd, picks) + tuple(opened) + tuple(full), kw, pm
+        return 4 + front + p - 3
+    return split_forward, (fwd, bwd, picks, cells) + tuple(full), kw, pm
 
 
 _CALLING = {}
@@ -235,10 +239,9 @@ def unfold_star(args, kwargs, site):
     H, h, k, pm = unfold_forward((f, inner, inner_site) + tuple(flat), kw, site)
     full_site = dynamic._full(inner_site)
     if H is split_plain:
-        fwd, bwd, lead, picks, opened = _plain_sweep, None, None, (), (f,)
+        fwd, bwd, lead, picks, opened = _plain_sweep, None, None, (), {"_sg_f": f}
     else:
-        fwd, bwd, (lead, picks) = h[:3]
-        opened = h[3:len(h) - len(flat)]
+        fwd, bwd, (lead, picks), opened = h[:4]
     by_slot = dict(zip(slots, picks[len(picks) - len(slots):]))
     grouped = list(picks[:len(picks) - len(slots)])     # the callee's object's
     for w in wrt:
@@ -252,14 +255,15 @@ def unfold_star(args, kwargs, site):
 
     def position(p):
         if p == 0:
-            if dynamic._holder(f) is not None:
-                _refuse(full_site, f"{dynamic._name(f)}, a function value that holds "
-                                   f"differentiated values, called with *args")
-            return None
+            q = pm(0) if H is not split_plain else None if dynamic._holder(f) is None else 1
+            if q is None or q == 3:         # (3: what a closure holds, as split_star's)
+                return q
+            _refuse(full_site, f"{dynamic._name(f)}, a function value that holds "
+                               f"differentiated values, called with *args")
         if p in (4, 5):
             return p + 1
         raise IndexError(p)
-    return split_star, (fwd, bwd, (lead, tuple(grouped)), tuple(opened), stars, pieces,
+    return split_star, (fwd, bwd, (lead, tuple(grouped)), opened, stars, pieces,
                         kw_pieces), {}, position
 
 

@@ -1,0 +1,186 @@
+"""Derivatives of derivatives through calls resolved at run time (compiler/nested.py).
+
+A call whose callee is a value (a parameter, an item of a list of layers, a closure, a
+partial, ``sg.grad(f)`` of a function value, a recursive call) is resolved when it
+runs; generated code that makes such a call, differentiated again, differentiates
+what the call computes.  Each case: second derivatives (reverse over reverse, forward
+over reverse, the Hessian) against central differences of srcgrad's first derivative,
+which is itself checked against differences of the function, and against autograd
+where it runs the same code.
+"""
+import functools
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from gradcheck_util import assert_close, numeric_grad
+
+try:
+    import autograd
+    import autograd.numpy as anp
+except ImportError:       # pragma: no cover - autograd is a test dependency
+    autograd = None
+
+RS = np.random.RandomState(7)
+X = RS.randn(3)
+W = RS.randn(3, 3)
+V = RS.randn(3)
+
+
+def apply(f, a):
+    return f(a)
+
+
+def through_function_values(x):
+    return np.sum(apply(np.tanh, x) ** 2) + np.sum(apply(lambda v: v ** 3, x))
+
+
+class Layer:
+    def __init__(self, W):
+        self.W = W
+
+    def forward(self, h):
+        return np.tanh(self.W @ h)
+
+
+LAYERS = [Layer(W), Layer(W.T)]
+
+
+def through_methods_in_a_list(x):
+    h = x
+    for layer in LAYERS:
+        h = layer.forward(h)
+    return np.sum(h ** 2)
+
+
+def through_starred_calls(x):
+    parts = (x, x + 1.0)
+    return np.sum(np.multiply(*parts)) + np.sum(apply(np.sin, x))
+
+
+def through_partials(x):
+    cube = functools.partial(np.power, 3.0)
+    total = functools.partial(np.sum, axis=0)
+    return np.sum(apply(cube, x)) + np.sum(apply(total, np.outer(x, x)) ** 2)
+
+
+def through_closures_of_a_factory(x):
+    def make(k):
+        def f(v):
+            return np.sin(k * v)
+        return f
+    return sum(np.sum(f(x)) for f in [make(1.0), make(2.0)])
+
+
+def closure_over_the_input(x):
+    def f(v):
+        return np.sin(x * v)
+    return np.sum(f(V)) + np.sum(apply(lambda v: f(v) * x, V))
+
+
+def scan(step, h, xs):
+    for xi in xs:
+        h = step(h, xi)
+    return h
+
+
+def rnn_by_scan(w):
+    def step(h, xi):
+        return np.tanh(w * h + xi)
+    return np.sum(scan(step, np.zeros(3), [V, 2 * V]))
+
+
+def grad_inside(x):
+    d1 = sg.grad(lambda v: np.sum(np.tanh(v)))
+    d2 = sg.grad(lambda v: np.sum(d1(v)))
+    return np.sum(d2(x) ** 2)
+
+
+def ufunc_derivative(x):
+    dsin = sg.grad(np.sin)
+    return sum(dsin(float(v)) for v in x) + np.sum(np.sin(x))
+
+
+CASES = [through_function_values, through_methods_in_a_list, through_starred_calls,
+         through_partials, through_closures_of_a_factory, closure_over_the_input,
+         rnn_by_scan, grad_inside, ufunc_derivative]
+
+
+def _differences_of_grad(f, x):
+    g = sg.grad(f)
+    assert_close(g(x), numeric_grad(f, (x,), 0), "first order")
+    return np.array([numeric_grad(lambda y, i=i: g(y)[i], (x,), 0) for i in range(x.size)])
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_hessian_hvp_and_grad_of_grad(f):
+    expected = _differences_of_grad(f, X)
+    assert_close(sg.hessian(f)(X), expected, "hessian", rtol=1e-5, atol=1e-7)
+    assert_close(sg.hvp(f)(X, v=V), expected @ V, "hvp", rtol=1e-5, atol=1e-7)
+    # reverse over reverse: d/dx of <grad f(x), x> = H x + grad f(x)
+    gg = sg.grad(lambda y: np.sum(sg.grad(f)(y) * y))(X)
+    assert_close(gg, expected @ X + sg.grad(f)(X), "grad of grad", rtol=1e-5, atol=1e-7)
+
+
+def test_third_order_against_autograd():
+    def f(x):
+        d1 = sg.grad(lambda v: np.sum(np.sin(v) * v))
+        d2 = sg.grad(lambda v: np.sum(d1(v) ** 2))
+        return np.sum(sg.grad(lambda v: np.sum(d2(v) * v))(x))
+    got = sg.grad(f)(X)
+    assert_close(got, numeric_grad(f, (X,), 0), rtol=1e-6)
+    if autograd is not None:
+        def ag(x):
+            d1 = autograd.grad(lambda v: anp.sum(anp.sin(v) * v))
+            d2 = autograd.grad(lambda v: anp.sum(d1(v) ** 2))
+            return anp.sum(autograd.grad(lambda v: anp.sum(d2(v) * v))(x))
+        assert_close(got, autograd.grad(ag)(X), rtol=1e-10)
+
+
+def test_objects_built_inside_are_refused_at_second_order_not_wrong():
+    def f(w):
+        h = Layer(w.reshape(3, 3)).forward(X)
+        return np.sum(h ** 2)
+    g = sg.grad(f)(W.ravel())         # first order works
+    assert_close(g, numeric_grad(f, (W.ravel(),), 0))
+    with pytest.raises(sg.NonDifferentiableError, match=r"test_nested_calls\.py:\d+: .*"
+                                                        r"derivative of a derivative .*Layer"):
+        sg.hessian(f)(W.ravel())
+
+
+# -- second order through branches: a cotangent zeroed where the branches meet --------
+
+def branch_power(a, b):
+    if a >= 0:
+        a = a ** b
+    else:
+        a = (-a) ** b
+    return a
+
+
+def inner(a, b):
+    return a * b
+
+
+def branch_calls(a, b):
+    if a > b:
+        o = inner(a, b)
+    else:
+        o = inner(b, a)
+    return o
+
+
+@pytest.mark.parametrize("a", [0.3, -0.3])
+def test_second_order_of_a_branch_that_names_a_value_only_one_side_sets(a):
+    d2 = sg.grad(sg.grad(branch_power, wrt=0), wrt=0)(a, 3.0)
+    np.testing.assert_allclose(d2, 6 * abs(a), rtol=1e-12)     # (-a) ** 3 below 0
+    d1 = sg.grad(branch_power, wrt=0)
+    np.testing.assert_allclose(d2, numeric_grad(lambda x: d1(x, 3.0), (a,), 0), rtol=1e-6)
+
+
+@pytest.mark.parametrize("a", [2.0, 0.5])
+def test_second_order_of_branches_that_call_a_function(a):
+    d = sg.grad(branch_calls, wrt=0)
+    np.testing.assert_allclose(sg.grad(d, wrt=0)(a, 1.0), 0.0)
+    np.testing.assert_allclose(sg.grad(d, wrt=1)(a, 1.0), 1.0)
