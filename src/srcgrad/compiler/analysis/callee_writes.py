@@ -213,9 +213,10 @@ def _scan(fdef, func, depth):
                 if k.arg == target:
                     mark(refs(env, k.value), HARD)
         elif (inspect.isfunction(obj) or inspect.ismethod(obj)) and \
-                not _numpy_function(obj):
+                not _numpy_function(obj) and rules.lookup(obj) is None:
             # (NumPy's own functions are not read: np.eye(n) builds its own array, and
-            # those that change an argument say so in their rules, above)
+            # those that change an argument say so in their rules, above; nor is any
+            # function with a rule: SciPy's logsumexp writes only its own temporaries)
             for e, kind in call_targets_nested(obj, n, depth):
                 # a callee's ``a += v`` may also change an array a list given to it holds
                 mark(refs(env, e) | (held(env, e) if kind == SOFT else _NONE), kind)
