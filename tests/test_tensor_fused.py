@@ -361,3 +361,52 @@ def test_log_softmax_of_a_0d_tensor_matches_torch():
     ys.backward()
     yt.backward()
     assert xs.grad.item() == xt.grad.item()
+
+
+# -- mse_loss -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("needs", [(True, False), (True, True)], ids=str)
+def test_mse_loss_node_and_gradients_match_torch(reduction, needs):
+    rng = np.random.default_rng(11)
+    x, y = rng.standard_normal((6, 5)), rng.standard_normal((6, 5))
+    g = rng.standard_normal((6, 5)) if reduction == "none" else np.array(1.7)
+    for dtype in (np.float32, np.float64):
+        xs, ys = (sg.tensor(a.astype(dtype), requires_grad=n) for a, n in zip((x, y), needs))
+        xt, yt = (torch.tensor(a.astype(dtype), requires_grad=n) for a, n in zip((x, y), needs))
+        ls, lt = F.mse_loss(xs, ys, reduction=reduction), TF.mse_loss(xt, yt, reduction=reduction)
+        assert ls.grad_fn.name() == lt.grad_fn.name() == "MseLossBackward0"
+        assert [None if n is None else n.name() for n, _ in ls.grad_fn.next_functions] == \
+            [None if n is None else n.name() for n, _ in lt.grad_fn.next_functions]
+        ls.backward(sg.tensor(g.astype(dtype)))
+        lt.backward(torch.tensor(g.astype(dtype)))
+        np.testing.assert_array_equal(ls.detach().numpy(), lt.detach().numpy())
+        # PyTorch's order of operations: float32 gradients bit for bit
+        np.testing.assert_array_equal(xs.grad.numpy(), xt.grad.numpy())
+        if needs[1]:
+            np.testing.assert_array_equal(ys.grad.numpy(), yt.grad.numpy())
+    # float64 against central finite differences
+    eps, fd = 1e-6, np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        f = [float((F.mse_loss(sg.tensor(a), sg.tensor(y), reduction=reduction).numpy()
+                    * g).sum()) for a in (x + d, x - d)]
+        fd[i] = (f[0] - f[1]) / (2 * eps)
+    np.testing.assert_allclose(xs.grad.numpy(), fd, rtol=1e-6, atol=1e-8)
+
+
+def test_mse_loss_integer_target_and_double_backward_match_torch():
+    rng = np.random.default_rng(12)
+    x, t = rng.standard_normal((3, 4)), rng.integers(0, 5, (3, 4))
+    xs, xt = sg.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ls, lt = F.mse_loss(xs * xs, sg.tensor(t)), TF.mse_loss(xt * xt, torch.tensor(t))
+    assert [None if n is None else n.name() for n, _ in ls.grad_fn.next_functions] == \
+        [None if n is None else n.name() for n, _ in lt.grad_fn.next_functions] == \
+        ["MulBackward0", None]
+    (gs,) = sg.autograd.grad(ls, xs, create_graph=True)
+    (gt,) = torch.autograd.grad(lt, xt, create_graph=True)
+    np.testing.assert_allclose(gs.detach().numpy(), gt.detach().numpy(), rtol=1e-13)
+    (hs,) = sg.autograd.grad((gs ** 2).sum(), xs)
+    (ht,) = torch.autograd.grad((gt ** 2).sum(), xt)
+    np.testing.assert_allclose(hs.numpy(), ht.numpy(), rtol=1e-12)

@@ -10,6 +10,7 @@ PyTorch names it, whose backward is computed directly on arrays:
 * ``NllLossBackward0``: ``-(g / total) * weight[target]`` (PyTorch's order), sent
   to the target's entry of each row;
 * ``AddmmBackward0``: a linear layer's three gradients;
+* ``MseLossBackward0``: ``(input - target) * (2 / n) * g``, PyTorch's order;
 * ``ReluBackward0``: PyTorch's threshold_backward, ``g`` where the result is not ``<= 0``.
 
 With ``create_graph=True`` the same gradient is computed with recorded Tensor
@@ -30,7 +31,7 @@ from .messages import _SECOND_TIME
 from .nodes import InputMeta, Node, _modified_message
 from .saved import HOOKS as _SAVED_HOOKS
 
-__all__ = ["fusable", "log_softmax", "nll_loss", "addmm", "relu"]
+__all__ = ["fusable", "log_softmax", "nll_loss", "addmm", "mse_loss", "relu"]
 
 
 def fusable(x):
@@ -283,6 +284,55 @@ def addmm(input, wt, bias, composed):
     out = Tensor._make(np.add(np.matmul(input._data, wt._data), bias._data))
     out._requires_grad = True
     out._grad_fn = AddmmBackward0(input, wt, bias)
+    return out
+
+
+# -- mse_loss ---------------------------------------------------------------------------------
+
+class MseLossBackward0(_Fused):
+    """PyTorch's mse_loss_backward: ``(input - target) * norm * g`` (``norm``: 2 / numel
+    for ``mean``, else 2, in the input's dtype), its negative for the target."""
+
+    __slots__ = ("_input", "_target", "_norm")
+
+    def __init__(self, input, target, reduction):
+        saved = tuple((t, t._vc, t._vc.value) for t in (input, target))
+        _Fused.__init__(self, _edge(input) + _edge(target), saved)
+        if target._data.dtype != input._data.dtype:      # integer targets: constants
+            target = Tensor._make(target._data.astype(input._data.dtype))
+        self._input, self._target = input, target
+        dtype = input._data.dtype
+        self._norm = dtype.type(2.0 / input._data.size if reduction == "mean" else 2.0)
+
+    def apply(self, g):
+        self._check_saved()
+        grad = np.multiply(np.multiply(np.subtract(self._input._data, self._target._data),
+                                       self._norm), np.asarray(g, self._input._data.dtype))
+        return [grad if self._edges[0][0] is not None else None,
+                np.negative(grad) if self._edges[1][0] is not None else None]
+
+    def apply_graph(self, g):
+        self._check_saved()
+        grad = (self._input - self._target) * Tensor._make(np.asarray(self._norm)) * g
+        return [grad, -grad]
+
+    def release(self):
+        self._freed = True
+        self._input = self._target = None
+        self._saved = ()
+
+
+def mse_loss(input, target, reduction, composed):
+    """``composed(input, target, reduction)`` (same shapes, same float dtype) as one
+    ``MseLossBackward0`` node, with PyTorch's edges (input, target)."""
+    if not fusable(input) or reduction not in ("mean", "sum", "none") \
+            or type(target._data) is not np.ndarray \
+            or not (target._data.dtype == input._data.dtype or target._data.dtype.kind in "iub")\
+            or target._data.shape != input._data.shape:
+        return composed(input, target, reduction)
+    out = _untracked(composed, input, target, reduction)       # the composed value
+    out._requires_grad = True
+    out._grad_fn = MseLossBackward0(input, target, reduction)
     return out
 
 

@@ -313,6 +313,10 @@ def _check_sizes(input, target):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_sizes(input, target)
+    return fused.mse_loss(input, target, reduction, _mse_loss)
+
+
+def _mse_loss(input, target, reduction):
     diff = input - target
     return _reduce(diff * diff, reduction, "MseLossBackward0")
 
