@@ -141,3 +141,64 @@ def test_integer_cast_second_order():
     second = sg.grad(lambda w: np.sum(sg.grad(cast_loss)(w) * t))(w)
     np.testing.assert_allclose(second, _central(lambda w: np.sum(gr(w) * t), w), rtol=1e-5,
                                atol=1e-7)
+
+
+# -- complex inputs: right (the gradient d/dRe - i d/dIm) or refused, never a wrong number
+_Z = _rng.uniform(-1, 1, (3, 3)) + 1j * _rng.uniform(-1, 1, (3, 3))
+_DZ = _rng.uniform(-1, 1, (3, 3)) + 1j * _rng.uniform(-1, 1, (3, 3))
+_HERM = _Z @ _Z.conj().T + 3 * np.eye(3)
+
+
+def _complex_directional(f, z, dz, eps=1e-6):
+    """(reverse, forward, central difference) of a real f along dz at complex z."""
+    g = sg.grad(f)(z)
+    _, t = sg.jvp(f, (z,), (dz,))
+    return float(np.real(np.sum(g * dz))), t, (f(z + eps * dz) - f(z - eps * dz)) / (2 * eps)
+
+
+def vdot_loss(z):
+    return np.real(np.vdot(z, z @ W[0][:9].reshape(3, 3)))
+
+
+def logabsdet(z):
+    return np.linalg.slogdet(z)[1]
+
+
+@pytest.mark.parametrize("f", [vdot_loss, logabsdet])
+def test_complex_input_against_central_differences(f):
+    rev, fwd, fd = _complex_directional(f, _Z, _DZ)
+    np.testing.assert_allclose([rev, fwd], [fd, fd], rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.skipif(autograd is None, reason="autograd is not installed")
+def test_complex_vdot_matches_autograd():
+    u = W[0][:9].reshape(3, 3)
+    # (autograd has no vdot rule: the same sum, written out)
+    theirs = autograd.grad(lambda z: anp.real(anp.sum(anp.conj(z) * anp.dot(z, u))))
+    np.testing.assert_allclose(sg.grad(vdot_loss)(_Z), theirs(_Z), rtol=1e-12)
+
+
+REAL_ONLY = {
+    "norm": (lambda z: np.linalg.norm(z), _Z),
+    "norm_axis": (lambda z: np.sum(np.linalg.norm(z, axis=0)), _Z),
+    "var": (lambda z: np.var(z), _Z),
+    "std": (lambda z: np.std(z, axis=1).sum(), _Z),
+    "nanvar": (lambda z: np.nanvar(z), _Z),
+    "svd": (lambda z: np.sum(np.linalg.svd(z)[1]), _Z),
+    "eigh": (lambda z: np.sum(np.linalg.eigh(z)[0] ** 2), _HERM),
+    "eigvalsh": (lambda z: np.sum(np.linalg.eigvalsh(z) ** 2), _HERM),
+    "qr": (lambda z: np.sum(np.abs(np.linalg.qr(z)[1])), _Z),
+    "cholesky": (lambda z: np.sum(np.abs(np.linalg.cholesky(z))), _HERM),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL_ONLY))
+def test_complex_input_of_a_real_only_rule_is_refused(name):
+    f, z = REAL_ONLY[name]
+    with pytest.raises(sg.NonDifferentiableError, match="real"):
+        sg.grad(f)(z)
+    with pytest.raises(sg.NonDifferentiableError, match="real"):
+        sg.jvp(f, (z,), (_DZ,))
+    real = np.real(z)                              # (real input: unchanged, and right)
+    g = sg.grad(f)(real)
+    np.testing.assert_allclose(g, _central(f, real), rtol=1e-5, atol=1e-7)

@@ -77,6 +77,12 @@ def _keep(g, ndim, axis, keepdims):
     return array_ns(g).reshape(g, tuple(shape))
 
 
+def _is_complex(x):
+    """Whether ``x`` (an array of any backend, a Python or NumPy scalar) is complex, read
+    from its dtype's name: no host copy, and array-API namespaces need no iscomplexobj."""
+    return "complex" in str(getattr(x, "dtype", type(x)))
+
+
 def _fdtype(x):
     """The floating dtype of a gradient for ``x`` (float32 stays float32)."""
     np = array_ns(x)
@@ -175,4 +181,4 @@ def no_second_derivative(what):
 
 # kernels written in these helpers are differentiated again through their source
 deftransformable(_fit, _sum_to, _keep, fill_tangents, _along)
-defnograd(_fdtype, _zeros, _like, _eye, _ones, _axes, _broadcast_axes, _on_host)
+defnograd(_fdtype, _zeros, _like, _eye, _ones, _axes, _broadcast_axes, _on_host, _is_complex)

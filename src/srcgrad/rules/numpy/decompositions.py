@@ -8,7 +8,7 @@ import numpy as np
 from ...runtime.backends import array_ns
 
 from ..registry import defkernel, defnograd, defrule, deftransformable
-from .conventions import _eye, _fdtype, _on_host
+from .conventions import _eye, _fdtype, _is_complex, _on_host
 from .linalg import mT
 
 __all__ = ['eig_grad', 'eig_jvp', 'cholesky_grad', 'cholesky_jvp', 'eigh_grad', 'eigh_jvp', 'eigvalsh_grad', 'eigvalsh_jvp', 'svd_grad', 'svd_jvp', 'pinv_grad', 'pinv_jvp', 'qr_grad', 'qr_jvp', 'slogdet_grad', 'slogdet_jvp', 'tensorinv_grad', 'tensorinv_jvp', 'slogdet_grad_t', 'slogdet_grad_a', 'slogdet_grad_da']
@@ -50,6 +50,7 @@ def cholesky_grad(g, ans, a, upper=False):
     """Adjoint of ``np.linalg.cholesky`` (``a = L L^T``, read from the lower triangle;
     ``upper=True``: ``a = U^T U`` read from the upper one)."""
     np = array_ns(g, ans, a, upper)
+    _real_only(a, "np.linalg.cholesky")
     L, gL = (mT(ans), mT(g)) if upper else (ans, g)
     Linv = np.linalg.inv(L)
     s = mT(Linv) @ _phi(mT(L) @ gL) @ Linv
@@ -58,6 +59,7 @@ def cholesky_grad(g, ans, a, upper=False):
 
 def cholesky_jvp(da, ans, a, upper=False):
     np = array_ns(da, ans, a, upper)
+    _real_only(a, "np.linalg.cholesky")
     L = mT(ans) if upper else ans
     Linv = np.linalg.inv(L)
     dL = L @ _phi(Linv @ _to_symmetric(da, lower=not upper) @ mT(Linv))
@@ -82,6 +84,7 @@ def _parts(g, k):
 def eigh_grad(g, ans, a, UPLO="L"):
     """Adjoint of ``np.linalg.eigh(a, UPLO)`` (distinct eigenvalues)."""
     np = array_ns(g, ans, a, UPLO)
+    _real_only(a, "np.linalg.eigh")
     w, v = ans
     gw, gv = _parts(g, 2)
     inner = 0.0
@@ -95,6 +98,7 @@ def eigh_grad(g, ans, a, UPLO="L"):
 
 def eigh_jvp(da, ans, a, UPLO="L"):
     np = array_ns(da, ans, a, UPLO)
+    _real_only(a, "np.linalg.eigh")
     w, v = ans
     dp = mT(v) @ _to_symmetric(da, lower=UPLO.upper() == "L") @ v
     dw = np.diagonal(dp, axis1=-2, axis2=-1)
@@ -118,6 +122,16 @@ def _real_eig(w):
         from ...errors import NonDifferentiableError
         raise NonDifferentiableError("np.linalg.eig: derivative for real eigenvalues only "
                                      "(this matrix has complex ones)")
+
+
+def _real_only(a, name):
+    """These adjoints are written for real matrices; a complex one (whose derivative needs
+    conjugate transposes and, for eigh / svd, the eigenvectors' phases) is refused rather
+    than given a wrong number."""
+    if _is_complex(a):
+        from ...errors import NonDifferentiableError
+        raise NonDifferentiableError(f"{name}: derivative for real matrices only (this one "
+                                     f"is complex)")
 
 
 def eig_grad(g, ans, a):
@@ -194,6 +208,7 @@ def _refuse_nonzero(t, message):
 def svd_grad(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     """Adjoint of ``np.linalg.svd`` (distinct, non-zero singular values)."""
     np = array_ns(g, ans, a, full_matrices, compute_uv, hermitian)
+    _real_only(a, "np.linalg.svd")
     u, s, vt, gu, gs, gvt = _reduced_svd(ans, a, full_matrices, compute_uv, g)
     v = mT(vt)
     m, n = np.shape(a)[-2:]
@@ -221,6 +236,7 @@ def svd_grad(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
 
 def svd_jvp(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     np = array_ns(da, ans, a, full_matrices, compute_uv, hermitian)
+    _real_only(a, "np.linalg.svd")
     if hermitian:
         da = _to_symmetric(da)
     m, n = np.shape(a)[-2:]
@@ -289,6 +305,7 @@ def _qr_parts(ans, a, mode, g=None):
 def qr_grad(g, ans, a, mode="reduced"):
     """Adjoint of ``np.linalg.qr`` (m >= n, full column rank)."""
     np = array_ns(g, ans, a, mode)
+    _real_only(a, "np.linalg.qr")
     q, r, gq, gr, refused = _qr_parts(ans, a, mode, g)
     if gq is None and gr is None:
         return np.zeros_like(a, dtype=_fdtype(a))
@@ -304,6 +321,7 @@ def qr_grad(g, ans, a, mode="reduced"):
 
 def qr_jvp(da, ans, a, mode="reduced"):
     np = array_ns(da, ans, a, mode)
+    _real_only(a, "np.linalg.qr")
     q, r, _, _, _ = _qr_parts(ans, a, mode)
     c = mT(np.linalg.solve(mT(r), mT(mT(q) @ da)))          # q^T da r^-1
     low = np.tril(c, -1)
@@ -330,8 +348,10 @@ def slogdet_grad(g, a):
 def slogdet_jvp(da, ans, a):
     np = array_ns(da, ans, a)
     sign, _ = ans
+    dlog = np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
+    # log|det a| is real: of a complex matrix, the real part of d log det
     return (np.zeros_like(sign, dtype=_fdtype(sign)),
-            np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1))
+            np.real(dlog) if _is_complex(dlog) else dlog)
 
 
 def _tensorinv_shapes(a, ind):
@@ -391,7 +411,7 @@ deftransformable(eig_grad, eig_jvp, _from_triangle, _to_symmetric, _phi, _gap_in
                  svd_grad, svd_jvp, pinv_grad, pinv_jvp, _qr_parts, qr_grad, qr_jvp, _refuse_nonzero,
                  slogdet_jvp, tensorinv_grad, tensorinv_jvp, slogdet_grad_t, slogdet_grad_a,
                  slogdet_grad_da)
-defnograd(_eye_like, _tensorinv_shapes, _real_eig)
+defnograd(_eye_like, _tensorinv_shapes, _real_eig, _real_only)
 
 # -- rules ------------------------------------------------------------------------------
 # linear algebra: factorizations (real input; distinct eigen- / singular values)

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from ..registry import defkernel, deflinear, defmethod, defnograd, defrule, deftransformable
-from .conventions import _along, _axes, _eye, _fdtype, _fit, _flat_axes, _keep, _like, _on_host
+from .conventions import _along, _axes, _eye, _fdtype, _fit, _flat_axes, _is_complex, _keep, _like, _on_host
 from .linalg import mT
 from ...runtime.backends import array_ns
 
@@ -62,10 +62,21 @@ def _count(a, axis):
     return math.prod(shape[i] for i in _axes(axis, len(shape)))
 
 
+def _real_var(a):
+    """The variance's kernels are written for real arrays (a complex one's variance is
+    mean(|a - mean|^2): its gradient is conjugated): refused rather than a wrong number."""
+    if _is_complex(a):
+        from ...errors import NonDifferentiableError
+        raise NonDifferentiableError("np.var / np.std of a complex array: derivative for "
+                                     "real arrays only (np.mean(np.abs(x - np.mean(x)) ** 2) "
+                                     "differentiates)")
+
+
 def var_grad(g, a, axis=None, ddof=0, keepdims=False):
     """Adjoint of ``np.var(a, axis, ddof=ddof, keepdims=keepdims)``."""
     n = _count(a, axis)
     np = array_ns(g, a)
+    _real_var(a)
     centred = a - np.mean(a, axis=axis, keepdims=True)
     return _fit(2.0 * centred * _keep(g, np.ndim(a), axis, keepdims) / (n - ddof), a)
 
@@ -83,6 +94,7 @@ def var_jvp(da, a, axis=None, ddof=0, keepdims=False):
     """Tangent of ``np.var``: ``2 sum((a - mean) da) / (N - ddof)`` over ``axis``."""
     n = _count(a, axis)
     np = array_ns(da, a)
+    _real_var(a)
     centred = a - np.mean(a, axis=axis, keepdims=True)
     return 2.0 * np.sum(centred * da, axis=axis, keepdims=keepdims) / (n - ddof)
 
@@ -142,9 +154,20 @@ def _norm_axes(x, ord, axis, vector):
     return axis
 
 
+def _real_norm(x):
+    """The norm's weights are written for real arrays: a complex one (whose weights are
+    conjugated, the tangent a real part) is refused rather than given a wrong number."""
+    if _is_complex(x):
+        from ...errors import NonDifferentiableError
+        raise NonDifferentiableError("np.linalg.norm: derivative for real arrays only (this "
+                                     "one is complex; np.sqrt(np.sum(np.abs(x) ** 2)) "
+                                     "differentiates)")
+
+
 def norm_grad(g, ans, x, ord=None, axis=None, keepdims=False, vector=False):
     """Adjoint of ``np.linalg.norm`` (``vector=True``: ``np.linalg.vector_norm``)."""
     np = array_ns(g, ans, x, ord, axis, keepdims, vector)
+    _real_norm(x)
     w = _norm_weights(x, ans, ord, axis, keepdims, vector)
     return _fit(_keep(g, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims) * w, x)
 
@@ -152,6 +175,7 @@ def norm_grad(g, ans, x, ord=None, axis=None, keepdims=False, vector=False):
 def norm_jvp(dx, ans, x, ord=None, axis=None, keepdims=False, vector=False):
     """Tangent of ``np.linalg.norm``: ``sum(W * dx)`` over the reduced axes."""
     np = array_ns(dx, ans, x, ord, axis, keepdims, vector)
+    _real_norm(x)
     w = _norm_weights(x, ans, ord, axis, keepdims, vector)
     return np.sum(dx * w, axis=_norm_axes(x, ord, axis, vector), keepdims=keepdims)
 
@@ -358,6 +382,7 @@ def cumulative_pad(t, axis=None, include_initial=False):
 def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
     """Adjoint of ``np.nanvar``: as ``np.var`` over the non-NaN entries; NaNs get 0."""
     np = array_ns(g, a, axis, ddof, keepdims)
+    _real_var(a)
     ok = ~np.isnan(a)
     n = np.sum(ok, axis=axis, keepdims=True, dtype=_fdtype(a))
     centred = np.where(ok, a - np.nanmean(a, axis=axis, keepdims=True), 0)
@@ -366,6 +391,7 @@ def nanvar_grad(g, a, axis=None, ddof=0, keepdims=False):
 
 def nanvar_jvp(da, a, axis=None, ddof=0, keepdims=False):
     np = array_ns(da, a, axis, ddof, keepdims)
+    _real_var(a)
     ok = ~np.isnan(a)
     n = np.sum(ok, axis=axis, keepdims=keepdims, dtype=_fdtype(a))
     centred = np.where(ok, a - np.nanmean(a, axis=axis, keepdims=True), 0)
@@ -581,7 +607,7 @@ _cumprod = defrule(np.cumprod, "a, axis=None, dtype=None, out=None",
                    vjp=dict(a="cumprod_grad(g, ans, a, axis)"),
                    jvp=dict(a="cumprod_jvp(da, ans, a, axis)"),
                    torch_name="CumprodBackward0")
-defnograd(_gradient_plan, _ptp_weights)
+defnograd(_gradient_plan, _ptp_weights, _real_norm, _real_var)
 defnograd(gradient_spacing)         # (a refusal: it raises)
 deftransformable(ptp_grad, ptp_jvp)
 defrule(np.gradient, "f, *varargs, axis=None, edge_order=1", linear_in="f",

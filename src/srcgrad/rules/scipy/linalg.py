@@ -19,7 +19,7 @@ import scipy.linalg as sl
 from ...errors import NonDifferentiableError
 from ..registry import deflinear, defnograd, defrule, deftransformable
 from ..numpy.decompositions import (_eye_like, _from_triangle, _to_symmetric, _phi, eigh_grad,
-                                    eigh_jvp, qr_grad, qr_jvp, svd_grad, svd_jvp)
+                                    eigh_jvp, qr_grad, qr_jvp, svd_grad, svd_jvp, _real_only)
 from ..numpy.conventions import _fdtype
 from ..numpy.linalg import mT
 
@@ -63,6 +63,7 @@ def sl_cholesky_grad(g, ans, a, upper=False):
     """Adjoint of ``cholesky`` (``a = L L^T`` read from the lower triangle; ``upper``:
     ``a = U^T U`` from the upper one): ``L^-T phi(L^T g) L^-1``, symmetrized, with
     ``L^-1`` applied by two triangular solves (no inverse formed)."""
+    _real_only(a, "scipy.linalg.cholesky")
     low, g_low = (mT(ans), mT(g)) if upper else (ans, g)
     p = _phi(mT(low) @ g_low)
     s = _lower_solve(low, mT(_lower_solve(low, mT(p), 1)), 1)
@@ -74,6 +75,7 @@ def sl_cholesky_grad(g, ans, a, upper=False):
 
 def sl_cholesky_jvp(da, ans, a, upper=False):
     """Tangent of ``cholesky``: ``L phi(L^-1 sym(da) L^-T)``, by triangular solves."""
+    _real_only(a, "scipy.linalg.cholesky")
     low = mT(ans) if upper else ans
     m = _lower_solve(low, mT(_lower_solve(low, _to_symmetric(da, lower=not upper))))
     d_low = low @ _phi(m)
@@ -97,6 +99,7 @@ def sl_cho_factor_jvp(da, ans, a, lower=False):
 
 def sl_cho_solve_grad_c(g, ans, c_and_lower, b):
     """Adjoint of ``x = cho_solve((c, lower), b)`` for ``c`` (its factor's triangle)."""
+    _real_only(c_and_lower[0], "scipy.linalg.cho_solve")
     c, lower = c_and_lower
     gb = sl.cho_solve(c_and_lower, g)
     f = _factor(c, lower)
@@ -115,6 +118,7 @@ def sl_cho_solve_b(g, c_and_lower):
 
 
 def sl_cho_solve_jvp_c(dc_and_lower, ans, c_and_lower, b):
+    _real_only(c_and_lower[0], "scipy.linalg.cho_solve")
     c, lower = c_and_lower
     f = _factor(c, lower)
     df = _factor(dc_and_lower[0], lower)
