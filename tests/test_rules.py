@@ -494,6 +494,7 @@ SAMPLES["ad.norm_jvp"] = [S(A(5), np.linalg.norm(_V5), _V5),
                           S(A(5), np.linalg.norm(_V5, 3), _V5, 3)]
 SAMPLES["ad.slogdet_grad"] = [S((0.5, 1.5), M(3)), S((A(2), A(2)), M(2, 3))]
 SAMPLES["ad.log_pos"] = [S(P(3)), S(np.array([-1.0, 0.5, 2.0])), S(1.5)]
+SAMPLES["ad.logistic"] = [S(A(5)), S(np.array([-40.0, -3.0, 0.0, 2.5, 40.0])), S(-1.5), S(0.7)]
 SAMPLES["ad.linspace_grad"] = [S(A(5), 0.5, 2.0, 5, True, 0, 0), S(A(5), 0.5, 2.0, 5, True, 0, 1),
                                S(A(4, 3), A(3), A(3), 4, False, 0, 1), S(A(2, 5), A(2), 1.0, 5, True, 1, 0)]
 _QW = ("t", "a", "out")         # not q: its second derivative is an error

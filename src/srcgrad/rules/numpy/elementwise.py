@@ -22,7 +22,7 @@ from ...runtime.backends import array_ns
 from ..registry import defkernel, defmethod, defnograd, defrule, deftransformable
 from .conventions import _fdtype
 
-__all__ = ['balanced_eq', 'log_pos', 'clip_mask', 'sinc_deriv']
+__all__ = ['balanced_eq', 'log_pos', 'logistic', 'clip_mask', 'sinc_deriv']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -51,6 +51,22 @@ def log_pos(x):
     if not hasattr(x, "shape"):
         return math.log(x) if x > 0 else 0.0
     return np.log(np.where(x > 0, x, 1))
+
+
+def logistic(x):
+    """``1 / (1 + exp(-x))``: the derivative of ``logaddexp(a, b)`` in ``a`` at
+    ``x = a - b``, written without ``logaddexp``'s value so that a gradient alone
+    need not compute it.  Where ``exp(-x)`` overflows (x < -709) the quotient is its
+    exact limit 0 and the overflow is not reported; a Python scalar gives a Python
+    float, an array keeps its dtype."""
+    if not hasattr(x, "shape"):
+        if x >= 0:
+            return 1.0 / (1.0 + math.exp(-x))
+        e = math.exp(x)
+        return e / (1.0 + e)
+    xp = array_ns(x)
+    with np.errstate(over="ignore"):
+        return 1.0 / (1.0 + xp.exp(-x))
 
 
 def clip_mask(a, a_min, a_max):
@@ -166,7 +182,7 @@ _elementwise(np.arctan2, "y, x, out=None", "Atan2Backward0",
 _elementwise(np.hypot, "x, y, out=None", "HypotBackward0",
              x="g * x / ans", y="g * y / ans")
 _elementwise(np.logaddexp, "x, y, out=None", "LogaddexpBackward0",
-             x="g * np.exp(x - ans)", y="g * np.exp(y - ans)")
+             x="g * logistic(x - y)", y="g * logistic(y - x)")
 _elementwise(np.logaddexp2, "x, y, out=None", "Logaddexp2Backward0",
              x="g * np.exp2(x - ans)", y="g * np.exp2(y - ans)")
 # ties share the gradient equally (the central difference at a tie agrees)
@@ -225,6 +241,8 @@ defrule(np.mod, "x, y", torch_name="RemainderBackward0", elementwise=True,
         jvp=dict(x="expand(dx, ans)", y="expand(-dy * np.floor_divide(x, y), ans)"))
 _elementwise(np.ldexp, "x1, x2, out=None", x1="np.ldexp(g, x2)", linear_in="x1")   # g * 2**x2
 
+defkernel(logistic, "x", vjp=dict(x="g * ans * (1 - ans)"), jvp=dict(x="dx * ans * (1 - ans)"),
+          elementwise=True)
 defkernel(log_pos, "x", vjp=dict(x="g * (x > 0) / np.where(x > 0, x, 1)"),
              jvp=dict(x="dx * (x > 0) / np.where(x > 0, x, 1)"))
 

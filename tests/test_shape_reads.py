@@ -1,0 +1,115 @@
+"""compiler/optimize/shape_reads.py: a shape-only read of an elementwise result reads
+its operand instead, so that a forward value only the shape of which the adjoint
+needs is not computed.  Each gradient is checked against PyTorch and central
+differences, each rewrite (or its absence) on the generated code."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.rules.numpy.elementwise import logistic as logistic_kernel
+
+torch = pytest.importorskip("torch")
+
+
+def central(f, x, eps=1e-6):
+    x = np.asarray(x, dtype=float)
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+def code(g):
+    """The generated statements of ``g`` (no comments: they quote the user's line)."""
+    return "\n".join(line for line in g.source.splitlines()
+                     if not line.strip().startswith(("#", '"""')))
+
+
+def logistic_loss(w, X, y):
+    return np.mean(np.logaddexp(0.0, -y * (X @ w)))
+
+
+def sin_sum(x, a):
+    return np.sum(np.sin(x * a))
+
+
+def rebound(x):
+    s = np.sin(x)
+    x = x * 3.0                 # x is bound twice: s's shape is not read from it
+    return np.sum(s) + np.sum(x)
+
+
+def strong_scalar(x, c):
+    return np.sum(np.multiply(x, c))     # c may be a NumPy float64: not a literal
+
+
+rng = np.random.default_rng(5)
+X = rng.standard_normal((40, 6))
+Y = np.where(rng.standard_normal(40) > 0, 1.0, -1.0)
+W = rng.standard_normal(6) * 0.3
+
+
+def test_a_gradient_alone_does_not_compute_the_loss_it_only_needs_the_shape_of():
+    g = sg.grad(logistic_loss, wrt=0)
+    got = g(W, X, Y)
+    assert "logaddexp(" not in code(g)
+    np.testing.assert_allclose(got, central(lambda u: logistic_loss(u, X, Y), W), rtol=1e-6)
+    tw = torch.tensor(W, requires_grad=True)
+    m = -torch.tensor(Y) * (torch.tensor(X) @ tw)
+    torch.logaddexp(torch.zeros(()), m).mean().backward()
+    np.testing.assert_allclose(got, tw.grad.numpy(), rtol=1e-12)
+
+
+def test_value_and_grad_still_gives_the_value():
+    (value, grad) = sg.value_and_grad(logistic_loss, wrt=0)(W, X, Y)
+    assert value == pytest.approx(logistic_loss(W, X, Y), rel=1e-14)
+    np.testing.assert_allclose(grad, sg.grad(logistic_loss, wrt=0)(W, X, Y), rtol=1e-14)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dtypes_are_kept(dtype):
+    args = (W.astype(dtype), X.astype(dtype), Y.astype(dtype))
+    got = sg.grad(logistic_loss, wrt=0)(*args)
+    assert got.dtype == dtype
+    want = sg.grad(logistic_loss, wrt=0)(W, X, Y)
+    np.testing.assert_allclose(got, want, rtol=1e-4 if dtype is np.float32 else 1e-12)
+
+
+def test_a_zero_dimensional_operand():
+    x = np.array(0.4)
+    g = sg.grad(sin_sum, wrt=(0, 1))
+    dx, da = g(x, 1.7)
+    assert np.ndim(dx) == 0 and float(dx) == pytest.approx(1.7 * np.cos(0.4 * 1.7), rel=1e-12)
+    assert da == pytest.approx(0.4 * np.cos(0.4 * 1.7), rel=1e-12)
+    assert "np.sin(" not in code(g)
+
+
+def test_no_rewrite_when_the_operand_is_bound_twice():
+    x = rng.standard_normal(4)
+    g = sg.grad(rebound)
+    assert "np.sin(" in code(g)
+    np.testing.assert_allclose(g(x), central(rebound, x), rtol=1e-6)
+
+
+def test_no_rewrite_through_a_scalar_that_is_not_a_literal():
+    x = rng.standard_normal(4).astype(np.float32)
+    g = sg.grad(strong_scalar, wrt=0)
+    for c in (0.5, np.float64(0.5)):
+        got = g(x, c)
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, np.full(4, 0.5), rtol=1e-6)
+    assert "sum_grad(dresult, multiply" in code(g)      # (not x's shape and dtype)
+
+
+def test_logistic_kernel_is_exact_in_its_tails():
+    d = np.array([-800.0, -40.0, -3.0, 0.0, 2.5, 40.0, 800.0])
+    with np.errstate(over="raise", invalid="raise", divide="raise"):
+        got = logistic_kernel(d)
+    want = torch.sigmoid(torch.tensor(d)).numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=0)
+    for v in (-800.0, -3.0, 0.0, 2.5, 800.0):
+        assert logistic_kernel(v) == pytest.approx(float(torch.sigmoid(torch.tensor(v, dtype=torch.float64))),
+                                                   rel=1e-14, abs=0)
+    assert logistic_kernel(np.float32(3.0)).dtype == np.float32
