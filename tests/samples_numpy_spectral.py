@@ -30,3 +30,13 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
     SAMPLES["np.fft.fftn"].append(S(A(2, 3, 4), axes=(0, 2)))
     SAMPLES["np.fft.fftshift"] = SAMPLES["np.fft.ifftshift"] = [S(A(5)), S(C(3, 4)),
                                                                 S(A(3, 4), axes=0)]
+    # the n-D real transforms: odd and even last lengths, s that pads and truncates, axes
+    for name in ("rfft2", "rfftn"):
+        SAMPLES[f"np.fft.{name}"] = [S(A(3, 4)), S(A(2, 3, 5)), S(A(3, 4), (5, 2), (0, 1)),
+                                     S(A(4, 4), norm="ortho"), S(A(3, 6), norm="forward")]
+    SAMPLES["np.fft.rfftn"] += [S(A(3, 4, 4), axes=(0, 2)), S(A(4, 3, 4), (6, 2), (0, 2))]
+    for name in ("irfft2", "irfftn"):
+        SAMPLES[f"np.fft.{name}"] = [S(C(3, 3)), S(C(2, 3, 4)), S(C(3, 3), (4, 5), (0, 1)),
+                                     S(C(4, 3), norm="ortho"), S(C(3, 4), norm="forward"),
+                                     S(A(3, 3))]
+    SAMPLES["np.fft.irfftn"] += [S(C(4, 3, 3), axes=(0, 2)), S(C(4, 3, 3), (6, 4), (0, 2))]

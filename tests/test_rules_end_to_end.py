@@ -202,3 +202,30 @@ def test_complex_input_of_a_real_only_rule_is_refused(name):
     real = np.real(z)                              # (real input: unchanged, and right)
     g = sg.grad(f)(real)
     np.testing.assert_allclose(g, _central(f, real), rtol=1e-5, atol=1e-7)
+
+
+# -- the n-D real FFTs ------------------------------------------------------------------
+def rfftn_loss(x):
+    return np.sum(np.abs(np.fft.rfftn(x, s=(4, 6), axes=(0, 2))) ** 2 * 0.1) + \
+        np.sum(np.real(np.fft.rfft2(x)[0]) * W[0][:3].reshape(3, 1))
+
+
+def irfftn_loss(x):
+    return np.sum(np.sin(np.fft.irfftn(np.fft.rfftn(x) * 1.5)) * W[1][:1]) + \
+        np.sum(np.fft.irfft2(np.fft.rfft2(x), s=(3, 4)) ** 2)
+
+
+@pytest.mark.parametrize("f", [rfftn_loss, irfftn_loss])
+def test_real_nd_fft(f):
+    _check_all_orders(f, _rng.uniform(-1, 1, (3, 3, 4)))
+
+
+@pytest.mark.skipif(autograd is None, reason="autograd is not installed")
+def test_real_nd_fft_matches_autograd():
+    x = _rng.uniform(-1, 1, (4, 4))
+    theirs = autograd.grad(lambda x: anp.sum(anp.real(anp.fft.rfft2(x)) * anp.arange(12.0)
+                                             .reshape(4, 3)) + anp.sum(anp.fft.irfftn(
+                                                 anp.fft.rfftn(x)) ** 3))
+    mine = sg.grad(lambda x: np.sum(np.real(np.fft.rfft2(x)) * np.arange(12.0).reshape(4, 3))
+                   + np.sum(np.fft.irfftn(np.fft.rfftn(x)) ** 3))
+    np.testing.assert_allclose(mine(x), theirs(x), rtol=1e-10)

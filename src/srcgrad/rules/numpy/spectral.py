@@ -9,7 +9,8 @@ the real part of its cotangent first (a real value used in complex arithmetic do
 gets a complex one, whose imaginary part pairs with nothing).  With it, the DFT's matrix is its
 own transpose: the adjoint of ``fft`` is ``fft`` (same ``norm``), of ``ifft`` ``ifft``;
 ``rfft`` keeps the first ``n // 2 + 1`` rows of ``fft`` (its adjoint pads ``g`` with zeros
-first); ``irfft`` reads each entry but the first (and, for even ``n``, the last) twice.
+first); ``irfft`` reads each entry but the first (and, for even ``n``, the last) twice; ``rfftn`` /
+``irfftn`` are the n-D ``fftn`` / ``ifftn`` with those rules along their last axis.
 A length ``n`` other than the input's pads or truncates it: the adjoint truncates or pads
 back.  Every kernel here is written in functions with rules, so derivatives of every
 order follow.
@@ -21,7 +22,7 @@ from .conventions import _fdtype
 from ..registry import defnograd, defrule, deftransformable
 
 __all__ = ['spectral_fit', 'abs_grad', 'abs_tangent', 'angle_partial', 'angle_tangent',
-           'irfft_weights', 'fft_axes', 'fft_length']
+           'irfft_weights', 'fft_axes', 'fft_length', 'rfftn_grad', 'irfftn_grad']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -59,12 +60,15 @@ def spectral_fit(t, x, axes):
     return t
 
 
-def irfft_weights(n, m, ndim, axis):
+def irfft_weights(n, m, ndim, axis, like=None):
     """How many times ``irfft`` reads each of its ``m`` inputs (``n`` outputs): 2, but 1
     for the first and, for even ``n``, the one at ``n / 2``; 0 past ``n // 2``; shaped to
-    broadcast along ``axis`` of an ``ndim``-dimensional array."""
+    broadcast along ``axis`` of an ``ndim``-dimensional array (in ``like``'s real dtype:
+    float32 stays float32)."""
     k = np.arange(m)
     w = np.where((k == 0) | (2 * k == n), 1.0, np.where(k <= n // 2, 2.0, 0.0))
+    if like is not None:
+        w = w.astype(np.real(like).dtype)
     shape = [1] * ndim
     shape[axis] = m
     return np.reshape(w, shape)
@@ -112,7 +116,31 @@ def angle_tangent(dz, z, deg=False):
     return scale * np.imag(np.conjugate(z) * dz) / np.where(r2 == 0, 1.0, r2)
 
 
-deftransformable(spectral_fit, abs_grad, abs_tangent, angle_partial, angle_tangent)
+def rfftn_grad(g, a, s=None, axes=None, norm=None):
+    """Adjoint of ``rfftn(a, s, axes, norm)``: ``fftn`` truncated to ``n // 2 + 1`` along
+    the last axis, so ``g`` padded back with zeros, ``fftn`` again (the DFT is its own
+    transpose), then cut or padded to ``a``'s lengths."""
+    ax = fft_axes(a, axes, s)
+    last = ax[-1]
+    n_last = np.shape(a)[last] if s is None else s[-1]
+    shape = list(np.shape(g))
+    shape[last] = n_last - shape[last]
+    full = np.concatenate([g, np.zeros(tuple(shape), dtype=g.dtype)], axis=last)
+    return spectral_fit(np.fft.fftn(full, axes=ax, norm=norm), a, ax)
+
+
+def irfftn_grad(g, ans, a, s=None, axes=None, norm=None):
+    """Adjoint of ``irfftn(a, s, axes, norm) = Re(ifftn(w * a))`` (``w``: how many times
+    the last axis' entries are read, :func:`irfft_weights`): ``w * ifftn(Re g)``, cut or
+    padded to ``a``'s lengths."""
+    ax = fft_axes(a, axes, s)
+    last = ax[-1]
+    t = spectral_fit(np.fft.ifftn(np.real(g), axes=ax, norm=norm), a, ax)
+    return t * irfft_weights(np.shape(ans)[last], np.shape(a)[last], np.ndim(a), last, t)
+
+
+deftransformable(spectral_fit, abs_grad, abs_tangent, angle_partial, angle_tangent,
+                 rfftn_grad, irfftn_grad)
 defnograd(fft_axes, fft_length, irfft_weights, _complex)
 
 
@@ -151,6 +179,18 @@ defrule(np.fft.irfft, _ONE, name="np.fft.irfft", linear_in="a",
                    "np.fft.ifft(np.real(g), axis=axis, norm=norm), a, "
                    "fft_axes(a, None, None, axis)), a, ())"),
         jvp=dict(a="np.fft.irfft(da, n, axis, norm)"))
+for _f in (np.fft.rfft2, np.fft.rfftn):
+    _name = _f.__name__
+    _params = _MANY.replace("axes=None", "axes=(-2, -1)") if _name.endswith("2") else _MANY
+    defrule(_f, _params, name=f"np.fft.{_name}", linear_in="a",
+            vjp=dict(a="rfftn_grad(g, a, s, axes, norm)"),
+            jvp=dict(a=f"np.fft.{_name}(da, s, axes, norm)"))
+for _f in (np.fft.irfft2, np.fft.irfftn):
+    _name = _f.__name__
+    _params = _MANY.replace("axes=None", "axes=(-2, -1)") if _name.endswith("2") else _MANY
+    defrule(_f, _params, name=f"np.fft.{_name}", linear_in="a",
+            vjp=dict(a="irfftn_grad(g, ans, a, s, axes, norm)"),
+            jvp=dict(a=f"np.fft.{_name}(da, s, axes, norm)"))
 defrule(np.fft.fftshift, "x, axes=None", name="np.fft.fftshift", linear_in="x",
         vjp=dict(x="np.fft.ifftshift(g, axes)"), jvp=dict(x="np.fft.fftshift(dx, axes)"))
 defrule(np.fft.ifftshift, "x, axes=None", name="np.fft.ifftshift", linear_in="x",
