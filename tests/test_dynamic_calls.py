@@ -222,13 +222,14 @@ def method_of_a_varying_object(x):
 
 
 @pytest.mark.parametrize("f", [closure_captures_input,
-                               closure_captures_input_called_without_arguments_that_vary])
+                               closure_captures_input_called_without_arguments_that_vary,
+                               partial_holds_input])
 def test_closures_holding_values_with_gradients_give_them_their_gradients(f):
     # (tests/test_closures.py tests function values in depth)
     np.testing.assert_allclose(sg.grad(f)(X.copy()), fd_grad(f, X), rtol=1e-6)
 
 
-@pytest.mark.parametrize("f", [partial_holds_input, method_of_a_varying_object])
+@pytest.mark.parametrize("f", [method_of_a_varying_object])
 def test_function_values_holding_gradients_are_refused(f):
     with pytest.raises(sg.NonDifferentiableError, match=r"line \d+|\.py:\d+"):
         sg.grad(f)(X.copy())
@@ -248,3 +249,43 @@ def test_generated_code_calls_the_callee_it_was_given():
     assert "call_forward(" in src or "apply_fwd" in src
     inner = sg.source(apply, wrt="a")
     assert "call_forward(f, (0,)" in inner and "call_backward(" in inner
+
+
+# -- functools.partial binding differentiated values: a def whose defaults hold them --
+
+def _term(params, x, scale=1.0):
+    return np.sum(params * x) * scale
+
+
+DATA = [np.array([1.0, 2.0, 0.5]), np.array([3.0, 4.0, -1.0])]
+
+
+def partial_in_map(params):
+    return sum(map(functools.partial(_term, params), DATA)) ** 2
+
+
+def partial_by_keyword(params):
+    g = functools.partial(_term, params=params, scale=2.0)
+    return sum(g(x=x) for x in DATA) ** 2
+
+
+def partials_in_a_list(params):
+    fs = [functools.partial(_term, p) for p in [params, np.sin(params)]]
+    return sum(f(x, scale=0.5) for f, x in zip(fs, DATA)) ** 2
+
+
+def partial_keyword_overridden(params):
+    g = functools.partial(_term, scale=params[0])
+    return g(params, DATA[0], scale=3.0) * g(params, DATA[1])
+
+
+@pytest.mark.parametrize("f", [partial_in_map, partial_by_keyword, partials_in_a_list,
+                               partial_keyword_overridden])
+def test_partials_binding_differentiated_values(f):
+    p = X[:3].copy()
+    np.testing.assert_allclose(sg.grad(f)(p), fd_grad(f, p), rtol=1e-6)
+    _, t = sg.jvp(f, (p,), (np.ones(3),))
+    np.testing.assert_allclose(t, fd_grad(f, p) @ np.ones(3), rtol=1e-6)
+    g = sg.grad(f)
+    hess = np.array([fd_grad(lambda q, i=i: g(q)[i], p) for i in range(3)])
+    np.testing.assert_allclose(sg.hessian(f)(p), hess, rtol=1e-5, atol=1e-8)

@@ -102,7 +102,23 @@ def ufunc_derivative(x):
     return sum(dsin(float(v)) for v in x) + np.sum(np.sin(x))
 
 
-CASES = [through_function_values, through_methods_in_a_list, through_starred_calls,
+def defs_made_in_a_loop(x):
+    # each run of the def makes a function of the same code with a default of its own
+    fs = []
+    for p in [x, np.sin(x)]:
+        def h(v, p=p):
+            return np.sum(p * v)
+        fs.append(h)
+    return (fs[0](V) + fs[1](2 * V)) ** 2
+
+
+def partials_made_in_a_comprehension(x):
+    fs = [functools.partial(lambda p, v, scale=1.0: np.sum(p * v) * scale, p)
+          for p in [x, np.sin(x)]]
+    return sum(f(v, scale=0.5) for f, v in zip(fs, [V, 2 * V])) ** 2
+
+
+CASES = [defs_made_in_a_loop, partials_made_in_a_comprehension, through_function_values, through_methods_in_a_list, through_starred_calls,
          through_partials, through_closures_of_a_factory, closure_over_the_input,
          rnn_by_scan, grad_inside, ufunc_derivative]
 

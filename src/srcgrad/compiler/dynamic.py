@@ -231,7 +231,11 @@ def call_forward(f, wrt, site, *args, **kwargs):
     where = [0 if i is _SELF else i + front if isinstance(i, int) else i for i in wrt]
     value, record = _forward(f, target, full, kw, where, site, closure)
     if own and not closure and (not wrt or wrt[0] is not _SELF):
-        return value, lambda g: (None,) + record(g)     # it holds nothing: no gradient
+        # it holds nothing: no gradient of its own
+        if isinstance(record, tuple):
+            saved, bwd, (_, slots) = record
+            return value, (saved, bwd, ("none", slots))
+        return value, lambda g: (None,) + call_backward(record, g)
     return value, record
 
 
@@ -321,11 +325,12 @@ def _slots(sig, args, kwargs, where, site, f):
 
 def split_plan(func, args, kwargs, where, site, own=False):
     """A Python callee compiled in split form, for a call with these arguments:
-    (forward sweep, backward sweep, the values it is given in front of the call's
-    arguments, picks).  With ``own``, the first gradient is the function value's own:
-    a sparse dict, by name, of the gradients of what it closes over and of the
-    defaults this call used (:func:`_opened`); ``picks`` says which of the backward
-    sweep's gradients the call's record gives (compiler/nested.py: ``picked``)."""
+    (forward sweep, backward sweep, what the callee holds, how many of those are
+    cells, picks).  With ``own``, the first gradient is the function value's own: a
+    sparse dict, by name, of the gradients of what it closes over (its cells, given to
+    the forward sweep in front of the arguments) and of the defaults this call used
+    (:func:`_opened`); ``picks`` says which of the backward sweep's gradients the
+    call's record gives (compiler/nested.py: ``picked``)."""
     sig = _signature(func)
     slots = _slots(sig, args, kwargs, where, site, func)
     params = []
@@ -337,21 +342,25 @@ def split_plan(func, args, kwargs, where, site, own=False):
     params += [p for p in defaults if p not in params]
     order = list(sig.parameters)
     params.sort(key=order.index)
-    bound.apply_defaults()
-    kinds = {n: argument_kind(v) for n, v in bound.arguments.items()}
+    kinds = {n: argument_kind(v) for n, v in _with_defaults(bound, func).items()}
     kinds.update({n: argument_kind(v) for n, v in cells.items()})
     fwd, bwd = BUILD["reverse"](func, tuple(cells) + tuple(params), "split", kinds)
     index = {p: i for i, p in enumerate(tuple(cells) + tuple(params))}
     lead = tuple((n, index[n]) for n in list(cells) + defaults) if own else None
     picks = (lead, tuple((index[p], sub) for p, sub in slots))
-    return fwd, bwd, tuple(cells.values()), picks
+    held = dict(cells)
+    actual = defaults_of(func)
+    held.update({p: actual[p] for p in defaults})
+    return fwd, bwd, held, len(cells), picks
 
 
 def _function_forward(func, args, kwargs, where, site, own=False):
-    """A Python callee compiled in split form (:func:`split_plan`) and run."""
-    fwd, bwd, opened, picks = split_plan(func, args, kwargs, where, site, own)
-    value, saved = fwd(*opened, *args, **kwargs)
-    return value, lambda g: picked(bwd(saved, g), picks)
+    """A Python callee compiled in split form (:func:`split_plan`) and run; its record
+    is data, (saved, backward sweep, picks), so that a derivative of the derivative
+    can follow it (compiler/nested.py)."""
+    fwd, bwd, held, ncells, picks = split_plan(func, args, kwargs, where, site, own)
+    value, saved = fwd(*list(held.values())[:ncells], *args, **kwargs)
+    return value, (saved, bwd, picks)
 
 
 def _opened(func, sig, bound):
@@ -360,28 +369,41 @@ def _opened(func, sig, bound):
     free = func.__code__.co_freevars
     cells = {n: c.cell_contents for n, c in zip(free, func.__closure__ or ())
              if _cell_full(c) and _holds_floats(c.cell_contents, set())}
-    defaults = [p for p, par in sig.parameters.items()
-                if p not in bound.arguments and par.default is not par.empty and
-                _holds_floats(par.default, set())]
+    actual = defaults_of(func)
+    defaults = [p for p in sig.parameters
+                if p not in bound.arguments and p in actual and _holds_floats(actual[p], set())]
     return cells, defaults
 
 
+def defaults_of(func):
+    """{parameter: default} of this function object.  (A signature is cached by code
+    object, and each run of a ``def`` in a loop makes a function of the same code with
+    defaults of its own: ``def h(x, p=p)``.)"""
+    code = func.__code__
+    names = code.co_varnames[:code.co_argcount]
+    given = func.__defaults__ or ()
+    out = dict(zip(names[len(names) - len(given):], given))
+    out.update(func.__kwdefaults__ or {})
+    return out
+
+
+def _with_defaults(bound, func):
+    """``bound.arguments`` with the defaults of this function object for the others."""
+    out = dict(defaults_of(func))
+    out.update(bound.arguments)
+    return out
+
+
 def _rule_forward(rule, func, args, kwargs, where, site):
+    """A primitive called through a value: the call, made by a Python function that
+    calls it by name (compiler/nested.py: ``calling``), in split form."""
     slots = _slots(rule.signature, args, kwargs, where, site, func)
-    value = func(*args, **kwargs)
-    diff = rule.diff_params
     for p, sub in slots:
-        if p not in diff:
+        if p not in rule.diff_params:
             raise NonDifferentiableError(f"{site}: {rule.name} has no derivative for its "
                                          f"argument {p!r}")
-
-    def record(g):
-        needs = [any(p == q for q, _ in slots) for p in diff]
-        vjp = rule.vjp_function()
-        grads = vjp(g, value, *args, needs=needs, **kwargs)
-        by_param = dict(zip(diff, grads))
-        return tuple(by_param[p] if sub is None else by_param[p][sub] for p, sub in slots)
-    return value, record
+    return _function_forward(calling(func, len(args), tuple(kwargs)), args, kwargs, where,
+                             site)
 
 
 def call_jvp(f, wrt, site, tangents, *args, **kwargs):
@@ -390,6 +412,12 @@ def call_jvp(f, wrt, site, tangents, *args, **kwargs):
     if id(f) in NESTED:             # generated code differentiated again (nested.py)
         f, args, kwargs, position = NESTED[id(f)](args, kwargs, site)
         wrt = tuple(map(position, wrt))
+        if 3 in wrt:                # what a closure holds: its tangent, sparse, made whole
+            i = wrt.index(3)
+            held = args[3]
+            t = tangents[i] if isinstance(tangents[i], dict) else {}
+            tangents = tangents[:i] + ({n: _part(t, n, v) for n, v in held.items()},) + \
+                tangents[i + 1:]
     site = _full(site)
     if f is runtime.try_call:
         return _try_jvp(wrt, site, tangents, *args)
@@ -450,12 +478,12 @@ def call_jvp(f, wrt, site, tangents, *args, **kwargs):
     cells = {}
     if own_tangent is not _CLOSURE:
         cells, defaults = _opened(target, sig, bound)
+        actual = defaults_of(target)
         for p in defaults:
-            by_param[p] = _part(own_tangent, p, sig.parameters[p].default)
+            by_param[p] = _part(own_tangent, p, actual[p])
         by_param.update({n: _part(own_tangent, n, v) for n, v in cells.items()})
     params = list(cells) + [p for p in sig.parameters if p in by_param]
-    bound.apply_defaults()
-    kinds = {n: argument_kind(v) for n, v in bound.arguments.items()}
+    kinds = {n: argument_kind(v) for n, v in _with_defaults(bound, target).items()}
     kinds.update({n: argument_kind(v) for n, v in cells.items()})
     fn = BUILD["forward"](target, tuple(params), kinds)
     return fn(*cells.values(), *full, **kw,
@@ -522,12 +550,32 @@ def call_forward_star(f, wrt, site, stars, pieces, kw_pieces):
                 slots.append(j)
     value, record = call_forward(f, ((None,) if own else ()) + tuple(slots), site, *flat,
                                  **kwargs)
+    if isinstance(record, tuple):
+        saved, bwd, (lead, picks) = record
+        return value, (saved, bwd, (lead, group_picks(picks, slots, wrt, spans)))
 
     def regrouped(g):
-        grads = record(g)
+        grads = call_backward(record, g)
         first, grads = (grads[:1], grads[1:]) if own else ((), grads)
         return first + _regroup(spans, wrt, dict(zip(slots, grads)))
     return value, regrouped
+
+
+def group_picks(picks, slots, wrt, spans):
+    """The picks of a starred call's record, by piece: ``picks`` give the gradients of
+    the callee's own object (if asked for) then of the flat arguments ``slots``; a piece
+    unpacked (``*xs``, ``**kw``) gets a sequence or dict of its items'."""
+    by_slot = dict(zip(slots, picks[len(picks) - len(slots):]))
+    grouped = list(picks[:len(picks) - len(slots)])
+    for w in wrt:
+        js, typ = spans[w]
+        if typ is None:
+            grouped.append(by_slot[js[0]])
+        elif typ is dict:
+            grouped.append((tuple((key, by_slot[key]) for key in js), "dict"))
+        else:
+            grouped.append((tuple(by_slot[j] for j in js), "list" if typ is list else "tuple"))
+    return tuple(grouped)
 
 
 def call_jvp_star(f, wrt, site, tangents, stars, pieces, kw_pieces):
@@ -609,7 +657,7 @@ def trampoline(f):
 
 def _property_vjp(getter, obj, g, name):
     site = f"property {type(obj).__qualname__}.{name}"
-    return call_forward(getter, (0,), site, obj)[1](g)[0]
+    return call_backward(call_forward(getter, (0,), site, obj)[1], g)[0]
 
 
 def _property_jvp(getter, obj, t, name):
@@ -669,7 +717,7 @@ def _try_forward(wrt, site, types, body, *rest):
     def record(g):
         g = g[1] if isinstance(g, (tuple, list)) else None
         g = runtime.fill_like(g, value)
-        grads = dict(zip(runs["wrt"], runs["record"](g)))
+        grads = dict(zip(runs["wrt"], call_backward(runs["record"], g)))
         out = []
         for w in wrt:
             if w == runs["position"]:
@@ -719,4 +767,4 @@ def returning_self(func):
     return fn
 
 
-from .nested import picked, split_backward     # noqa: E402  (nested.py imports this module)
+from .nested import calling, split_backward     # noqa: E402  (nested.py imports this module)

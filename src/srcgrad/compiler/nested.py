@@ -8,7 +8,7 @@ loss that calls a layer held in a list), those two calls are themselves calls
 resolved at run time: their callee is ``call_forward``.  They are differentiated as
 what they compute, written in Python that srcgrad transforms::
 
-    call_forward(f, wrt, site, *args)  ==  split_forward(fwd, bwd, picks, *opened, *args)
+    call_forward(f, wrt, site, *args)  ==  split_forward(fwd, bwd, picks, held, n, *args)
     call_backward(record, g)           ==  split_backward(record, g)
 
 ``fwd`` and ``bwd`` are the callee's split form (its generated forward and backward
@@ -22,11 +22,26 @@ from .. import runtime
 from . import dynamic
 
 
-def split_forward(_sg_fwd, _sg_bwd, _sg_picks, _sg_cells, *args, **kwargs):
+def split_forward(_sg_fwd, _sg_bwd, _sg_picks, _sg_held, _sg_ncells, *args, **kwargs):
     """A callee's forward sweep; its record as data: (saved, backward sweep, picks).
-    ``_sg_cells``: what a closure holds, by name (its gradient is the closure's own)."""
-    value, saved = _sg_fwd(*[_sg_cells[n] for n in _sg_cells], *args, **kwargs)
+    ``_sg_held``: what a closure holds, by name (its gradient is the closure's own),
+    its first ``_sg_ncells`` the cells, the others defaults the call uses."""
+    value, saved = _sg_fwd(*_cells(_sg_held, _sg_ncells), *args, **kwargs,
+                           **_defaults(_sg_held, _sg_ncells))
     return value, (saved, _sg_bwd, _sg_picks)
+
+
+def _cells(held, ncells):
+    names = [n for n in held]
+    return [held[n] for n in names[:ncells]]
+
+
+def _defaults(held, ncells):
+    names = [n for n in held]
+    out = {}
+    for n in names[ncells:]:
+        out = {**out, n: held[n]}
+    return out
 
 
 def split_plain(_sg_f, *args, **kwargs):
@@ -51,17 +66,17 @@ def constant(v):
 constant.__srcgrad_stop_gradient__ = True
 
 
-def split_star(_sg_fwd, _sg_bwd, _sg_picks, opened, stars, pieces, kw_pieces):
+def split_star(_sg_fwd, _sg_bwd, _sg_picks, _sg_held, _sg_ncells, stars, pieces,
+               kw_pieces):
     """:func:`split_forward` for a call with ``*xs`` / ``**kw`` (compiler/dynamic.py:
-    ``call_forward_star``): the pieces put together as the call does; ``opened`` as
-    ``_sg_cells``."""
-    flat = [opened[n] for n in opened]
+    ``call_forward_star``): the pieces put together as the call does."""
+    flat = _cells(_sg_held, _sg_ncells)
     for k in range(len(pieces)):
         if k in stars:
             flat = flat + list(pieces[k])
         else:
             flat = flat + [pieces[k]]
-    kwargs = {}
+    kwargs = _defaults(_sg_held, _sg_ncells)
     for key, v in kw_pieces:
         if key is None:
             kwargs = {**kwargs, **v}
@@ -84,14 +99,20 @@ def picked(grads, picks):
     if lead == "none":
         out = [None] + out
     elif lead is not None:
-        out = [{n: grads[i] for n, i in lead}] + out
+        own = {}
+        for n, i in lead:
+            own = {**own, n: grads[i]}
+        out = [own] + out
     return tuple(out)
 
 
 def _take(grads, slot):
     i, sub = slot
     if sub == "dict":
-        return {k: _one(grads, s) for k, s in i}
+        out = {}
+        for k, s in i:
+            out = {**out, k: _one(grads, s)}
+        return out
     if sub == "list":
         return [_one(grads, s) for s in i]
     if sub == "tuple":
@@ -104,7 +125,8 @@ def _one(grads, slot):
     return grads[i] if sub is None else grads[i][sub]
 
 
-deftransformable(split_forward, split_plain, split_star, split_backward, picked, _take, _one)
+deftransformable(split_forward, split_plain, split_star, split_backward, picked, _take, _one,
+                 _cells, _defaults)
 
 
 def _refuse(site, what):
@@ -159,14 +181,14 @@ def unfold_forward(args, kwargs, site):
     where = [0 if i is dynamic._SELF else i + front if isinstance(i, int) else i
              for i in where_wrt]
     if dynamic.rules.lookup(target) is not None:
-        target = _calling(target, len(full), tuple(kw))
+        target = calling(target, len(full), tuple(kw))
     elif not dynamic.is_python_callee(target):
         dynamic.call_forward(f, wrt, inner_site, *rest, **kwargs)   # raises why
         _refuse(full_site, f"{dynamic._name(f)}")
-    fwd, bwd, opened, picks = dynamic.split_plan(target, full, kw, where, full_site, closure)
+    fwd, bwd, held, ncells, picks = dynamic.split_plan(target, full, kw, where, full_site,
+                                                       closure)
     if own and not closure and (not where_wrt or where_wrt[0] is not dynamic._SELF):
         picks = ("none", picks[1])
-    cells = dict(zip([n for n, _ in picks[0]][:len(opened)], opened)) if closure else {}
 
     def pm(p):
         if isinstance(p, str):
@@ -175,21 +197,21 @@ def unfold_forward(args, kwargs, site):
             if holder is None:      # a closure holds
                 return None
             if holder == "self" and front > 0:
-                return 4
+                return 5
             if holder == dynamic._CLOSURE and closure:
                 return 3
             _refuse(full_site, f"{dynamic._name(f)}, a function value built from "
                                f"differentiated values ({holder})")
         if p < 3:
             raise IndexError(p)
-        return 4 + front + p - 3
-    return split_forward, (fwd, bwd, picks, cells) + tuple(full), kw, pm
+        return 5 + front + p - 3
+    return split_forward, (fwd, bwd, picks, held, ncells) + tuple(full), kw, pm
 
 
 _CALLING = {}
 
 
-def _calling(f, npos, keywords):
+def calling(f, npos, keywords):
     """A Python function (with source, in linecache) that calls the primitive ``f``
     with ``npos`` positional arguments and these keywords, as a call srcgrad
     differentiates by ``f``'s rule: ``def sin(_sg_0): return f(_sg_0)``."""
@@ -218,8 +240,8 @@ def unfold_backward(args, kwargs, site):
     """``call_backward(record, g)`` as :func:`split_backward`."""
     record = args[0]
     if not isinstance(record, tuple):
-        _refuse(dynamic._full(site), "this call (its record was made by a call srcgrad "
-                                     "does not differentiate again)")
+        _refuse(dynamic._full(site), "this call (of an object's constructor or a try "
+                                     "statement)")
     return split_backward, tuple(args), kwargs, lambda p: p
 
 
@@ -239,19 +261,10 @@ def unfold_star(args, kwargs, site):
     H, h, k, pm = unfold_forward((f, inner, inner_site) + tuple(flat), kw, site)
     full_site = dynamic._full(inner_site)
     if H is split_plain:
-        fwd, bwd, lead, picks, opened = _plain_sweep, None, None, (), {"_sg_f": f}
+        fwd, bwd, lead, picks, held, ncells = _plain_sweep, None, None, (), {"_sg_f": f}, 1
     else:
-        fwd, bwd, (lead, picks), opened = h[:4]
-    by_slot = dict(zip(slots, picks[len(picks) - len(slots):]))
-    grouped = list(picks[:len(picks) - len(slots)])     # the callee's object's
-    for w in wrt:
-        js, typ = spans[w]
-        if typ is None:
-            grouped.append(by_slot[js[0]])
-        elif typ is dict:
-            grouped.append((tuple((key, by_slot[key]) for key in js), "dict"))
-        else:
-            grouped.append((tuple(by_slot[j] for j in js), "list" if typ is list else "tuple"))
+        fwd, bwd, (lead, picks), held, ncells = h[:5]
+    grouped = dynamic.group_picks(picks, slots, wrt, spans)
 
     def position(p):
         if p == 0:
@@ -261,9 +274,9 @@ def unfold_star(args, kwargs, site):
             _refuse(full_site, f"{dynamic._name(f)}, a function value that holds "
                                f"differentiated values, called with *args")
         if p in (4, 5):
-            return p + 1
+            return p + 2
         raise IndexError(p)
-    return split_star, (fwd, bwd, (lead, tuple(grouped)), opened, stars, pieces,
+    return split_star, (fwd, bwd, (lead, grouped), held, ncells, stars, pieces,
                         kw_pieces), {}, position
 
 

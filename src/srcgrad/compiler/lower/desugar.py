@@ -25,6 +25,7 @@ without changing when it runs (the condition of a ``while`` loop), a located err
 says so.
 """
 import builtins
+import copy
 import functools
 import inspect
 import importlib
@@ -54,9 +55,9 @@ def _is_functional_call_node(n):
         return False
     f = n.func
     if isinstance(f, gast.Name) and f.id in ("map", "filter", "sorted", "max", "min", "sum",
-                                             "reduce"):
+                                             "reduce", "partial"):
         return True
-    return isinstance(f, gast.Attribute) and f.attr == "reduce"
+    return isinstance(f, gast.Attribute) and f.attr in ("reduce", "partial")
 
 
 def desugar(body, info, names, params=()):
@@ -478,6 +479,8 @@ class _Desugar:
             return self.comprehension(A.copy_loc(comp, e), pre)
         if obj is functools.reduce and len(e.args) in (2, 3) and not kws:
             return self.reduce(e, pre)
+        if obj is functools.partial and e.args:
+            return self.partial(e, kws, pre)
         start = e.args[1] if len(e.args) == 2 else kws.get("start")
         if obj is builtins.sum and e.args and isinstance(start, (gast.List, gast.Tuple)):
             # ``sum(lists, [])``: a concatenation, item by item (``acc = acc + item``)
@@ -512,6 +515,49 @@ class _Desugar:
                                 like=e))
             return gast.Subscript(value=A.name(seq), slice=A.name(best), ctx=gast.Load())
         return None
+
+    def partial(self, e, kws, pre):
+        """``functools.partial(f, a, k=b)`` is a def whose defaults hold what the
+        partial binds (evaluated where the partial is made, as partial does), so that
+        the gradient of what it binds is that of a closure's defaults::
+
+            def partial_f(*args, _sg_0=a, k=b, **kwargs):
+                return f(_sg_0, *args, k=k, **kwargs)
+
+        (``f`` itself a default too, unless it names a module-level function)."""
+        f = self.expr(e.args[0], pre)
+        bound = [self.expr(a, pre) for a in e.args[1:]]
+        values = {k: self.expr(v, pre) for k, v in kws.items()}
+        label = f.attr if isinstance(f, gast.Attribute) else f.id if isinstance(f, gast.Name) \
+            else "f"
+        name = self.names.fresh(f"partial_{label}")
+        fixed = isinstance(f, (gast.Name, gast.Attribute)) and self.static(f) is not MISSING
+        params, defaults = [], []
+        if not fixed:
+            params.append("_sg_f")
+            defaults.append(f)
+        lead = [f"_sg_{i}" for i in range(len(bound))]
+        params += lead + list(values)
+        defaults += bound + list(values.values())
+        call = A.call(copy.deepcopy(f) if fixed else A.name("_sg_f"),
+                      [A.name(p) for p in lead] + [gast.Starred(value=A.name("_sg_args"),
+                                                                  ctx=gast.Load())])
+        call.keywords = [gast.keyword(arg=k, value=A.name(k)) for k in values] + \
+            [gast.keyword(arg=None, value=A.name("_sg_kwargs"))]
+        A.copy_loc(call, e)
+        args = gast.arguments(args=[], posonlyargs=[],
+                              vararg=A.name("_sg_args", gast.Param()),
+                              kwonlyargs=[A.name(p, gast.Param()) for p in params],
+                              kw_defaults=defaults,
+                              kwarg=A.name("_sg_kwargs", gast.Param()), defaults=[])
+        fdef = gast.FunctionDef(name=name, args=args, body=[gast.Return(value=call)],
+                                decorator_list=[], returns=None, type_comment=None,
+                                **A.type_params())
+        A.copy_loc(fdef, e)
+        A.copy_loc(fdef.body[0], e)
+        self.locals.add(name)
+        pre.extend(self.stmt(fdef))
+        return A.name(name)
 
     def info_ad(self):
         return getattr(self.info, "ad_name", "ad")
