@@ -302,3 +302,24 @@ def halve_the_argument_in_place(x, steps):
         if np.sum(x) > 1:
             x /= 2
     return np.sum(x * x)
+
+
+def make_sine_sum():
+    def loss(params):
+        return np.sum(np.sin(params))
+    return loss
+
+
+def make_penalized(factory):
+    inner = factory()
+
+    def loss(params):
+        if np.sum(params) > 1.0:
+            return inner(params * 0.1) + np.sum(params ** 2)
+        return np.sum(params ** 2)
+    return loss
+
+
+_penalized = make_penalized(make_sine_sum)
+register("closures_of_one_name_called_directly", _penalized, np.array([0.9, 0.8]))
+register("closures_of_one_name_through_a_lambda", lambda q: -_penalized(q), np.array([0.9, 0.8]))

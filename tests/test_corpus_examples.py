@@ -59,7 +59,10 @@ _NAN_FROM_A_ZERO_COTANGENT = ("BUG: the adjoint of sqrt of a negative discrimina
                               "0 / (2 * nan) gives NaN where the gradient is 0")
 _PARTIAL_EARLY_RETURN = ("BUG: forward over reverse through a functools.partial with an early "
                          "return runs the code after the return (None / float)")
+_SAME_NAME = ("BUG: a closure calling another closure of the same name, reached through a "
+              "lambda, calls itself instead: a wrong value and gradient with no error")
 BUGS = {
+    "closures_of_one_name_through_a_lambda": (_SAME_NAME, None, _SAME_NAME),
     "bounce_off_a_board_all_missed": (_NAN_FROM_A_ZERO_COTANGENT, None,
                                       _NAN_FROM_A_ZERO_COTANGENT),
     "gp_marginal_likelihood_partial_nested_map": (None, None, _PARTIAL_EARLY_RETURN),
