@@ -113,3 +113,26 @@ def test_logistic_kernel_is_exact_in_its_tails():
         assert logistic_kernel(v) == pytest.approx(float(torch.sigmoid(torch.tensor(v, dtype=torch.float64))),
                                                    rel=1e-14, abs=0)
     assert logistic_kernel(np.float32(3.0)).dtype == np.float32
+
+
+def test_only_ufuncs_that_keep_every_floating_type_qualify():
+    from srcgrad.compiler.optimize.shape_reads import _keeps_type
+    for u in (np.logaddexp, np.sin, np.exp, np.power, np.arctan2):
+        assert _keeps_type(u), u
+        for dt in (np.float16, np.float32, np.float64):
+            args = [np.ones(2, dt)] * u.nin
+            assert u(*args).dtype == dt
+    for u in (np.float_power, np.absolute, np.greater, np.ldexp, np.frexp, np.sinc):
+        assert not _keeps_type(u), u
+    assert np.float_power(np.ones(2, np.float32), 2.0).dtype == np.float64
+
+
+def float_power_mean(x):
+    return np.mean(np.float_power(x, 2.0))
+
+
+def test_float_power_of_float32_is_not_redirected():
+    x = rng.standard_normal(5).astype(np.float32)
+    g = sg.grad(float_power_mean)
+    assert "float_power(" in code(g)
+    np.testing.assert_allclose(g(x), 2.0 * x.astype(np.float64) / 5, rtol=1e-6)

@@ -16,9 +16,10 @@ sees the same shape, dtype and type:
 
 * ``v`` and ``x`` are each bound once in the whole function (``x`` may be a
   parameter never rebound), ``v`` at the top level, and the read comes after it;
-* ``v``'s rule is elementwise and its function a NumPy ufunc with one output whose
-  every floating and complex loop returns its input type (``logaddexp``: ``ff->f``,
-  ``dd->d``...); ``x`` carries a gradient (so it is a floating or complex array), and
+* ``v``'s rule is elementwise and its function a NumPy ufunc with one output and a
+  loop ``t..t->t`` for every floating (and complex) type ``t`` (``logaddexp``:
+  ``ee->e``, ``ff->f``, ``dd->d``...); ``x`` carries a gradient (so it is a floating or
+  complex array), and
   every other operand is an int or float literal (NumPy's weak scalars: they never
   change the dtype), with no ``out=``, ``dtype=`` or ``where=``;
 * the reading call is an ``ad`` kernel whose rule declares that parameter
@@ -150,14 +151,19 @@ def _operand(s, varied, once):
 
 
 def _keeps_type(func):
-    """A one-output ufunc whose every floating / complex loop returns its input type."""
+    """A one-output ufunc with a loop ``t..t->t`` for each real floating type (and
+    each complex one, unless it has no complex loop at all): NumPy runs an array of
+    type ``t`` through that loop (``np.float_power`` has no float32 loop: a float32
+    array gives float64, and it is not one of these)."""
     if not isinstance(func, np.ufunc) or func.nout != 1:
         return False
-    found = False
+    loops = {}
     for loop in func.types:
         ins, out = loop.split("->")
-        if len(set(ins)) == 1 and ins[0] in _FLOATING:
-            if out != ins[0]:
-                return False
-            found = True
-    return found
+        if len(set(ins)) == 1:
+            loops.setdefault(ins[0], out)
+    if any(loops.get(t) != t for t in "efd"):
+        return False
+    if any(t in loops for t in "FDG") and any(loops.get(t) != t for t in "FD"):
+        return False
+    return all(loops[t] == t for t in "gG" if t in loops)
