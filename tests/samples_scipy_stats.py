@@ -88,7 +88,8 @@ def add_samples(SAMPLES, S, A, P, M, B):
         SAMPLES[f"scipy.stats.multivariate_normal.{method}"] = [
             S(A(3), A(3), spd(3)), S(A(5, 3), A(3), spd(3)), S(A(2, 4, 3), mean=A(3), cov=spd(3)),
             S(A(4, 2), A(2), P(2)), S(A(3), A(3), 1.5), S(A(3), cov=spd(3)),
-            S(A(1, 3), A(3), spd(3))]
+            S(A(1, 3), A(3), spd(3)),
+            S(A(2, 3), A(3), spd(3), allow_singular=True)]    # (the pseudo-inverse's path)
     SAMPLES["scipy.stats.multivariate_normal.entropy"] = [
         S(A(3), spd(3)), S(cov=spd(2)), S(A(3), P(3)), S(A(3), 1.5), S(cov=2.5),
         S(np.array(0.5), 2.0)]

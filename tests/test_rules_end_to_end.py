@@ -229,3 +229,38 @@ def test_real_nd_fft_matches_autograd():
     mine = sg.grad(lambda x: np.sum(np.real(np.fft.rfft2(x)) * np.arange(12.0).reshape(4, 3))
                    + np.sum(np.fft.irfftn(np.fft.rfftn(x)) ** 3))
     np.testing.assert_allclose(mine(x), theirs(x), rtol=1e-10)
+
+
+# -- scipy.stats.multivariate_normal: a singular cov (allow_singular), the entropy's mean --
+st = pytest.importorskip("scipy.stats")
+_SING = np.diag([1.0, 1.0, 0.0, 0.0])
+_MEAN = np.array([0.3, -0.2, 0.0, 0.0])
+
+
+def singular_logpdf(x, mean):
+    x = np.concatenate([x[:2], mean[2:]])        # (x stays on the support)
+    return st.multivariate_normal.logpdf(x, mean, _SING, allow_singular=True)
+
+
+def singular_pdf(x, mean):
+    x = np.concatenate([x[:2], mean[2:]])
+    return st.multivariate_normal.pdf(x, mean, _SING, allow_singular=True)
+
+
+@pytest.mark.parametrize("f", [singular_logpdf, singular_pdf])
+def test_mvn_singular_cov(f):
+    x = np.array([0.5, 0.1, 0.0, 0.0])
+    gx, gm = sg.grad(f, wrt=(0, 1))(x, _MEAN)
+    np.testing.assert_allclose(gx, _central(lambda x: f(x, _MEAN), x), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(gm, _central(lambda m: f(x, m), _MEAN), rtol=1e-6, atol=1e-9)
+    with pytest.raises(sg.NonDifferentiableError, match="singular cov"):
+        sg.grad(lambda c: st.multivariate_normal.logpdf(x, _MEAN, c, allow_singular=True))(_SING)
+
+
+def test_mvn_entropy_mean_has_zero_gradient():
+    cov = np.array([[2.0, 0.3], [0.3, 1.0]])
+    entropy = lambda mean, cov: st.multivariate_normal.entropy(mean, cov)  # noqa: E731
+    gm, gc = sg.grad(entropy, wrt=(0, 1))(np.array([1.0, -2.0]), cov)
+    np.testing.assert_array_equal(gm, np.zeros(2))
+    np.testing.assert_allclose(gc, _central(lambda c: st.multivariate_normal.entropy(None, c),
+                                            cov), rtol=1e-6)

@@ -25,7 +25,8 @@ import scipy.stats._distn_infrastructure as _infrastructure
 from ..numpy.conventions import _fdtype
 from ..registry import deflinear, defkernel, defnograd, defresolver, defrule, lookup
 
-__all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid', 'mvn_dim']
+__all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid', 'mvn_dim', 'mvn_precision',
+           'mvn_full_rank']
 
 
 # -- kernels: the covariance and residual of multivariate_normal ------------------------
@@ -56,6 +57,26 @@ def mvn_dim(mean, cov):
     if mean is not None:
         return np.size(mean)
     return np.shape(cov)[-1] if np.ndim(cov) == 2 else 1
+
+
+def mvn_full_rank(c, allow_singular=False):
+    """0, or the refusal of a derivative with respect to a singular covariance (SciPy's
+    ``allow_singular=True`` density is then one of a lower-dimensional normal: changing the
+    covariance can change its dimension)."""
+    if allow_singular and np.linalg.matrix_rank(c) < np.shape(c)[-1]:
+        from ...errors import NonDifferentiableError
+        raise NonDifferentiableError("scipy.stats.multivariate_normal: no derivative with "
+                                     "respect to a singular cov (allow_singular=True)")
+    return 0.0
+
+
+def mvn_precision(c, allow_singular=False):
+    """The precision matrix: ``inv(c)``, or with ``allow_singular`` the pseudo-inverse
+    SciPy uses (the derivatives in x and mean are then those of the density on its
+    support, autograd's convention)."""
+    if allow_singular:
+        return np.linalg.pinv(c, hermitian=True)
+    return np.linalg.inv(c)
 
 
 def mvn_resid(x, mean):
@@ -239,9 +260,10 @@ _discrete("geom", "k, p, loc=0", {"logpmf": {"p": _GEOM}, "pmf": {"p": f"ans * (
 # multivariate_normal: x (..., d), mean (d,), cov (d, d), (d,) or a scalar
 # ---------------------------------------------------------------------------------------
 _D = "np.shape(x)[-1]"
-_P = f"np.linalg.inv(mvn_cov(cov, {_D}))"                   # the precision matrix
+_P = f"mvn_precision(mvn_cov(cov, {_D}), allow_singular)"   # the precision matrix
 _V = f"(mvn_resid(x, mean) @ {_P})"                         # precision @ (x - mean), per row
 _GB = "np.reshape({g}, np.shape(x)[:-1] + (1,))"            # one cotangent per row
+_FULL = f"mvn_full_rank(mvn_cov(cov, {_D}), allow_singular)"  # (cov: refused if singular)
 
 
 def _mvn(func, method, weight):
@@ -253,11 +275,11 @@ def _mvn(func, method, weight):
     defrule(func, "x, mean=None, cov=1, allow_singular=False",
             name=f"scipy.stats.multivariate_normal.{method}",
             vjp=dict(x=f"unbroadcast(-{gb} * {_V}, x)", mean=f"unbroadcast({gb} * {_V}, mean)",
-                     cov=f"mvn_cov_grad(0.5 * (np.swapaxes(np.reshape({gb} * {_V}, (-1, {_D})), "
+                     cov=f"{_FULL} + mvn_cov_grad(0.5 * (np.swapaxes(np.reshape({gb} * {_V}, (-1, {_D})), "
                          f"-1, -2) @ np.reshape({_V}, (-1, {_D})) - np.sum({gw}) * {_P}), cov)"),
             jvp=dict(x=f"{w}np.reshape(-np.sum(dx * {_V}, axis=-1), np.shape(ans))",
                      mean=f"{w}np.reshape(np.sum(dmean * {_V}, axis=-1), np.shape(ans))",
-                     cov=f"{w}np.reshape(0.5 * (np.sum(({_V} @ {dcov}) * {_V}, axis=-1) - "
+                     cov=f"{_FULL} + {w}np.reshape(0.5 * (np.sum(({_V} @ {dcov}) * {_V}, axis=-1) - "
                          f"np.sum({_P} * {dcov})), np.shape(ans))"))
 
 
@@ -267,8 +289,9 @@ _mvn(st.multivariate_normal.pdf, "pdf", "ans")
 _PE = "np.linalg.inv(mvn_cov(cov, mvn_dim(mean, cov)))"
 defrule(st.multivariate_normal.entropy, "mean=None, cov=1",
         name="scipy.stats.multivariate_normal.entropy",
-        vjp=dict(cov=f"mvn_cov_grad(0.5 * g * {_PE}, cov)"),
-        jvp=dict(cov=f"0.5 * np.sum({_PE} * mvn_cov(dcov, mvn_dim(mean, cov)))"))
+        vjp=dict(mean="zeros_like(mean)", cov=f"mvn_cov_grad(0.5 * g * {_PE}, cov)"),
+        jvp=dict(mean="zeros_like(ans)",
+                 cov=f"0.5 * np.sum({_PE} * mvn_cov(dcov, mvn_dim(mean, cov)))"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -296,7 +319,12 @@ _dirichlet(st.dirichlet.pdf, "pdf", "ans")
 # the kernels' own rules (grad of grad)
 deflinear(mvn_cov, "t, d", "mvn_cov_grad(g, t)", "mvn_cov(dt, d)")
 deflinear(mvn_cov_grad, "t, cov", "mvn_cov(g, np.shape(t)[-1])", "mvn_cov_grad(dt, cov)")
-defnograd(mvn_dim, names=["ad.mvn_dim"])
+defnograd(mvn_dim, mvn_full_rank, names=["ad.mvn_dim", "ad.mvn_full_rank"])
+# (d inv(c) = -P dc P; of a singular c with allow_singular, refused)
+defkernel(mvn_precision, "c, allow_singular=False",
+          vjp=dict(c="mvn_full_rank(c, allow_singular) - np.swapaxes(ans, -1, -2) @ g @ "
+                     "np.swapaxes(ans, -1, -2)"),
+          jvp=dict(c="mvn_full_rank(c, allow_singular) - ans @ dc @ ans"))
 defkernel(mvn_resid, "x, mean", vjp=dict(x="unbroadcast(g, x)", mean="unbroadcast(-g, mean)"),
           jvp=dict(x="expand(dx, ans)", mean="expand(-dmean, ans)"))
 
