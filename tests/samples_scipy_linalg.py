@@ -62,6 +62,15 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
     SAMPLES["scipy.linalg.sqrtm"] = [S(spd(3)), S(M(3), _rtol=1e-5)]
     SAMPLES["scipy.linalg.logm"] = [S(spd(3), _rtol=1e-5),
                                               S(spd(3) + 0.3 * A(3, 3), _rtol=1e-5)]
+    SAMPLES["scipy.linalg.solve_sylvester"] = [S(M(3), M(3), A(3, 3)), S(M(2), M(3), A(2, 3))]
+    # (the main diagonal, ab's row `upper`, kept away from 0: a well-conditioned matrix)
+    def band(rows, n, upper):
+        ab = A(rows, n)
+        ab[upper] += 3.0
+        return ab
+    SAMPLES["scipy.linalg.solve_banded"] = [
+        S((1, 1), band(3, 5, 1), A(5)), S((1, 2), band(4, 4, 2), A(4, 2)),
+        S((0, 1), band(2, 3, 1), A(3)), S((2, 0), band(3, 4, 0), A(4))]
     SAMPLES["scipy.linalg.block_diag"] = [
         S(A(2, 2), A(3, 1)), S(A(2), 1.5, A(2, 3)), S(A(3, 3))]
     SAMPLES["scipy.linalg.toeplitz"] = [

@@ -264,3 +264,24 @@ def test_mvn_entropy_mean_has_zero_gradient():
     np.testing.assert_array_equal(gm, np.zeros(2))
     np.testing.assert_allclose(gc, _central(lambda c: st.multivariate_normal.entropy(None, c),
                                             cov), rtol=1e-6)
+
+
+# -- scipy.linalg.solve_sylvester and solve_banded (autograd has both) ------------------
+@pytest.mark.skipif(autograd is None, reason="autograd is not installed")
+def test_sylvester_and_banded_match_autograd():
+    import autograd.scipy.linalg as asl
+    sl = pytest.importorskip("scipy.linalg")
+    a, b, q = (_rng.uniform(-1, 1, (3, 3)) + 3 * np.eye(3) for _ in range(3))
+    mine = sg.grad(lambda a, b, q: np.sum(np.sin(sl.solve_sylvester(a, b, q))), wrt=(0, 1, 2))
+    theirs = autograd.grad(lambda a, b, q: anp.sum(anp.sin(asl.solve_sylvester(a, b, q))),
+                           (0, 1, 2))
+    for m, t in zip(mine(a, b, q), theirs(a, b, q)):
+        np.testing.assert_allclose(m, t, rtol=1e-10)
+    ab = _rng.uniform(-1, 1, (3, 5))
+    ab[1] += 3.0
+    rhs = _rng.uniform(-1, 1, 5)
+    mine = sg.grad(lambda ab, r: np.sum(np.sin(sl.solve_banded((1, 1), ab, r))), wrt=(0, 1))
+    theirs = autograd.grad(lambda ab, r: anp.sum(anp.sin(asl.solve_banded((1, 1), ab, r))),
+                           (0, 1))
+    for m, t in zip(mine(ab, rhs), theirs(ab, rhs)):
+        np.testing.assert_allclose(m, t, rtol=1e-10, atol=1e-12)

@@ -33,7 +33,9 @@ __all__ = ['sl_refuse', 'sl_cholesky_grad', 'sl_cholesky_jvp', 'sl_cho_factor_gr
            'sl_sqrtm_grad', 'sl_sqrtm_jvp', 'sl_logm_grad', 'sl_logm_jvp',
            'sl_block_diag_grad', 'sl_block_diag_jvp', 'sl_toeplitz_grad', 'sl_toeplitz_part',
            'sl_circulant_grad', 'sl_circulant_part', 'sl_cho_solve_b', 'sl_solve_triangular_jvp_b',
-           'sl_solve_jvp_b', 'sl_lu_solve_jvp_b']
+           'sl_solve_jvp_b', 'sl_lu_solve_jvp_b', 'sl_sylvester_adjoint', 'sl_sylvester_jvp',
+           'sl_banded_dense', 'sl_banded_band', 'sl_banded_grad_b', 'sl_banded_grad_ab',
+           'sl_banded_jvp']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -399,6 +401,68 @@ def sl_logm_grad(g, a):
     return sl_logm_jvp(g, mT(a))
 
 
+# solve_sylvester: a x + x b = q.  Tangent: the same equation for dq - da x - x db;
+# adjoint: y solving a^T y + y b^T = g, then (q, a, b) get (y, -y x^T, -x^T y)
+def sl_sylvester_adjoint(g, a, b):
+    return sl.solve_sylvester(mT(a), mT(b), g)
+
+
+def sl_sylvester_jvp(da, db, dq, ans, a, b):
+    rhs = 0.0 * ans
+    if dq is not None:
+        rhs = rhs + dq
+    if da is not None:
+        rhs = rhs - da @ ans
+    if db is not None:
+        rhs = rhs - ans @ db
+    return sl.solve_sylvester(a, b, rhs)
+
+
+# solve_banded((l, u), ab, b): the matrix a[i, j] = ab[u + i - j, j], built densely from
+# its diagonals (a linear map of ab, written in functions with rules), then np.linalg.solve's
+# derivatives: O(n^3) where SciPy's solve is O(n), exact at every order
+def sl_banded_dense(l_and_u, ab):
+    lower, upper = l_and_u
+    n = np.shape(ab)[-1]
+    out = np.zeros((n, n), dtype=np.result_type(ab, np.float32))
+    for k in range(-lower, upper + 1):
+        row = ab[upper - k]
+        out = out + np.diag(row[k:] if k >= 0 else row[:n + k], k)
+    return out
+
+
+def sl_banded_band(l_and_u, a):
+    """The transpose of :func:`sl_banded_dense`: ``a``'s diagonals in ``ab``'s layout
+    (zeros where ``ab`` holds nothing)."""
+    lower, upper = l_and_u
+    rows = []
+    for k in range(upper, -lower - 1, -1):
+        d = np.diagonal(a, k)
+        pad = np.zeros(abs(k), dtype=d.dtype)
+        rows.append(np.concatenate([pad, d]) if k >= 0 else np.concatenate([d, pad]))
+    return np.stack(rows)
+
+
+def sl_banded_grad_b(g, l_and_u, ab):
+    return np.linalg.solve(mT(sl_banded_dense(l_and_u, ab)), g)
+
+
+def sl_banded_grad_ab(g, ans, l_and_u, ab):
+    y = sl_banded_grad_b(g, l_and_u, ab)
+    n = np.shape(ab)[-1]
+    return sl_banded_band(l_and_u, -(np.reshape(y, (n, -1)) @ mT(np.reshape(ans, (n, -1)))))
+
+
+def sl_banded_jvp(dab, db, ans, l_and_u, ab):
+    a = sl_banded_dense(l_and_u, ab)
+    rhs = 0.0 * ans
+    if db is not None:
+        rhs = rhs + db
+    if dab is not None:
+        rhs = rhs - sl_banded_dense(l_and_u, dab) @ ans
+    return np.linalg.solve(a, rhs)
+
+
 def _block_shape(x):
     """The block ``block_diag`` makes of ``x`` (a scalar or a vector is one row)."""
     s = np.shape(x)
@@ -491,7 +555,9 @@ deftransformable(_lower_solve, sl_cholesky_grad, sl_cholesky_jvp, sl_cho_factor_
                  sl_sqrtm_grad, sl_sqrtm_jvp, sl_logm_grad, sl_logm_jvp, sl_block_diag_grad,
                  sl_block_diag_jvp, sl_cho_solve_b, sl_solve_triangular_jvp_b, sl_solve_jvp_b,
                  sl_lu_solve_jvp_b, _outer, _factor, _triangle, _structured,
-                 _structured_adjoint, _lu_parts, _upper_block, _real)
+                 _structured_adjoint, _lu_parts, _upper_block, _real, sl_sylvester_adjoint,
+                 sl_sylvester_jvp, sl_banded_dense, sl_banded_band, sl_banded_grad_b,
+                 sl_banded_grad_ab, sl_banded_jvp)
 defnograd(_transposes, _flipped, _structure, _eigh_call, _qr_mode, _block_shape)
 defnograd(sl_refuse)                # (a refusal: it raises)
 deftransformable(sl_circulant_part)
@@ -563,6 +629,17 @@ _rule(sl.sqrtm, "A, disp=None, blocksize=None",
         vjp=dict(A="sl_sqrtm_grad(g, A)"), jvp=dict(A="sl_sqrtm_jvp(dA, A)"))
 _rule(sl.logm, "A, disp=None",
         vjp=dict(A="sl_logm_grad(g, A)"), jvp=dict(A="sl_logm_jvp(dA, A)"))
+_rule(sl.solve_sylvester, "a, b, q",
+      vjp=dict(a="-sl_sylvester_adjoint(g, a, b) @ mT(ans)",
+               b="-mT(ans) @ sl_sylvester_adjoint(g, a, b)", q="sl_sylvester_adjoint(g, a, b)"),
+      jvp=dict(a="sl_sylvester_jvp(da, None, None, ans, a, b)",
+               b="sl_sylvester_jvp(None, db, None, ans, a, b)",
+               q="sl_sylvester_jvp(None, None, dq, ans, a, b)"))
+_rule(sl.solve_banded, "l_and_u, ab, b, overwrite_ab=False, overwrite_b=False, "
+                       "check_finite=True",
+      vjp=dict(ab="sl_banded_grad_ab(g, ans, l_and_u, ab)", b="sl_banded_grad_b(g, l_and_u, ab)"),
+      jvp=dict(ab="sl_banded_jvp(dab, None, ans, l_and_u, ab)",
+               b="sl_banded_jvp(None, db, ans, l_and_u, ab)"))
 _rule(sl.block_diag, "*arrs", linear_in="arrs",
         vjp=dict(arrs="sl_block_diag_grad(g, arrs)"),
         jvp=dict(arrs="sl_block_diag_jvp(darrs, arrs)"))
