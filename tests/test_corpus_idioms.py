@@ -50,8 +50,6 @@ ATOL = 1e-7
 _RECURSION = "recursion (a function calling itself, or two calling each other)"
 REFUSED = {
     "nonlocal_accumulator": "nonlocal writes",
-    # nesting srcgrad in srcgrad
-    "jvp_inside_function": "sg.jvp of a lambda inside differentiated code",
     # recursion
     "memoized_recursion": _RECURSION + " with a memo dict (refused as an in-place change of it)",
 }

@@ -289,3 +289,23 @@ def test_partials_binding_differentiated_values(f):
     g = sg.grad(f)
     hess = np.array([fd_grad(lambda q, i=i: g(q)[i], p) for i in range(3)])
     np.testing.assert_allclose(sg.hessian(f)(p), hess, rtol=1e-5, atol=1e-8)
+
+
+# -- a call resolved at run time passes any keyword: ``f=``, ``wrt=``, ``site=`` are the
+# callee's, not the run-time call's own (they collided: "got multiple values")
+
+def _weighted(x, f=1.0, wrt=2.0, site=3.0, tangents=4.0):
+    return np.sum(x * f + x * wrt * site + tangents * x ** 2)
+
+
+def keywords_named_like_the_call_machinery(x):
+    g = _weighted
+    return g(x, f=x[0], wrt=0.5, site=x[1], tangents=2.0)
+
+
+def test_keywords_named_like_the_call_machinery():
+    np.testing.assert_allclose(sg.grad(keywords_named_like_the_call_machinery)(X.copy()),
+                               fd_grad(keywords_named_like_the_call_machinery, X), rtol=1e-6)
+    _, t = sg.jvp(keywords_named_like_the_call_machinery, (X.copy(),), (np.ones(3),))
+    np.testing.assert_allclose(t, fd_grad(keywords_named_like_the_call_machinery, X).sum(),
+                               rtol=1e-6)

@@ -118,7 +118,19 @@ def partials_made_in_a_comprehension(x):
     return sum(f(v, scale=0.5) for f, v in zip(fs, [V, 2 * V])) ** 2
 
 
-CASES = [defs_made_in_a_loop, partials_made_in_a_comprehension, through_function_values, through_methods_in_a_list, through_starred_calls,
+def jvp_of_a_lambda_inside(x):
+    _, tangent = sg.jvp(lambda u: np.sin(u) * u, (x,), (V,))
+    return np.sum(tangent ** 2)
+
+
+def jvp_of_a_closure_inside(x):
+    def f(u):
+        return np.tanh(u * V)
+    out, tangent = sg.jvp(f, (x,), (x * 0.5,))
+    return np.sum(tangent * out)
+
+
+CASES = [jvp_of_a_lambda_inside, jvp_of_a_closure_inside, defs_made_in_a_loop, partials_made_in_a_comprehension, through_function_values, through_methods_in_a_list, through_starred_calls,
          through_partials, through_closures_of_a_factory, closure_over_the_input,
          rnn_by_scan, grad_inside, ufunc_derivative]
 
@@ -200,3 +212,34 @@ def test_second_order_of_branches_that_call_a_function(a):
     d = sg.grad(branch_calls, wrt=0)
     np.testing.assert_allclose(sg.grad(d, wrt=0)(a, 1.0), 0.0)
     np.testing.assert_allclose(sg.grad(d, wrt=1)(a, 1.0), 1.0)
+
+
+# -- sg.vjp inside differentiated code: autograd's elementwise_grad, spelled with vjp --
+
+def _egrad(f):
+    return lambda v: sg.vjp(f, v)[1](np.ones_like(v))
+
+
+def _logistic_tanh(x):
+    return (1.0 - np.exp(-x)) / (1.0 + np.exp(-x))
+
+
+def test_elementwise_grad_by_vjp_to_third_order():
+    x = np.linspace(-3, 3, 7)
+    d1, d2, d3 = _egrad(_logistic_tanh), _egrad(_egrad(_logistic_tanh)), \
+        _egrad(_egrad(_egrad(_logistic_tanh)))
+    e = 1e-5
+    np.testing.assert_allclose(d2(x), (d1(x + e) - d1(x - e)) / (2 * e), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(d3(x), (d2(x + e) - d2(x - e)) / (2 * e), rtol=1e-5, atol=1e-8)
+    if autograd is not None:
+        t = lambda x: (1.0 - anp.exp(-x)) / (1.0 + anp.exp(-x))     # noqa: E731
+        eg = autograd.elementwise_grad
+        np.testing.assert_allclose(d3(x), eg(eg(eg(t)))(x), rtol=1e-10, atol=1e-12)
+
+
+def test_vjp_inside_with_keywords_is_refused_by_name():
+    def f(x):
+        return np.sum(sg.vjp(np.sin, x, wrt=0)[1](np.ones_like(x)))
+    with pytest.raises(sg.NonDifferentiableError, match=r"test_nested_calls\.py:\d+: .*"
+                                                        r"sg\.vjp\(f, \*args\) without keywords"):
+        sg.grad(f)(X)

@@ -668,6 +668,12 @@ def vjp(f, *args, wrt=None, max_memory=None, **kwargs):
     return (_to_tensors(out) if tnames else out), vjp_fn
 
 
+# inside differentiated code: resolved when it runs, as what it computes
+# (compiler/nested.py: vjp_of)
+vjp.__srcgrad_vjp__ = True
+vjp.__srcgrad_resolved_when_run__ = True
+
+
 @api_boundary
 def source(f, wrt=None, mode="reverse", max_memory=None):
     """The generated Python source of f's derivative, as a string."""

@@ -151,8 +151,7 @@ def _inline_jvp(analysis, args, kws, stmt):
                                "tangents) with three positional arguments")
     g = analysis.static(args[0]) if isinstance(args[0], gast.AST) else None
     if not isinstance(g, types.FunctionType):
-        raise info.error(stmt, "inside a transformed function, sg.jvp needs a module-level "
-                               "function (a def) as its first argument")
+        return None         # a function value: resolved when the call runs
     n = None
     seq = args[1]
     if isinstance(seq, gast.Name):

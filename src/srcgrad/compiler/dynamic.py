@@ -44,6 +44,8 @@ def use(kind, build):
 # calls of generated code's own run-time calls (``call_forward`` differentiated again:
 # grad of grad): {id(function): unfold}, installed by compiler/nested.py
 NESTED = {}
+JVP_OF = []             # [nested.jvp_of]
+HELD_AT = {}            # {id(nested.split_forward / star_apply): its held dict's position}
 
 
 _SITES = {}             # "model.py:12" -> "/path/to/model.py:12"
@@ -104,6 +106,15 @@ def _target(f, args, kwargs, site, own=False):
             args = (f.__self__,) + tuple(args)
             front += 1
             f = f.__func__
+        elif getattr(f, "__srcgrad_inline__", None) is not None:
+            # sg.jvp(fun, primals, tangents) of a function value: what it computes
+            f = JVP_OF[0]
+        elif getattr(f, "__srcgrad_vjp__", False):
+            if kwargs:
+                raise NonDifferentiableError(
+                    f"{site}: inside differentiated code, call sg.vjp(f, *args) without "
+                    f"keywords ({', '.join(kwargs)})")
+            f = JVP_OF[1]           # sg.vjp(fun, *args): what it computes
         elif hasattr(f, "__srcgrad_trace__"):
             # sg.grad(g) called here: its generated code (transformed again), which holds
             # what g holds (a closure's generated code closes over the same names)
@@ -206,7 +217,7 @@ _SELF = object()      # the callee's own object in a ``where`` list (position 0)
 _CLOSURE = "closure"  # a Python function holding floats: compiled with them opened
 
 
-def call_forward(f, wrt, site, *args, **kwargs):
+def call_forward(f, wrt, site, /, *args, **kwargs):
     """Run ``f(*args, **kwargs)``; return its value and what :func:`call_backward`
     needs for the gradients of the arguments named by ``wrt`` (None in ``wrt``: the
     callee's own gradient, its object's for a method or a callable object)."""
@@ -284,7 +295,11 @@ def call_backward(record, g):
 
 
 def _internal(func):
-    return getattr(func, "__module__", "").startswith("srcgrad.") and not getattr(
+    module = getattr(func, "__module__", "") or ""
+    if module == __name__.rsplit(".", 1)[0] + ".nested" and \
+            getattr(func, "__qualname__", "").endswith(".vjp_fn"):
+        return False        # the function sg.vjp returns inside differentiated code
+    return module.startswith("srcgrad.") and not getattr(
         func, "__srcgrad_transformable__", False)
 
 
@@ -406,15 +421,16 @@ def _rule_forward(rule, func, args, kwargs, where, site):
                              site)
 
 
-def call_jvp(f, wrt, site, tangents, *args, **kwargs):
+def call_jvp(f, wrt, site, tangents, /, *args, **kwargs):
     """Forward mode: ``(f(*args, **kwargs), its tangent)`` given the tangents of the
     arguments named by ``wrt`` (the others have none)."""
     if id(f) in NESTED:             # generated code differentiated again (nested.py)
         f, args, kwargs, position = NESTED[id(f)](args, kwargs, site)
         wrt = tuple(map(position, wrt))
-        if 3 in wrt:                # what a closure holds: its tangent, sparse, made whole
-            i = wrt.index(3)
-            held = args[3]
+        at = HELD_AT.get(id(f))
+        if at in wrt:           # what a closure holds: its tangent, sparse, made whole
+            i = wrt.index(at)
+            held = args[at]
             t = tangents[i] if isinstance(tangents[i], dict) else {}
             tangents = tangents[:i] + ({n: _part(t, n, v) for n, v in held.items()},) + \
                 tangents[i + 1:]

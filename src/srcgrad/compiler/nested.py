@@ -66,24 +66,41 @@ def constant(v):
 constant.__srcgrad_stop_gradient__ = True
 
 
-def split_star(_sg_fwd, _sg_bwd, _sg_picks, _sg_held, _sg_ncells, stars, pieces,
-               kw_pieces):
-    """:func:`split_forward` for a call with ``*xs`` / ``**kw`` (compiler/dynamic.py:
-    ``call_forward_star``): the pieces put together as the call does."""
-    flat = _cells(_sg_held, _sg_ncells)
+def star_apply(_sg_H, _sg_spec, _sg_kwspec, _sg_picks, _sg_held, stars, pieces, kw_pieces):
+    """``call_forward_star``'s call (compiler/dynamic.py): the pieces put together as
+    the call does, then ``_sg_H`` (its flat call's unfolding) called with its arguments
+    made from them (``_sg_spec``: for each, a flat argument, a keyword, what the callee
+    holds or a constant); its record's picks by piece (``_sg_picks``)."""
+    flat = []
     for k in range(len(pieces)):
         if k in stars:
             flat = flat + list(pieces[k])
         else:
             flat = flat + [pieces[k]]
-    kwargs = _defaults(_sg_held, _sg_ncells)
+    kwargs = {}
     for key, v in kw_pieces:
         if key is None:
             kwargs = {**kwargs, **v}
         else:
             kwargs = {**kwargs, key: v}
-    value, saved = _sg_fwd(*flat, **kwargs)
-    return value, (saved, _sg_bwd, _sg_picks)
+    hargs = [_made(kind, x, flat, kwargs, _sg_held) for kind, x in _sg_spec]
+    hkw = {}
+    for key, (kind, x) in _sg_kwspec:
+        hkw = {**hkw, key: _made(kind, x, flat, kwargs, _sg_held)}
+    value, record = _sg_H(*hargs, **hkw)
+    if _sg_picks is None:
+        return value, record
+    return value, (record[0], record[1], _sg_picks)
+
+
+def _made(kind, x, flat, kwargs, held):
+    if kind == "flat":
+        return flat[x]
+    if kind == "kw":
+        return kwargs[x]
+    if kind == "held":
+        return held
+    return x
 
 
 def picked(grads, picks):
@@ -125,8 +142,47 @@ def _one(grads, slot):
     return grads[i] if sub is None else grads[i][sub]
 
 
-deftransformable(split_forward, split_plain, split_star, split_backward, picked, _take, _one,
-                 _cells, _defaults)
+def jvp_apply(_sg_fn, _sg_names, tangents, *args, **kwargs):
+    """A callee's forward-mode code called with the tangents by their names."""
+    by_name = {}
+    for n, t in zip(_sg_names, tangents):
+        by_name = {**by_name, n: t}
+    return _sg_fn(*args, **kwargs, **by_name)
+
+
+def jvp_of(fun, primals, tangents):
+    """``sg.jvp(fun, primals, tangents)`` inside differentiated code, where ``fun`` is
+    a value (a lambda, a closure): what it computes, in Python srcgrad transforms."""
+    primals = tuple(primals) if isinstance(primals, (tuple, list)) else (primals,)
+    tangents = tuple(tangents) if isinstance(tangents, (tuple, list)) else (tangents,)
+    wrt = constant(tuple([i for i in range(len(primals))]))
+    return dynamic.call_jvp(fun, wrt, "sg.jvp", tangents, *primals)
+
+
+def vjp_of(fun, *args):
+    """``sg.vjp(fun, *args)`` inside differentiated code: its value, and a function
+    of the cotangent that gives the gradients of the floating-point arguments."""
+    wrt = constant(tuple([i for i in range(len(args)) if holds_floats(args[i])]))
+    value, record = dynamic.call_forward(fun, wrt, "sg.vjp", *args)
+
+    def vjp_fn(cotangent):
+        grads = dynamic.call_backward(record, cotangent)
+        if len(grads) == 1:
+            return grads[0]
+        return grads
+    return value, vjp_fn
+
+
+def holds_floats(v):
+    """Does ``v`` hold a float (``sg.vjp``'s arguments with a gradient)?"""
+    return dynamic._holds_floats(v, set())
+
+
+holds_floats.__srcgrad_stop_gradient__ = True
+
+
+deftransformable(split_forward, split_plain, jvp_apply, jvp_of, vjp_of, star_apply, _made,
+                 split_backward, picked, _take, _one, _cells, _defaults)
 
 
 def _refuse(site, what):
@@ -167,7 +223,7 @@ def unfold_forward(args, kwargs, site):
     full_site = dynamic._full(inner_site)
     if not wrt:
         return split_plain, (f,) + tuple(rest), kwargs, \
-            lambda p: p if isinstance(p, str) else None if p == 0 else p - 2
+            lambda p: p if isinstance(p, str) else 0 if p == 0 else p - 2
     if f is runtime.try_call:
         _refuse(full_site, "a try statement")
     if f is runtime.call_with_self:
@@ -247,7 +303,7 @@ def unfold_backward(args, kwargs, site):
 
 def unfold_star(args, kwargs, site):
     """``call_forward_star(f, wrt, site, stars, pieces, kw_pieces)`` as
-    :func:`split_star`."""
+    :func:`star_apply` of the flat call's unfolding."""
     f, wrt, inner_site, stars, pieces, kw_pieces = args
     flat, kw, spans = dynamic._flatten(stars, pieces, kw_pieces)
     own = None in wrt
@@ -260,23 +316,51 @@ def unfold_star(args, kwargs, site):
     inner = ((None,) if own else ()) + tuple(slots)
     H, h, k, pm = unfold_forward((f, inner, inner_site) + tuple(flat), kw, site)
     full_site = dynamic._full(inner_site)
-    if H is split_plain:
-        fwd, bwd, lead, picks, held, ncells = _plain_sweep, None, None, (), {"_sg_f": f}, 1
-    else:
-        fwd, bwd, (lead, picks), held, ncells = h[:5]
-    grouped = dynamic.group_picks(picks, slots, wrt, spans)
+    picks = None
+    if H is split_forward:
+        lead, flat_picks = h[2]
+        picks = (lead, dynamic.group_picks(flat_picks, slots, wrt, spans))
+    # where each of H's arguments comes from: the flat arguments, or a constant
+    spec = [("const", v) for v in h]
+    refused = []
+    for j in range(len(flat)):
+        try:
+            q = pm(3 + j)
+        except IndexError:          # (a call's wrt or site: constants)
+            continue
+        except NonDifferentiableError as e:
+            refused.append(e)
+            continue
+        if isinstance(q, int):
+            spec[q] = ("flat", j)
+    kwspec = {key: ("const", v) for key, v in k.items()}
+    for key in kw:
+        q = pm(key)
+        kwspec[q] = ("kw", key)
+    held_at = None
+    try:
+        held_at = pm(0)
+    except NonDifferentiableError:
+        pass
+    if held_at == 3 and H is split_forward:
+        spec[3] = ("held", None)
 
     def position(p):
         if p == 0:
-            q = pm(0) if H is not split_plain else None if dynamic._holder(f) is None else 1
-            if q is None or q == 3:         # (3: what a closure holds, as split_star's)
-                return q
+            if held_at == 3 and H is split_forward:
+                return 4
+            q = pm(0)
+            if q is None:
+                return None
             _refuse(full_site, f"{dynamic._name(f)}, a function value that holds "
                                f"differentiated values, called with *args")
         if p in (4, 5):
+            if refused:
+                raise refused[0]
             return p + 2
         raise IndexError(p)
-    return split_star, (fwd, bwd, (lead, grouped), held, ncells, stars, pieces,
+    return star_apply, (H, tuple(spec), tuple(kwspec.items()), picks,
+                        h[3] if held_at == 3 and H is split_forward else {}, stars, pieces,
                         kw_pieces), {}, position
 
 
@@ -285,10 +369,75 @@ def _plain_sweep(_sg_f, *args, **kwargs):
     return _sg_f(*args, **kwargs), ()
 
 
+def unfold_jvp(args, kwargs, site):
+    """``call_jvp(f, wrt, site, tangents, *args)`` (forward-mode generated code
+    differentiated again) as :func:`jvp_apply` of ``f``'s forward-mode code."""
+    f, wrt, inner_site, tangents, *rest = args
+    wrt = tuple(wrt)
+    if id(f) in NESTED:
+        H0, h0, k0, pm0 = NESTED[id(f)](tuple(rest), kwargs, inner_site)
+        H, h, k, pm = unfold_jvp((H0, tuple(map(pm0, wrt)), inner_site, tangents) +
+                                 tuple(h0), k0, site)
+
+        def composed(p):
+            if isinstance(p, str):
+                q = pm0(p)
+            elif p == 0 or p == 3:
+                q = p
+            elif p < 3:
+                raise IndexError(p)
+            else:
+                q = pm0(p - 4)
+                q = q if q is None or isinstance(q, str) else q + 4
+            return None if q is None else pm(q)
+        return H, h, k, composed
+    full_site = dynamic._full(inner_site)
+    if None in wrt:
+        _refuse(full_site, f"{dynamic._name(f)}, a function value holding differentiated "
+                           f"values, in forward mode")
+    target, full, kw, front, holder = dynamic._target(f, tuple(rest), kwargs, full_site)
+    where = [i + front if isinstance(i, int) else i for i in wrt]
+    if dynamic.rules.lookup(target) is not None:
+        target = calling(target, len(full), tuple(kw))
+    elif not dynamic.is_python_callee(target):
+        dynamic.call_jvp(f, wrt, inner_site, tangents, *rest, **kwargs)    # raises why
+        _refuse(full_site, f"{dynamic._name(f)}")
+    sig = dynamic._signature(target)
+    slots = dynamic._slots(sig, full, kw, where, full_site, target)
+    if any(sub is not None for _, sub in slots) or len({p for p, _ in slots}) < len(slots):
+        _refuse(full_site, f"{dynamic._name(f)} with tangents of its *args or **kwargs")
+    order = list(sig.parameters)
+    params = sorted([p for p, _ in slots], key=order.index)
+    bound = sig.bind(*full, **kw)
+    kinds = {n: dynamic.argument_kind(v)
+             for n, v in dynamic._with_defaults(bound, target).items()}
+    fn = dynamic.BUILD["forward"](target, tuple(params), kinds)
+    names = tuple(fn.tangent_params[p] for p, _ in slots)
+
+    def pm(p):
+        if isinstance(p, str):
+            return p
+        if p == 0:
+            if holder is None:
+                return None
+            _refuse(full_site, f"{dynamic._name(f)}, a function value built from "
+                               f"differentiated values ({holder}), in forward mode")
+        if p == 3:
+            return 2
+        if p < 3:
+            raise IndexError(p)
+        return 3 + front + p - 4
+    return jvp_apply, (fn, names, tangents) + tuple(full), kw, pm
+
+
 NESTED = dynamic.NESTED
+dynamic.JVP_OF[:] = [jvp_of, vjp_of]
+dynamic.HELD_AT.update({id(split_forward): 3, id(star_apply): 4})
 NESTED[id(dynamic.call_forward)] = unfold_forward
 NESTED[id(dynamic.call_backward)] = unfold_backward
 NESTED[id(dynamic.call_forward_star)] = unfold_star
+NESTED[id(dynamic.call_jvp)] = unfold_jvp
 deftransformable(_plain_sweep)
-for _f in (dynamic.call_forward, dynamic.call_backward, dynamic.call_forward_star):
+for _f in (dynamic.call_forward, dynamic.call_backward, dynamic.call_forward_star,
+           dynamic.call_jvp):
     _f.__srcgrad_unfolds__ = True       # (analysis/activity.py)

@@ -325,8 +325,12 @@ class Analysis:
         inline = getattr(obj, "__srcgrad_inline__", None)
         if inline is not None:
             # a transformation called inside transformed code (``sg.jvp(g, ...)``): a
-            # call of generated code that srcgrad can transform again
-            func, pos, kw = inline(self, args, kws, s)
+            # call of generated code that srcgrad can transform again; of a function
+            # value (a lambda, a closure), resolved when it runs (compiler/nested.py)
+            made = inline(self, args, kws, s)
+            if made is None:
+                return self.dynamic(f, args, kws, s, A.unparse_short(f) + "()")
+            func, pos, kw = made
             return Op("call", func=func, callee_args=(pos, list(kw.items())))
         rule = rules.lookup(obj)
         if rule is not None:
