@@ -130,3 +130,34 @@ def test_a_derivative_of_a_closure_taken_inside_is_differentiated_again(f, args)
             a[i] = v
             return f(*a)
         np.testing.assert_allclose(g, fd(fun, args[i]), rtol=1e-5, atol=1e-7)
+
+
+# -- two closures of the same name from different factories, one calling the other:
+# the generated ``loss_fwd`` called itself (a wrong value and gradient, no error)
+
+def _make_inner():
+    def loss(params):
+        return np.sum(np.sin(params))
+    return loss
+
+
+def _make_outer():
+    inner = _make_inner()
+
+    def loss(params):
+        if np.sum(params) > 1.0:
+            return inner(params * 0.1) + np.sum(params ** 2)
+        return np.sum(params ** 2)
+    return loss
+
+
+_SAME_NAME = _make_outer()
+
+
+def test_a_closure_calling_another_of_the_same_name():
+    p = np.array([0.9, 0.8])
+    value, g = sg.value_and_grad(lambda q: -_SAME_NAME(q))(p)
+    np.testing.assert_allclose(value, -_SAME_NAME(p), rtol=1e-12)
+    np.testing.assert_allclose(g, -(0.1 * np.cos(0.1 * p) + 2 * p), rtol=1e-12)
+    np.testing.assert_allclose(sg.grad(_SAME_NAME)(p), 0.1 * np.cos(0.1 * p) + 2 * p,
+                               rtol=1e-12)

@@ -46,7 +46,12 @@ def front_end(func, wrt, kinds):
         if w not in params:
             raise ValueError(f"wrt={w!r} is not a parameter of {func.__qualname__}{params}")
     user_names = A.all_names(fdef)
-    gen = A.NameGen(user_names | set(params))
+    # the names of the functions this build generates are taken too: a callee of the
+    # same name (another factory's ``loss``) gets its own (it was the generated
+    # ``loss_fwd`` calling itself)
+    generated = {f"{fdef.name}_fwd", f"{fdef.name}_bwd", f"jvp_{fdef.name}"} | \
+        {f"{mode}_{fdef.name}" for mode in ("grad", "value_and_grad")}
+    gen = A.NameGen(user_names | set(params) | generated)
     names = Names(gen, helper_name("np", user_names, func, np, gen),
                   helper_name("ad", user_names, func, ad_namespace(), gen),
                   helper_name("math", user_names, func, math, gen))
