@@ -243,3 +243,30 @@ def test_vjp_inside_with_keywords_is_refused_by_name():
     with pytest.raises(sg.NonDifferentiableError, match=r"test_nested_calls\.py:\d+: .*"
                                                         r"sg\.vjp\(f, \*args\) without keywords"):
         sg.grad(f)(X)
+
+
+# -- what the fuzzers found at second order ---------------------------------------------
+
+def sorted_then_indexed(p):
+    pair = sorted([p, 2.0 * p])
+    return pair[0] * pair[1]            # 2 p ** 2
+
+
+def _over_keywords(p, **kw):
+    acc = p
+    for k in kw:
+        acc = acc + kw[k] * p
+    return acc
+
+
+def keywords_one_constant(p):
+    return _over_keywords(p, s=p, t=0.5)     # p + p ** 2 + 0.5 p
+
+
+@pytest.mark.parametrize("f,second", [(sorted_then_indexed, 4.0), (keywords_one_constant, 2.0)],
+                         ids=["sorted_then_indexed", "keywords_one_constant"])
+def test_second_order_scalar_cases(f, second):
+    # grad of grad: the reverse sweep popped the list that sorted() returned (held by
+    # another name too); a sparse dict of gradients lacked the constant keyword's key
+    np.testing.assert_allclose(sg.grad(lambda q: sg.grad(f)(q))(0.8), second, rtol=1e-12)
+    np.testing.assert_allclose(sg.hvp(f)(0.8, v=1.0), second, rtol=1e-12)

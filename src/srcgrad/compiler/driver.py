@@ -196,6 +196,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
             body.append(seed_stmt(dres))
         else:
             body.append(A.expr_stmt(A.call(A.attr(ad, "seed"), [copy.deepcopy(result)])))
+        body.extend(_unshared(fwd, bwd, rev, ad))
         body.extend(bwd)
         ret = grads[0] if len(grads) == 1 else A.tuple_(grads)
         if mode == "value_and_grad":
@@ -304,6 +305,23 @@ def _mutated_in_place(stmts):
                         isinstance(n.args[0], gast.Name):
                     out.add(n.args[0].id)
     return out
+
+
+def _unshared(fwd, bwd, rev, ad):
+    """``n = ad.copy(n)`` before the reverse sweep for each list it changes in place
+    (``listcomp.pop()``) that another name of the forward sweep also holds (``l =
+    listcomp``): that name keeps its value, which a derivative of this code reads
+    after the reverse sweep ran."""
+    mutated = _mutated_in_place(bwd) - {rev.stack}
+    if not mutated:
+        return []
+    held = set()
+    for s in fwd:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Assign) and isinstance(n.value, gast.Name) and \
+                    n.value.id in mutated and isinstance(n.targets[0], gast.Name):
+                held.add(n.value.id)
+    return [A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)])) for n in sorted(held)]
 
 
 def _bind_zeroed(fwd, bwd, params, skip):

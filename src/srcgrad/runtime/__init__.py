@@ -36,7 +36,10 @@ def copy(x):
 
 
 def take(g, index):
-    """``g[index]`` as a new value (never a view into ``g``)."""
+    """``g[index]`` as a new value (never a view into ``g``); a key a sparse dict of
+    gradients lacks is a zero."""
+    if isinstance(g, dict) and index not in g:
+        return 0.0
     return copy(g[index])
 
 
