@@ -121,3 +121,30 @@ def test_complex_argument_gradient_is_autograds():
     d_re = _central(lambda r: f(r + 1j * z.imag), z.real)
     d_im = _central(lambda i: f(z.real + 1j * i), z.imag)
     np.testing.assert_allclose(g, d_re - 1j * d_im, rtol=1e-6, atol=1e-7)
+
+
+# -- a Python complex scalar as the argument: the gradient d/dRe - i d/dIm, complex ------
+
+PY_COMPLEX = [lambda z: np.abs(z), lambda z: np.real(np.sin(z)), lambda z: np.angle(z),
+              lambda z: np.abs(np.exp(z) * z), lambda z: np.imag(z ** 2 + 2.0 * z)]
+
+
+@pytest.mark.parametrize("k", range(len(PY_COMPLEX)))
+def test_a_python_complex_argument(k):
+    f, z, e = PY_COMPLEX[k], 1.1 + 1.2j, 1e-6
+    g = sg.grad(f)(z)
+    assert isinstance(g, complex)
+    d_re = (f(z + e) - f(z - e)) / (2 * e)
+    d_im = (f(z + 1j * e) - f(z - 1j * e)) / (2 * e)
+    np.testing.assert_allclose([g.real, g.imag], [d_re, -d_im], rtol=1e-6, atol=1e-9)
+    _, t = sg.jvp(f, (z,), (1j,))
+    np.testing.assert_allclose(t, d_im, rtol=1e-6, atol=1e-9)
+    if autograd is not None:
+        a = {0: anp.abs, 2: anp.angle}.get(k)
+        if a is not None:
+            np.testing.assert_allclose(g, autograd.grad(a)(z), rtol=1e-12)
+
+
+def test_the_gradient_of_a_complex_argument_is_complex_where_it_is_real():
+    g = sg.grad(lambda x: np.sum(np.real(x)))(1j)
+    assert isinstance(g, complex) and g == 1

@@ -30,7 +30,7 @@ def _is_tensor(x):
 def _is_float(x):
     if isinstance(x, bool):
         return False
-    if isinstance(x, float):
+    if isinstance(x, (float, complex)):
         return True
     dt = getattr(x, "dtype", None)
     if dt is not None and getattr(x, "shape", None) is not None:
@@ -301,6 +301,8 @@ def _dtype_like(g, x):
     t = type(x)
     if t is float:
         return g
+    if t is complex:        # a Python complex argument: a complex gradient, as autograd's
+        return complex(g) if isinstance(g, (float, int)) and not isinstance(g, bool) else g
     if t is np.ndarray:
         dt = x.dtype
         if type(g) is np.ndarray and g.dtype == dt or dt.kind not in "fc":

@@ -109,7 +109,7 @@ def _tangent_like(t, x, name):
         raise ValueError(f"the tangent for {name!r} has shape {np.shape(t)}, but the "
                          f"argument has shape {np.shape(x)}")
     if not hasattr(x, "shape"):
-        return float(t)
+        return complex(t) if isinstance(x, complex) or isinstance(t, complex) else float(t)
     dtype = getattr(x, "dtype", None)
     if dtype is not None and runtime.dtype_kind(dtype) in "fc":
         return runtime.array_ns(x, t).asarray(t, dtype=dtype)   # on x's backend

@@ -20,7 +20,7 @@ def argument_kind(x):
         return "container"
     if is_record(x):
         return "record"
-    if isinstance(x, (float, int)) and not isinstance(x, bool):
+    if isinstance(x, (float, int, complex)) and not isinstance(x, bool):
         return "float"
     if hasattr(x, "shape"):
         return "num"
