@@ -48,7 +48,6 @@ CASES = [(name, f, args, mod) for mod in MODULES for name, f, args in mod.CASES]
 # The construct each refusal is about: one reason for every check, or (reverse, forward,
 # hvp) with None where that check works (hvp: forward over reverse, as forward if absent).
 REFUSED = {
-    "elementwise_grad_by_vjp_inside": "sg.vjp called inside differentiated code",
     "fluid_simulation_in_place_projection": "a callee's x -= v on a temporary that the loop "
                                             "assigns again before reading it is refused as "
                                             "still read after the call",
@@ -57,16 +56,9 @@ REFUSED = {
 _NAN_FROM_A_ZERO_COTANGENT = ("BUG: the adjoint of sqrt of a negative discriminant, on a path "
                               "that does not reach the result, runs with a zero cotangent: "
                               "0 / (2 * nan) gives NaN where the gradient is 0")
-_PARTIAL_EARLY_RETURN = ("BUG: forward over reverse through a functools.partial with an early "
-                         "return runs the code after the return (None / float)")
-_SAME_NAME = ("BUG: a closure calling another closure of the same name, reached through a "
-              "lambda, calls itself instead: a wrong value and gradient with no error")
 BUGS = {
-    "closures_of_one_name_through_a_lambda": (_SAME_NAME, None, _SAME_NAME),
     "bounce_off_a_board_all_missed": (_NAN_FROM_A_ZERO_COTANGENT, None,
                                       _NAN_FROM_A_ZERO_COTANGENT),
-    "gp_marginal_likelihood_partial_nested_map": (None, None, _PARTIAL_EARLY_RETURN),
-    "gp_marginal_likelihood_broadcast_map": (None, None, _PARTIAL_EARLY_RETURN),
     "custom_adjoint_in_a_model": (None, None, "BUG: a second derivative through an @sg.adjoint "
                                               "rule is refused (the adjoint is not transformed "
                                               "again), and the error names the generated code"),
