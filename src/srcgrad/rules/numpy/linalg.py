@@ -510,8 +510,8 @@ _dot = defrule(np.dot, "a, b, out=None", bilinear_in=("a", "b"),
                torch_name="DotBackward0")
 # vdot conjugates a: of complex arrays, a's cotangent is conjugated and b's holds conj(a)
 defrule(np.vdot, "a, b", bilinear_in=("a", "b"), reduction=ALL_AXES,
-        vjp=dict(a="np.reshape(np.conj(g * np.ravel(b)), np.shape(a))",
-                 b="np.reshape(g * np.conj(np.ravel(a)), np.shape(b))"),
+        vjp=dict(a="spectral_fit(np.reshape(np.conj(g * np.ravel(b)), np.shape(a)), a, ())",
+                 b="spectral_fit(np.reshape(g * np.conj(np.ravel(a)), np.shape(b)), b, ())"),
         jvp=dict(a="np.vdot(da, b)", b="np.vdot(a, db)"),
         torch_name="DotBackward0")
 defrule(np.inner, "a, b", bilinear_in=("a", "b"),

@@ -11,9 +11,10 @@ import numpy as np
 from ..registry import defkernel, deflinear, defmethod, defnograd, defrule, deftransformable
 from .conventions import _along, _axes, _eye, _fdtype, _fit, _flat_axes, _is_complex, _keep, _like, _on_host
 from .linalg import mT
+from .spectral import abs_grad, abs_tangent
 from ...runtime.backends import array_ns
 
-__all__ = ['gradient_apply', 'gradient_spacing', 'std_scale', 'prod_partials', 'minmax_jvp', 'var_grad', 'var_jvp', 'norm_grad', 'norm_jvp', 'ptp_grad', 'ptp_jvp', 'nanmean_grad', 'cumsum_grad', 'cumprod_grad', 'cumprod_jvp', 'diff_grad', 'trace_grad', 'cumulative_trim', 'cumulative_pad', 'nanvar_grad', 'nanvar_jvp', 'var_grad_a', 'prod_partials_grad', 'norm_grad_x', 'norm_grad_n', 'norm_grad_dn', 'norm_jvp_x', 'norm_jvp_n']
+__all__ = ['gradient_apply', 'gradient_spacing', 'std_scale', 'prod_partials', 'minmax_jvp', 'var_grad', 'var_jvp', 'norm_grad', 'norm_jvp', 'norm_vjp', 'norm_tangent', 'ptp_grad', 'ptp_jvp', 'nanmean_grad', 'cumsum_grad', 'cumprod_grad', 'cumprod_jvp', 'diff_grad', 'trace_grad', 'cumulative_trim', 'cumulative_pad', 'nanvar_grad', 'nanvar_jvp', 'var_grad_a', 'prod_partials_grad', 'norm_grad_x', 'norm_grad_n', 'norm_grad_dn', 'norm_jvp_x', 'norm_jvp_n']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -155,13 +156,45 @@ def _norm_axes(x, ord, axis, vector):
 
 
 def _real_norm(x):
-    """The norm's weights are written for real arrays: a complex one (whose weights are
-    conjugated, the tangent a real part) is refused rather than given a wrong number."""
+    """The norm's weights are written for real arrays (a complex one goes through
+    :func:`norm_vjp`): refused rather than given a wrong number."""
     if _is_complex(x):
         from ...errors import NonDifferentiableError
         raise NonDifferentiableError("np.linalg.norm: derivative for real arrays only (this "
                                      "one is complex; np.sqrt(np.sum(np.abs(x) ** 2)) "
                                      "differentiates)")
+
+
+def _abs_norm(x, ord, axis, vector):
+    """Whether the norm of ``x`` is the same norm of ``|x|``: every vector norm, and the
+    Frobenius and 1 / inf matrix norms; not the spectral ones ('nuc', 2, -2), whose
+    complex matrices are refused."""
+    nd = np.ndim(x)
+    matrix = not vector and ((axis is None and nd == 2 and ord is not None) or
+                             (axis is not None and not isinstance(axis, (int, np.integer))
+                              and len(axis) == 2))
+    if matrix and (ord == "nuc" or ord in (2, -2)):
+        _real_norm(x)
+    return True
+
+
+def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False, vector=False):
+    """The norms' reverse template: :func:`norm_grad`; a complex ``x``'s norm is the norm of
+    ``|x|`` (:func:`_abs_norm`), its cotangent goes on through ``abs``."""
+    np = array_ns(g, ans, x, ord, axis, keepdims, vector)
+    if _is_complex(x) and _abs_norm(x, ord, axis, vector):
+        r = np.abs(x)
+        return abs_grad(norm_grad(g, ans, r, ord, axis, keepdims, vector), x, r)
+    return norm_grad(g, ans, x, ord, axis, keepdims, vector)
+
+
+def norm_tangent(dx, ans, x, ord=None, axis=None, keepdims=False, vector=False):
+    """The norms' forward template: :func:`norm_jvp`, through ``abs`` for a complex ``x``."""
+    np = array_ns(dx, ans, x, ord, axis, keepdims, vector)
+    if _is_complex(x) and _abs_norm(x, ord, axis, vector):
+        r = np.abs(x)
+        return norm_jvp(abs_tangent(dx, x, r), ans, r, ord, axis, keepdims, vector)
+    return norm_jvp(dx, ans, x, ord, axis, keepdims, vector)
 
 
 def norm_grad(g, ans, x, ord=None, axis=None, keepdims=False, vector=False):
@@ -541,6 +574,7 @@ def norm_jvp_n(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
 
 
 # written in differentiable primitives: differentiated again through their source
+deftransformable(norm_vjp, norm_tangent)
 deftransformable(gradient_apply, std_scale, nanmean_grad, nanvar_grad, nanvar_jvp, cumprod_grad, cumprod_jvp,
                  _affine_scan, _exclusive_cumprod)
 
@@ -588,17 +622,17 @@ defrule(np.nanmean, "a, axis=None, dtype=None, out=None, keepdims=False", reduct
         vjp=dict(a="nanmean_grad(g, a, axis, keepdims)"),
         jvp=dict(a="np.nanmean(np.where(np.isnan(a), np.nan, da), axis=axis, keepdims=keepdims)"))
 defrule(np.linalg.norm, "x, ord=None, axis=None, keepdims=False", reduction="axis",
-        vjp=dict(x="norm_grad(g, ans, x, ord, axis, keepdims)"),
-        jvp=dict(x="norm_jvp(dx, ans, x, ord, axis, keepdims)"),
+        vjp=dict(x="norm_vjp(g, ans, x, ord, axis, keepdims)"),
+        jvp=dict(x="norm_tangent(dx, ans, x, ord, axis, keepdims)"),
         torch_name="LinalgVectorNormBackward0")
 if hasattr(np.linalg, "vector_norm"):   # NumPy 2.0+
     defrule(np.linalg.vector_norm, "x, axis=None, keepdims=False, ord=2", reduction="axis",
-            vjp=dict(x="norm_grad(g, ans, x, ord, axis, keepdims, vector=True)"),
-            jvp=dict(x="norm_jvp(dx, ans, x, ord, axis, keepdims, vector=True)"),
+            vjp=dict(x="norm_vjp(g, ans, x, ord, axis, keepdims, vector=True)"),
+            jvp=dict(x="norm_tangent(dx, ans, x, ord, axis, keepdims, vector=True)"),
             torch_name="LinalgVectorNormBackward0")
     defrule(np.linalg.matrix_norm, "x, keepdims=False, ord='fro'",
-            vjp=dict(x="norm_grad(g, ans, x, ord, (-2, -1), keepdims)"),
-            jvp=dict(x="norm_jvp(dx, ans, x, ord, (-2, -1), keepdims)"),
+            vjp=dict(x="norm_vjp(g, ans, x, ord, (-2, -1), keepdims)"),
+            jvp=dict(x="norm_tangent(dx, ans, x, ord, (-2, -1), keepdims)"),
             torch_name="LinalgMatrixNormBackward0")
 _cumsum = defrule(np.cumsum, "a, axis=None, dtype=None, out=None", linear_in="a",
                   vjp=dict(a="cumsum_grad(g, a, axis)"), jvp=dict(a="np.cumsum(da, axis=axis)"),
@@ -607,7 +641,7 @@ _cumprod = defrule(np.cumprod, "a, axis=None, dtype=None, out=None",
                    vjp=dict(a="cumprod_grad(g, ans, a, axis)"),
                    jvp=dict(a="cumprod_jvp(da, ans, a, axis)"),
                    torch_name="CumprodBackward0")
-defnograd(_gradient_plan, _ptp_weights, _real_norm, _real_var)
+defnograd(_gradient_plan, _ptp_weights, _real_norm, _real_var, _abs_norm)
 defnograd(gradient_spacing)         # (a refusal: it raises)
 deftransformable(ptp_grad, ptp_jvp)
 defrule(np.gradient, "f, *varargs, axis=None, edge_order=1", linear_in="f",
