@@ -44,3 +44,16 @@ def test_star_args_and_keywords_reach_the_generated_code():
     assert np.isclose(value, scaled(X, y, scale=3.0, c=1.0)) and np.allclose(g_a, ga)
     out, vjp_fn = sg.vjp(scaled, X, y, scale=3.0, c=1.0, wrt="a")
     assert np.allclose(vjp_fn(1.0), ga)
+
+
+# -- wrt=None: the floating-point arguments the call passes, not defaults it leaves ------
+
+def _with_guess(a, guess=10.0):
+    return a * 2.0 + guess * a
+
+
+def test_wrt_none_does_not_count_a_default_the_call_did_not_pass():
+    assert sg.grad(_with_guess)(2.0) == 12.0                 # d/da only (autograd, JAX)
+    assert sg.grad(_with_guess)(2.0, 3.0) == (5.0, 2.0)      # both passed
+    assert sg.grad(_with_guess)(2.0, guess=3.0) == (5.0, 2.0)
+    assert sg.grad(sg.grad(_with_guess))(2.0) == 0.0

@@ -270,3 +270,21 @@ def test_second_order_scalar_cases(f, second):
     # another name too); a sparse dict of gradients lacked the constant keyword's key
     np.testing.assert_allclose(sg.grad(lambda q: sg.grad(f)(q))(0.8), second, rtol=1e-12)
     np.testing.assert_allclose(sg.hvp(f)(0.8, v=1.0), second, rtol=1e-12)
+
+
+def test_jvp_of_a_lambda_calling_sg_grad_to_third_order():
+    # sg.jvp of a lambda inside: its generated function was named after "<lambda>"
+    fun = lambda x: np.sin(x) * x           # noqa: E731
+    d_fun = lambda x: sg.grad(fun)(x)       # noqa: E731
+    k = lambda x: sg.jvp(d_fun, (x,), (1.0,))[1]    # noqa: E731  the second derivative
+    third = lambda x: -3 * np.sin(x) - x * np.cos(x)    # noqa: E731
+    np.testing.assert_allclose(sg.jvp(k, (2.1,), (1.0,))[1], third(2.1), rtol=1e-12)
+    np.testing.assert_allclose(sg.grad(k)(2.1), third(2.1), rtol=1e-12)
+
+
+def test_jvp_of_a_partial_with_star_args():
+    total = functools.partial(np.sum, axis=0)
+    x, t = RS.randn(2, 3), RS.randn(2, 3)
+    out, tangent = sg.jvp(total, (x,), (t,))
+    np.testing.assert_allclose(out, x.sum(axis=0))
+    np.testing.assert_allclose(tangent, t.sum(axis=0))

@@ -62,8 +62,11 @@ class _Signature:
         if self.simple and not kwargs and len(args) == len(self.names):
             return dict(zip(self.names, args))
         b = self.sig.bind(*args, **kwargs)
+        passed = set(b.arguments)
         b.apply_defaults()
-        return dict(b.arguments)
+        out = _Bound(b.arguments)
+        out.defaulted = frozenset(out) - passed
+        return out
 
     def call(self, fn, bound):
         """Call ``fn`` (generated with this signature) with the arguments ``bound``
@@ -109,11 +112,21 @@ def _resolve_wrt(wrt, sig, func):
     return tuple(out), not isinstance(wrt, (tuple, list))
 
 
+class _Bound(dict):
+    """The arguments of a call by parameter name, defaults included; ``defaulted``:
+    the parameters the call did not pass."""
+    defaulted = frozenset()
+
+
 def _leaves(bound):
+    """What ``wrt=None`` differentiates: the floating-point arguments the call passes
+    (a default it did not pass is not one: ``def f(a, guess=10.0)``, ``grad(f)(2.0)``
+    is d/da, as in autograd and JAX), or its Tensors that require grad."""
     tensors = [n for n, v in bound.items() if _is_tensor(v)]
     if tensors:
         return tuple(n for n in tensors if bound[n].requires_grad)
-    return tuple(n for n, v in bound.items() if _is_float(v))
+    skip = getattr(bound, "defaulted", ())
+    return tuple(n for n, v in bound.items() if n not in skip and _is_float(v))
 
 
 def _unwrap_tensors(bound):

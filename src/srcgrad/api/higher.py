@@ -130,8 +130,17 @@ def jvp(f, primals, tangents):
     if len(primals) != len(tangents):
         raise ValueError(f"jvp: {len(primals)} primals but {len(tangents)} tangents")
     call = _Call(f, primals, {}, wrt=())
-    names = list(call.bound)
-    given = {names[i + call.front]: t for i, t in enumerate(tangents) if t is not None}
+    params = list(call.sig.sig.parameters.values())
+    given, starred = {}, []
+    for i, t in enumerate(tangents):
+        j = i + call.front
+        p = params[min(j, len(params) - 1)] if params else None
+        if p is not None and p.kind is p.VAR_POSITIONAL:
+            # primals that ``*args`` gathers: one tangent, a tuple (zeros for None)
+            starred.append(runtime.zeros_like(primals[i]) if t is None else t)
+            given[p.name] = tuple(starred)
+        elif t is not None:
+            given[params[j].name] = t
     out, dout = _forward(call, given)
     return call.out(out), call.out(dout)
 
@@ -176,15 +185,17 @@ def _jvp_adapter(g, n):
         from ..compiler import codegen
         names = [p.name for p in inspect.signature(g, follow_wrapped=False).parameters.values()][:n]
         fwd = forward_function(g, tuple(names))
-        callee = f"jvp_{g.__name__}"
+        label = "".join(c if c.isalnum() or c == "_" else "_" for c in g.__name__).strip("_") \
+            or "f"         # (a lambda's name is "<lambda>")
+        callee = f"jvp_{label}"
         pos = ", ".join(f"primals[{i}]" for i in range(n))
         kw = ", ".join(f"{fwd.tangent_params[p]}=tangents[{i}]" for i, p in enumerate(names))
-        src = (f"def jvp_of_{g.__name__}(primals, tangents):\n"
+        src = (f"def jvp_of_{label}(primals, tangents):\n"
                f"    \"\"\"sg.jvp({g.__name__}, primals, tangents) as code srcgrad can "
                f"transform again.\"\"\"\n"
                f"    return {callee}({pos}{', ' if pos and kw else ''}{kw})\n")
-        fn = codegen.build({f"jvp_of_{g.__name__}": src}, {callee: fwd}, g,
-                           f"sg.jvp of {g.__qualname__}")[f"jvp_of_{g.__name__}"]
+        fn = codegen.build({f"jvp_of_{label}": src}, {callee: fwd}, g,
+                           f"sg.jvp of {g.__qualname__}")[f"jvp_of_{label}"]
         fn.__srcgrad_transformable__ = True
         _ADAPTERS[key] = fn
     return _ADAPTERS[key]
