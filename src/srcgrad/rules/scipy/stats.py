@@ -25,8 +25,7 @@ import scipy.stats._distn_infrastructure as _infrastructure
 from ..numpy.conventions import _fdtype
 from ..registry import deflinear, defkernel, defnograd, defresolver, defrule, lookup
 
-__all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid', 'mvn_dim', 'mvn_precision',
-           'mvn_full_rank']
+__all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid', 'mvn_dim', 'mvn_precision']
 
 
 # -- kernels: the covariance and residual of multivariate_normal ------------------------
@@ -59,21 +58,11 @@ def mvn_dim(mean, cov):
     return np.shape(cov)[-1] if np.ndim(cov) == 2 else 1
 
 
-def mvn_full_rank(c, allow_singular=False):
-    """0, or the refusal of a derivative with respect to a singular covariance (SciPy's
-    ``allow_singular=True`` density is then one of a lower-dimensional normal: changing the
-    covariance can change its dimension)."""
-    if allow_singular and np.linalg.matrix_rank(c) < np.shape(c)[-1]:
-        from ...errors import NonDifferentiableError
-        raise NonDifferentiableError("scipy.stats.multivariate_normal: no derivative with "
-                                     "respect to a singular cov (allow_singular=True)")
-    return 0.0
-
-
 def mvn_precision(c, allow_singular=False):
     """The precision matrix: ``inv(c)``, or with ``allow_singular`` the pseudo-inverse
-    SciPy uses (the derivatives in x and mean are then those of the density on its
-    support, autograd's convention)."""
+    SciPy uses: of a singular ``c`` the derivatives are then those of the density on its
+    support (for x and mean autograd's convention; for cov, along the changes of cov that
+    keep its range: off it the density changes dimension and has no derivative)."""
     if allow_singular:
         return np.linalg.pinv(c, hermitian=True)
     return np.linalg.inv(c)
@@ -263,7 +252,6 @@ _D = "np.shape(x)[-1]"
 _P = f"mvn_precision(mvn_cov(cov, {_D}), allow_singular)"   # the precision matrix
 _V = f"(mvn_resid(x, mean) @ {_P})"                         # precision @ (x - mean), per row
 _GB = "np.reshape({g}, np.shape(x)[:-1] + (1,))"            # one cotangent per row
-_FULL = f"mvn_full_rank(mvn_cov(cov, {_D}), allow_singular)"  # (cov: refused if singular)
 
 
 def _mvn(func, method, weight):
@@ -275,11 +263,11 @@ def _mvn(func, method, weight):
     defrule(func, "x, mean=None, cov=1, allow_singular=False",
             name=f"scipy.stats.multivariate_normal.{method}",
             vjp=dict(x=f"unbroadcast(-{gb} * {_V}, x)", mean=f"unbroadcast({gb} * {_V}, mean)",
-                     cov=f"{_FULL} + mvn_cov_grad(0.5 * (np.swapaxes(np.reshape({gb} * {_V}, (-1, {_D})), "
+                     cov=f"mvn_cov_grad(0.5 * (np.swapaxes(np.reshape({gb} * {_V}, (-1, {_D})), "
                          f"-1, -2) @ np.reshape({_V}, (-1, {_D})) - np.sum({gw}) * {_P}), cov)"),
             jvp=dict(x=f"{w}np.reshape(-np.sum(dx * {_V}, axis=-1), np.shape(ans))",
                      mean=f"{w}np.reshape(np.sum(dmean * {_V}, axis=-1), np.shape(ans))",
-                     cov=f"{_FULL} + {w}np.reshape(0.5 * (np.sum(({_V} @ {dcov}) * {_V}, axis=-1) - "
+                     cov=f"{w}np.reshape(0.5 * (np.sum(({_V} @ {dcov}) * {_V}, axis=-1) - "
                          f"np.sum({_P} * {dcov})), np.shape(ans))"))
 
 
@@ -319,12 +307,11 @@ _dirichlet(st.dirichlet.pdf, "pdf", "ans")
 # the kernels' own rules (grad of grad)
 deflinear(mvn_cov, "t, d", "mvn_cov_grad(g, t)", "mvn_cov(dt, d)")
 deflinear(mvn_cov_grad, "t, cov", "mvn_cov(g, np.shape(t)[-1])", "mvn_cov_grad(dt, cov)")
-defnograd(mvn_dim, mvn_full_rank, names=["ad.mvn_dim", "ad.mvn_full_rank"])
-# (d inv(c) = -P dc P; of a singular c with allow_singular, refused)
+defnograd(mvn_dim, names=["ad.mvn_dim"])
+# (d inv(c) = -P dc P; for the pseudo-inverse, the same along changes that keep c's range)
 defkernel(mvn_precision, "c, allow_singular=False",
-          vjp=dict(c="mvn_full_rank(c, allow_singular) - np.swapaxes(ans, -1, -2) @ g @ "
-                     "np.swapaxes(ans, -1, -2)"),
-          jvp=dict(c="mvn_full_rank(c, allow_singular) - ans @ dc @ ans"))
+          vjp=dict(c="-np.swapaxes(ans, -1, -2) @ g @ np.swapaxes(ans, -1, -2)"),
+          jvp=dict(c="-ans @ dc @ ans"))
 defkernel(mvn_resid, "x, mean", vjp=dict(x="unbroadcast(g, x)", mean="unbroadcast(-g, mean)"),
           jvp=dict(x="expand(dx, ans)", mean="expand(-dmean, ans)"))
 
