@@ -323,3 +323,14 @@ def make_penalized(factory):
 _penalized = make_penalized(make_sine_sum)
 register("closures_of_one_name_called_directly", _penalized, np.array([0.9, 0.8]))
 register("closures_of_one_name_through_a_lambda", lambda q: -_penalized(q), np.array([0.9, 0.8]))
+
+
+@case(np.array([-1.0, 4.0, 2.25]))
+def sqrt_skipped_by_continue(xs):
+    total = 0.0
+    for v in xs:
+        s = np.sqrt(v)
+        if v < 0:
+            continue
+        total = total + s * v
+    return total
