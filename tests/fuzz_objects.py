@@ -714,6 +714,9 @@ class _Gen:
             if any(re.search(rf"\b{c.name}(\.make)?\(", "\n".join(lines + new_helpers))
                    for c in self.computed):
                 tags.add("ctor_computed")        # a constructor computing an attribute runs
+            if any(re.search(rf"\b{c.name}(\.make)?\(", "\n".join(lines + new_helpers))
+                   for c in self.classes):
+                tags.add("object_built")         # refused at second order, on purpose
             bad = out is None or (tags & self.disabled)
             env = None if bad else self.run(self.body + lines, self.helpers + new_helpers)
             if env is None or _numeric(env.get(out)) is None:
