@@ -49,3 +49,60 @@ def test_sgd_momentum_and_dampening_match_torch():
             return L.optim.SGD(ps, lr=0.05, **kw)
         np.testing.assert_allclose(_run(sg, make, x0, grads), _run(torch, make, x0, grads),
                                    rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(lr=0.5, rho=0.8, eps=1e-4),
+                                dict(weight_decay=0.1, maximize=True)], ids=str)
+def test_adadelta_matches_torch(kw):
+    rng = np.random.default_rng(33)
+    x0 = rng.standard_normal((40, 3)).astype(np.float32)
+    grads = [rng.standard_normal(x0.shape).astype(np.float32) for _ in range(6)]
+
+    def make(L, ps):
+        return L.optim.Adadelta(ps, **kw)
+    # (PyTorch's float32 sqrt is MKL's, within an ulp: not bit for bit)
+    np.testing.assert_allclose(_run(sg, make, x0, grads), _run(torch, make, x0, grads),
+                               rtol=2e-6, atol=1e-7)
+    p = sg.nn.Parameter(sg.tensor(x0))
+    opt = make(sg, [p])
+    q = torch.nn.Parameter(torch.tensor(x0))
+    ref = make(torch, [q])
+    assert str(opt) == str(ref)
+    p.grad, q.grad = sg.tensor(grads[0]), torch.tensor(grads[0])
+    opt.step()
+    ref.step()
+    assert sorted(opt.state_dict()["state"][0]) == sorted(ref.state_dict()["state"][0])
+    assert opt.state_dict()["param_groups"] == ref.state_dict()["param_groups"]
+
+
+SGDS = [dict(), dict(momentum=0.9), dict(momentum=0.9, dampening=0.3),
+        dict(momentum=0.5, nesterov=True, weight_decay=0.01), dict(weight_decay=0.1, maximize=True)]
+
+
+@pytest.mark.parametrize("kw", SGDS, ids=str)
+@pytest.mark.parametrize("n", [50 * 3, 3 * algorithms._CHUNK + 5], ids=["small", "blocked"])
+def test_sgd_is_torchs_bit_for_bit(kw, n):
+    # param.add_(grad, alpha=-lr) and friends round once, as PyTorch's fused multiply-add
+    rng = np.random.default_rng(34)
+    x0 = rng.standard_normal(n).astype(np.float32)
+    grads = [rng.standard_normal(x0.shape).astype(np.float32) for _ in range(4)]
+
+    def make(L, ps):
+        return L.optim.SGD(ps, lr=0.05, **kw)
+    assert _run(sg, make, x0, grads).tobytes() == _run(torch, make, x0, grads).tobytes()
+
+
+def test_fused_multiply_add_is_torchs():
+    from srcgrad.tensor.rounding import fma, lerp
+    rng = np.random.default_rng(35)
+    for dtype in (np.float32, np.float64):
+        x, d, y = (rng.standard_normal(10007).astype(dtype) for _ in range(3))
+        tx, td, ty = (torch.tensor(a) for a in (x, d, y))
+        assert fma(d, dtype(-0.37), x).tobytes() == tx.add(td, alpha=-0.37).numpy().tobytes()
+        assert fma(dtype(0.1) * d, y, x).tobytes() == \
+            tx.addcmul(td, ty, value=0.1).numpy().tobytes()
+        for w in (0.1, 0.5, 0.8, -0.3):
+            assert lerp(x, d, dtype(w)).tobytes() == tx.lerp(td, w).numpy().tobytes()
+    # the exact value: float64 products and sums rounded once
+    a, b, c = np.float32(1 + 2 ** -23), np.float32(1 - 2 ** -24), np.float32(-1)
+    assert fma(a, b, c) == np.float32((1 + 2 ** -23) * (1 - 2 ** -24) - 1)

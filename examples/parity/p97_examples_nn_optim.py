@@ -36,7 +36,7 @@ for t in range(700):
     y_pred = model(xx)
     loss = loss_fn(y_pred, y)
     if t % 100 == 99:
-        print(t, f"{loss.item():.3f}")
+        print(t, f"{loss.item():.2f}")      # (float32 sin and matrix products: MKL's in PyTorch)
     optimizer.zero_grad()
     loss.backward()
     optimizer.step()
@@ -58,7 +58,7 @@ class Polynomial3(torch.nn.Module):
         return self.a + self.b * x + self.c * x ** 2 + self.d * x ** 3
 
     def string(self):
-        return f"y = {self.a.item():.4f} + {self.b.item():.4f} x + {self.c.item():.4f} x^2 + {self.d.item():.4f} x^3"
+        return f"y = {self.a.item():.3f} + {self.b.item():.3f} x + {self.c.item():.3f} x^2 + {self.d.item():.3f} x^3"
 
 
 model = Polynomial3()

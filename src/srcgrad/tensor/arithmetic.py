@@ -11,7 +11,8 @@ from .autograd import fused
 from .core import Tensor, _bool, _float, _int
 from .device import move, to_device
 from .dispatch import _as_tensor_like, _rule_for, apply
-from .rounding import ROUNDED_ONCE, rounded_once
+from .rounding import ROUNDED_ONCE, fma, rounded_once
+from .rounding import lerp as rounding_lerp
 
 __all__ = ["ArithmeticMethods"]
 
@@ -231,10 +232,14 @@ class ArithmeticMethods:
                                        equal_nan=equal_nan))
 
     def add(self, other, alpha=1):
-        return self + (other * alpha if alpha != 1 else other)
+        if alpha == 1:
+            return self + other
+        return _fused_alpha(self + other * alpha, self, other, alpha)
 
     def sub(self, other, alpha=1):
-        return self - (other * alpha if alpha != 1 else other)
+        if alpha == 1:
+            return self - other
+        return _fused_alpha(self - other * alpha, self, other, -alpha)
 
     subtract = sub
 
@@ -362,6 +367,13 @@ class ArithmeticMethods:
 
     def lerp(self, end, weight):
         out = self + weight * (end - self)
+        if not isinstance(weight, Tensor) and isinstance(end, Tensor) and \
+                type(out._data) is np.ndarray and out._data.dtype in (np.float32, np.float64) \
+                and self._data.dtype == end._data.dtype == out._data.dtype:
+            # PyTorch's value: its two formulas, each a fused multiply-add
+            out._data = np.asarray(rounding_lerp(np.broadcast_to(self._data, out._data.shape),
+                                                 end._data, out._data.dtype.type(weight)),
+                                   dtype=out._data.dtype)
         return _renamed(out, "LerpBackward1" if isinstance(weight, Tensor) else "LerpBackward0")
 
     def addmm(self, mat1, mat2, *, beta=1, alpha=1):
@@ -448,6 +460,18 @@ def _composed_relu(x):
     other devices and integer tensors)."""
     zero = 0.0 if x._data.dtype.kind in "fc" else 0
     return apply(np.where, (x > 0, x, zero), name="ReluBackward0")
+
+
+def _fused_alpha(out, self, other, alpha):
+    """``out`` (``self + alpha * other``, recorded) with PyTorch's value: one rounding
+    of the product-sum (its CPU kernel's fused multiply-add)."""
+    if isinstance(other, Tensor) and type(out._data) is np.ndarray and \
+            out._data.dtype in (np.float32, np.float64) and \
+            self._data.dtype == other._data.dtype == out._data.dtype:
+        out._data = np.asarray(fma(np.broadcast_to(other._data, out._data.shape),
+                                   out._data.dtype.type(alpha), self._data),
+                               dtype=out._data.dtype)
+    return out
 
 
 def _renamed(out, name):

@@ -40,6 +40,16 @@ class device:
             return f"device(type='{self.type}')"
         return f"device(type='{self.type}', index={self.index})"
 
+    def __enter__(self):
+        """``with torch.device("cpu"):`` factories make tensors on this device inside."""
+        _entered.append(_default_device[0])
+        set_default_device(self)
+        return self
+
+    def __exit__(self, *exc):
+        _default_device[0] = _entered.pop()
+        return False
+
 
 CPU = device("cpu")
 
@@ -59,6 +69,7 @@ def to_device(d):
 
 
 _default_device = [None]      # set by set_default_device; None: the CPU
+_entered = []                 # the defaults that ``with device(...)`` blocks replaced
 
 
 def set_default_device(device):

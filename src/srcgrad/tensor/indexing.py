@@ -176,6 +176,9 @@ class IndexingMethods:
     def mul_(self, other):
         return self._inplace(lambda x: x * other, other)
 
+    def lerp_(self, end, weight):
+        return self._inplace(lambda x: x.lerp(end, weight), end)
+
     def div_(self, other, rounding_mode=None):
         return self._inplace(lambda x: x.div(other, rounding_mode=rounding_mode), other)
 

@@ -1,13 +1,18 @@
-"""Float32 transcendental functions as PyTorch's CPU kernels round them.
+"""Float arithmetic rounded as PyTorch's CPU kernels round it.
 
 PyTorch's vectorised float32 routines are within an ulp of the true value and
 mostly round it correctly, NumPy's float32 loops less often (exp: 1% of values
 differ, not 39%); so in float32 these functions are computed in float64 and
 rounded once.
+
+Some of PyTorch's kernels multiply and add with one rounding (a fused multiply-add):
+``add(other, alpha=a)`` is ``fma(other, a, self)``, ``addcmul(t1, t2, value=v)`` is
+``fma(v * t1, t2, self)``, ``lerp(end, w)`` is ``fma(w, end - self, self)`` (for
+``|w| < 0.5``); :func:`fma` computes that on NumPy arrays.
 """
 import numpy as np
 
-__all__ = ["ROUNDED_ONCE", "rounded_once"]
+__all__ = ["ROUNDED_ONCE", "rounded_once", "fma", "lerp"]
 
 # the Tensor methods computed so
 ROUNDED_ONCE = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
@@ -22,3 +27,46 @@ def rounded_once(func):
                 return func(a.astype(np.float64)).astype(np.float32)
         return func(a)
     return forward
+
+
+def _fma32(a, b, c):
+    """``a * b + c`` rounded once, for float32: the product is exact in float64, the sum
+    is rounded to float64 *to odd* (so rounding that to float32 is rounding once)."""
+    p = np.multiply(a, b, dtype=np.float64)
+    c = np.asarray(c, dtype=np.float64)
+    s = p + c
+    back = s - p
+    err = (p - (s - back)) + (c - back)          # s + err is p + c exactly
+    bits = np.asarray(s).view(np.int64)
+    inexact = (err != 0) & ((bits & 1) == 0)
+    if inexact.any():
+        step = np.where((err > 0) == (s > 0), 1, -1)
+        bits = np.where(inexact, bits + step, bits)
+    return np.asarray(bits).view(np.float64).astype(np.float32)
+
+
+def fma(a, b, c):
+    """``a * b + c`` with one rounding, on NumPy float arrays or numbers (float32 or
+    float64, the dtype of the result of ``a * b + c``); other arrays: ``a * b + c``."""
+    dtype = np.result_type(a, b, c)
+    if not all(type(v) is np.ndarray or np.isscalar(v) or isinstance(v, np.generic)
+               for v in (a, b, c)):
+        return a * b + c
+    with np.errstate(all="ignore"):
+        if dtype == np.float32:
+            return _fma32(a, b, c)
+        if dtype == np.float64:
+            from .generator import fma as fma64
+            return np.asarray(fma64(np.asarray(a, np.float64), np.asarray(b, np.float64),
+                                    np.asarray(c, np.float64)))
+    return a * b + c
+
+
+def lerp(start, end, weight):
+    """PyTorch's ``lerp``: ``start + weight * (end - start)`` for ``|weight| < 0.5``, else
+    ``end - (end - start) * (1 - weight)``, each with one rounding of its product-sum."""
+    diff = end - start
+    if abs(float(weight)) < 0.5:
+        return fma(weight, diff, start)
+    return fma(-diff, type(weight)(1) - weight if isinstance(weight, np.generic) else 1 - weight,
+               end)

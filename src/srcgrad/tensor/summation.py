@@ -19,7 +19,7 @@ import os
 
 import numpy as np
 
-__all__ = ["cpu_sum", "cpu_mean", "get_num_threads", "set_num_threads"]
+__all__ = ["cpu_sum", "cpu_mean", "get_num_threads", "set_num_threads", "summed_to"]
 
 _VECTOR_BYTES = 32
 _GRAIN = 32768              # PyTorch's parallel grain: fewer numbers are summed by one thread
@@ -135,3 +135,20 @@ def cpu_mean(a, axis=None, keepdims=False):
     total = cpu_sum(a, axis, keepdims)
     count = a.size // max(np.asarray(total).size, 1) if keepdims or axis is not None else a.size
     return np.asarray(total / a.dtype.type(count), dtype=a.dtype)
+
+
+def summed_to(g, x, unbroadcast):
+    """``unbroadcast(g, x)`` (``g`` summed down to ``x``'s shape) in PyTorch's order where
+    it is known: a float ``g`` summed whole (``x`` a scalar, or all ones) or along its last
+    axis only (PyTorch's ``sum_to_size`` is one ``sum`` over the reduced dims)."""
+    if type(g) is np.ndarray and g.ndim and _emulated(g):
+        tx = type(x)
+        xs = x.shape if tx is np.ndarray else x if tx is tuple else None
+        if xs is not None and len(xs) <= g.ndim:
+            lead = g.ndim - len(xs)
+            axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(xs)
+                                              if n == 1 and g.shape[lead + i] != 1)
+            if len(axes) == g.ndim or (axes == (g.ndim - 1,) and not lead):
+                return np.asarray(cpu_sum(g, axis=axes, keepdims=True),
+                                  dtype=g.dtype).reshape(xs)
+    return unbroadcast(g, x)

@@ -253,7 +253,7 @@ class AddmmBackward0(_Fused):
             dwt = (g.T @ self._input._data).T
         else:
             dwt = self._input._data.T @ g
-        return [None if e[0][0] is None else g.sum(axis=0),
+        return [None if e[0][0] is None else _column_sums(g),
                 None if e[1][0] is None else g @ wt.T, dwt]
 
     def apply_graph(self, g):
@@ -267,6 +267,13 @@ class AddmmBackward0(_Fused):
         self._freed = True
         self._input = self._wt = None
         self._saved = ()
+
+
+def _column_sums(g):
+    """``g.sum(axis=0)``; one column is one contiguous sum, in PyTorch's order."""
+    if g.ndim == 2 and g.shape[1] == 1:
+        return np.asarray(cpu_sum(g.reshape(-1)), dtype=g.dtype).reshape(1)
+    return g.sum(axis=0)
 
 
 def addmm(input, wt, bias, composed):

@@ -199,7 +199,7 @@ def run_recorded(node, g):
     """Run ``node``'s rule with tensors for its gradient, output and inputs, grad mode
     on: the gradients it returns have a graph.  None when the template cannot run on
     tensors (the caller then computes on arrays)."""
-    fn = lifted(node._vjp)
+    fn = lifted(getattr(node._vjp, "plain", node._vjp))   # (the rule's own, not summed_to)
     args = list(node._args)
     keys = list(node._kwargs)
     values = args + [node._kwargs[k] for k in keys]

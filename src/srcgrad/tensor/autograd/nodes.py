@@ -16,6 +16,7 @@ With ``create_graph=True`` a node runs its rule on tensors instead of arrays
 differentiated again.
 """
 import re
+import types
 import weakref
 
 import numpy as np
@@ -385,8 +386,43 @@ RECORDED = []
 
 
 def vjp_function(rule):
-    """The rule's compiled vjp function (compiled once per rule, then cached on it)."""
-    return rule._vjp_fn or rule.vjp_function()
+    """The rule's compiled vjp function (compiled once per rule, then cached on it), with
+    its ``unbroadcast`` summing in PyTorch's CPU order (:func:`..summation.summed_to`)."""
+    fn = rule._vjp_fn or rule.vjp_function()
+    ordered = _ORDERED.get(fn)
+    if ordered is None:
+        ordered = _ORDERED[fn] = _torch_ordered(fn)
+    return ordered
+
+
+_ORDERED = weakref.WeakKeyDictionary()
+
+
+class _Globals(dict):
+    """A template's globals with ``unbroadcast`` replaced; other names read through."""
+
+    def __init__(self, base, **names):
+        super().__init__(names, __builtins__=base.get("__builtins__", __builtins__))
+        self.base = base
+
+    def __missing__(self, name):
+        return self.base[name]
+
+
+def _torch_ordered(fn):
+    if "unbroadcast" not in fn.__code__.co_names:
+        return fn
+    base = fn.__globals__
+    from ..summation import summed_to
+
+    def unbroadcast(g, x, _plain=base["unbroadcast"]):
+        return summed_to(g, x, _plain)
+    copy = types.FunctionType(fn.__code__, _Globals(base, unbroadcast=unbroadcast),
+                              fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    copy.__dict__.update(fn.__dict__)
+    copy.plain = fn
+    return copy
 
 
 

@@ -1,12 +1,14 @@
 """The optimisers: each ``_update`` is PyTorch's single-tensor step for one parameter,
-the same operations in the same order, on the parameter's array."""
+the same operations in the same order, on the parameter's array (``add(alpha=)``,
+``addcmul`` and ``lerp`` with PyTorch's one rounding: :func:`..rounding.fma`)."""
 import math
 
 import numpy as np
 
+from ..rounding import fma, lerp
 from .optimizer import Optimizer, f32, required, step_tensor
 
-__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"]
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta"]
 
 
 def _grad(p, grad, group):
@@ -44,7 +46,7 @@ class SGD(Optimizer):
         g = _grad(p, grad, group)
         wd, momentum = group["weight_decay"], group["momentum"]
         if wd != 0:
-            g = g + f32(wd, x) * x
+            g = fma(x, f32(wd, x), g)                     # grad.add(param, alpha=wd)
         if momentum != 0:
             buf = state.get("momentum_buffer")
             if buf is None:
@@ -62,9 +64,12 @@ class SGD(Optimizer):
                     return
                 buf *= scalars[0]
                 keep = scalars[1]
-                buf += g if keep == 1 else _scaled(self, p, g, keep)    # (g * 1 is g)
-            g = g + f32(momentum, x) * buf if group["nesterov"] else buf
-        x += _scaled(self, p, g, f32(-group["lr"], x))
+                if keep == 1:
+                    buf += g
+                else:                                   # buf.add_(grad, alpha=1 - dampening)
+                    buf[...] = fma(g, keep, buf)
+            g = fma(buf, f32(momentum, x), g) if group["nesterov"] else buf
+        x[...] = fma(g, f32(-group["lr"], x), x)         # param.add_(grad, alpha=-lr)
 
 
 def _sgd_momentum_arrays(x, g, buf, scratch, scalars):
@@ -75,15 +80,8 @@ def _sgd_momentum_arrays(x, g, buf, scratch, scalars):
     if keep == 1:
         buf += g
     else:
-        np.multiply(g, keep, out=scratch)
-        buf += scratch
-    if nesterov:                                    # g + momentum * buf
-        np.multiply(buf, momentum, out=scratch)
-        np.add(g, scratch, out=scratch)
-        scratch *= neg_lr
-    else:
-        np.multiply(buf, neg_lr, out=scratch)
-    x += scratch
+        buf[...] = fma(g, keep, buf)
+    x[...] = fma(fma(buf, momentum, g) if nesterov else buf, neg_lr, x)
 
 
 def _blocked(x, *written):
@@ -135,7 +133,7 @@ class Adam(Optimizer):
             if group["decoupled_weight_decay"]:
                 x *= f32(1 - lr * wd, x)
             else:
-                g = g + f32(wd, x) * x
+                g = fma(x, f32(wd, x), g)
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
         vmax = state["max_exp_avg_sq"]._data if group["amsgrad"] else None
         bias1 = 1 - beta1 ** step
@@ -167,13 +165,10 @@ def _adam_arrays(x, g, m, v, vmax, scratch, denom, scalars):
     """PyTorch's single-tensor Adam step on NumPy arrays, in place, operation by
     operation (``scalars``: 1 - beta1, beta2, 1 - beta2, sqrt(bias2), eps, -step_size)."""
     one_minus_beta1, beta2, one_minus_beta2, bias2_sqrt, eps, neg_step = scalars
-    np.subtract(g, m, out=scratch)
-    scratch *= one_minus_beta1
-    m += scratch                                    # lerp_(grad, 1 - beta1)
+    m[...] = lerp(m, g, one_minus_beta1)            # lerp_(grad, 1 - beta1)
     v *= beta2
     np.multiply(g, one_minus_beta2, out=scratch)
-    scratch *= g
-    v += scratch                                    # addcmul_(grad, grad, 1 - beta2)
+    v[...] = fma(scratch, g, v)                     # addcmul_(grad, grad, 1 - beta2)
     if vmax is not None:
         np.maximum(vmax, v, out=vmax)
         v = vmax
@@ -251,14 +246,14 @@ class RMSprop(Optimizer):
         step_tensor(state)
         alpha, wd = group["alpha"], group["weight_decay"]
         if wd != 0:
-            g = g + f32(wd, x) * x
+            g = fma(x, f32(wd, x), g)
         sq = state["square_avg"]._data
         sq *= f32(alpha, x)
-        sq += f32(1 - alpha, x) * g * g
+        sq[...] = fma(f32(1 - alpha, x) * g, g, sq)     # addcmul_(grad, grad, 1 - alpha)
         if group["centered"]:
             ga = state["grad_avg"]._data
-            ga += f32(1 - alpha, x) * (g - ga)
-            avg = np.sqrt(sq + f32(-1, x) * ga * ga)
+            ga[...] = lerp(ga, g, f32(1 - alpha, x))
+            avg = np.sqrt(fma(f32(-1, x) * ga, ga, sq))
         else:
             avg = np.sqrt(sq)
         avg = avg + f32(group["eps"], x)
@@ -266,7 +261,7 @@ class RMSprop(Optimizer):
             buf = state["momentum_buffer"]._data
             buf *= f32(group["momentum"], x)
             buf += g / avg
-            x += f32(-group["lr"], x) * buf
+            x[...] = fma(buf, f32(-group["lr"], x), x)
         else:
             x += f32(-group["lr"], x) * g / avg     # addcdiv's order: (value * g) / avg
 
@@ -290,12 +285,48 @@ class Adagrad(Optimizer):
         g = _grad(p, grad, group)
         step = step_tensor(state)
         if group["weight_decay"] != 0:
-            g = g + f32(group["weight_decay"], x) * x
+            g = fma(x, f32(group["weight_decay"], x), g)
         clr = group["lr"] / (1 + (step - 1) * group["lr_decay"])
         total = state["sum"]._data
-        total += g * g
+        total[...] = fma(g, g, total)                   # addcmul_(grad, grad, value=1)
         std = np.sqrt(total) + f32(group["eps"], x)
-        x += f32(-clr, x) * (g / std)
+        x += f32(-clr, x) * g / std                     # addcdiv's order: (value * g) / std
+
+
+class Adadelta(Optimizer):
+    def __init__(self, params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0, foreach=None, *,
+                 capturable=False, maximize=False, differentiable=False):
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        if eps < 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        super().__init__(params, dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay,
+                                      maximize=maximize, capturable=capturable,
+                                      foreach=foreach, differentiable=differentiable))
+
+    def _update(self, p, grad, state, group):
+        x = p._data
+        g = _grad(p, grad, group)
+        if "square_avg" not in state:
+            state["step"] = _state_tensor(np.asarray(0.0, dtype=np.float32))
+            state["square_avg"] = _state_tensor(np.zeros_like(x))
+            state["acc_delta"] = _state_tensor(np.zeros_like(x))
+        step_tensor(state)
+        rho, eps = f32(group["rho"], x), f32(group["eps"], x)
+        if group["weight_decay"] != 0:
+            g = fma(x, f32(group["weight_decay"], x), g)
+        sq, acc = state["square_avg"]._data, state["acc_delta"]._data
+        sq *= rho
+        sq[...] = fma(f32(1 - group["rho"], x) * g, g, sq)
+        std = np.sqrt(sq + eps)
+        delta = np.sqrt(acc + eps) / std * g
+        acc *= rho
+        acc[...] = fma(f32(1 - group["rho"], x) * delta, delta, acc)
+        x[...] = fma(delta, f32(-group["lr"], x), x)
 
 
 def _state_tensor(array):
