@@ -1,4 +1,4 @@
-"""Sample calls with complex arrays of the norms (a real result): checked like every
+"""Sample calls with complex arrays of the norms and np.real_if_close: checked like every
 sample (tests/test_rules.py reads them), with the pairing <g, dz> = Re(sum(g * dz)).
 Complex results of complex arrays (np.vdot, slogdet) are checked end to end, in
 tests/test_rules_end_to_end.py."""
@@ -16,3 +16,5 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
     SAMPLES["np.linalg.norm"] += [S(C(5)), S(C(3, 4)), S(C(3, 4), 3, 1), S(C(2, 3), axis=0),
                                   S(C(3, 3), "fro"), S(C(3, 4), 1), S(C(3, 4), np.inf, 1),
                                   S(C(2, 3, 4), None, (1, 2), keepdims=True)]
+    # (the identity on these: a negligible imaginary part is its own branch, end to end)
+    SAMPLES["np.real_if_close"] = [S(C(4)), S(C(2, 3)), S(A(5))]

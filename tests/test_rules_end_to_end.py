@@ -307,3 +307,15 @@ def test_sylvester_and_banded_match_autograd():
                            (0, 1))
     for m, t in zip(mine(ab, rhs), theirs(ab, rhs)):
         np.testing.assert_allclose(m, t, rtol=1e-10, atol=1e-12)
+
+
+# -- np.real_if_close: the real part where the imaginary parts are negligible ------------
+def real_if_close_loss(x):
+    z = np.fft.ifft(np.fft.fft(x))            # complex, imaginary parts ~1e-17
+    return np.sum(np.sin(np.real_if_close(z)) * W[2][:4])
+
+
+def test_real_if_close_of_a_round_trip():
+    x = _rng.uniform(-1, 1, 4)
+    assert not np.iscomplexobj(np.real_if_close(np.fft.ifft(np.fft.fft(x))))
+    _check_all_orders(real_if_close_loss, x)

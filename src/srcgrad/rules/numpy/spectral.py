@@ -22,7 +22,7 @@ from .conventions import _fdtype
 from ..registry import defnograd, defrule, deftransformable
 
 __all__ = ['spectral_fit', 'abs_grad', 'abs_tangent', 'angle_partial', 'angle_tangent',
-           'irfft_weights', 'fft_axes', 'fft_length', 'rfftn_grad', 'irfftn_grad']
+           'irfft_weights', 'fft_axes', 'fft_length', 'rfftn_grad', 'irfftn_grad', 'real_like']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -139,8 +139,16 @@ def irfftn_grad(g, ans, a, s=None, axes=None, norm=None):
     return t * irfft_weights(np.shape(ans)[last], np.shape(a)[last], np.ndim(a), last, t)
 
 
+def real_like(t, like):
+    """``t``, real where ``like`` is: the tangent of ``np.real_if_close``, which drops the
+    imaginary part only when every one is negligible."""
+    if _complex(like):
+        return t
+    return np.real(t)
+
+
 deftransformable(spectral_fit, abs_grad, abs_tangent, angle_partial, angle_tangent,
-                 rfftn_grad, irfftn_grad)
+                 rfftn_grad, irfftn_grad, real_like)
 defnograd(fft_axes, fft_length, irfft_weights, _complex)
 
 
@@ -152,6 +160,11 @@ defrule(np.imag, "val", name="np.imag", linear_in="val", view_of="val", elementw
 defrule(np.angle, "z, deg=False", name="np.angle", elementwise=True,
         vjp=dict(z="spectral_fit(np.real(g) * angle_partial(z, deg), z, ())"),
         jvp=dict(z="angle_tangent(dz, z, deg)"))
+
+# (real_if_close: np.real where it drops the imaginary parts, else the identity; either
+# way the cotangent of a complex input is g, of a real one its real part)
+defrule(np.real_if_close, "a, tol=100", name="np.real_if_close", elementwise=True, view_of="a",
+        vjp=dict(a="spectral_fit(g, a, ())"), jvp=dict(a="real_like(da, ans)"))
 
 # -- rules: numpy.fft -------------------------------------------------------------------
 _ONE = "a, n=None, axis=-1, norm=None, out=None"
