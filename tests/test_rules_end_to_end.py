@@ -319,3 +319,26 @@ def test_real_if_close_of_a_round_trip():
     x = _rng.uniform(-1, 1, 4)
     assert not np.iscomplexobj(np.real_if_close(np.fft.ifft(np.fft.fft(x))))
     _check_all_orders(real_if_close_loss, x)
+
+
+# -- a Python complex scalar argument: the gradient d/dRe - i d/dIm, as for complex arrays --
+def _wirtinger_central(f, z, eps=1e-6):
+    return ((f(z + eps) - f(z - eps)) - 1j * (f(z + 1j * eps) - f(z - 1j * eps))) / (2 * eps)
+
+
+COMPLEX_SCALAR = [lambda z: np.real(np.sin(z)), lambda z: np.abs(z), lambda z: np.angle(z),
+                  lambda z: np.real(z * z + np.exp(z)), lambda z: np.imag(np.log(z) * z)]
+
+
+@pytest.mark.parametrize("i", range(len(COMPLEX_SCALAR)))
+def test_python_complex_scalar_argument(i):
+    f, z = COMPLEX_SCALAR[i], 0.4 + 0.3j
+    g = sg.grad(f, wrt=0)(z)
+    np.testing.assert_allclose(g, _wirtinger_central(f, z), rtol=1e-7)
+    _, t = sg.jvp(f, (z,), (0.3 - 0.2j,))
+    np.testing.assert_allclose(t, (f(z + 1e-6 * (0.3 - 0.2j)) - f(z - 1e-6 * (0.3 - 0.2j)))
+                               / 2e-6, rtol=1e-7)
+    if autograd is not None:
+        theirs = [lambda z: anp.real(anp.sin(z)), lambda z: anp.abs(z), lambda z: anp.angle(z),
+                  lambda z: anp.real(z * z + anp.exp(z)), lambda z: anp.imag(anp.log(z) * z)][i]
+        np.testing.assert_allclose(g, autograd.grad(theirs)(z), rtol=1e-10)
