@@ -157,6 +157,14 @@ def plain_function(f):
     a srcgrad wrapper), or, for a callable that is not a def (``np.sin``, a
     ``functools.partial``, a callable object), a small function that calls it."""
     func = unwrap(f)
+    ruled = next((g for g in (f, func) if not isinstance(g, type) and
+                  rules.lookup(g) is not None), None)
+    if ruled is not None:
+        # a function with a rule (scipy.special.logsumexp, st.norm.logpdf) is its rule,
+        # never its library source
+        made = trampoline(ruled)
+        if made is not None:
+            return made
     if isinstance(func, types.FunctionType) or isinstance(func, type) or \
             _is_derivative_like(func):
         return func
@@ -197,6 +205,9 @@ class Transformed:
         # a bound method (model.loss): self is passed along, never differentiated
         self.bound_self = func.__self__ if isinstance(func, types.MethodType) else _NO_SELF
         self.func = plain_function(func)
+        if getattr(self.func, "__srcgrad_called__", None) is func:
+            self.bound_self = _NO_SELF      # (a method with a rule: called as it is)
+            self.__srcgrad_wrapped__ = self.func
         check_function(self.func)   # a class, a non-callable: a clear TypeError now
         self.sig = _Signature(self.func)
         if self.bound_self is not _NO_SELF and isinstance(wrt, (int, tuple, list)):

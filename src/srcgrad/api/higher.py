@@ -36,7 +36,8 @@ class _Call:
         # a bound method (model.loss): its object is the first argument, never
         # differentiated; positions (wrt, tangents) count the visible parameters
         self.front = 0
-        if isinstance(f, types.MethodType):
+        called_as_is = getattr(plain_function(f), "__srcgrad_called__", None) is f
+        if isinstance(f, types.MethodType) and not called_as_is:
             args = (f.__self__,) + tuple(args)
             self.front = 1
             shift = (lambda w: w + 1 if isinstance(w, int) and w >= 0 else w)
