@@ -64,7 +64,7 @@ def mvn_precision(c, allow_singular=False):
     support (for x and mean autograd's convention; for cov, along the changes of cov that
     keep its range: off it the density changes dimension and has no derivative)."""
     if allow_singular:
-        return np.linalg.pinv(c, hermitian=True)
+        return np.linalg.pinv(c)
     return np.linalg.inv(c)
 
 
