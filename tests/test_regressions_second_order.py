@@ -67,6 +67,12 @@ def max_of_appended_list(p):
     return max(lst) * p
 
 
+def max_of_an_appended_list_picking_a_constant(x, p):
+    lst = [p]
+    lst.append(np.sum(x))
+    return np.sum(np.sin(x * max(lst)))      # p = 5.0 is the max: sum(sin(p x))
+
+
 def max_of_a_literal_list(p):
     lst = [p * p, 2.0 * p, np.sin(p)]
     return max(lst) * p
@@ -137,6 +143,11 @@ CASES = {
              "(idioms seeds 42, 57, 78)"}),
     "max_of_appended_list": (max_of_appended_list, lambda: [P], 0, 1.0, {
         ROR: "BUG: grad of grad of max() of a list grown by .append: IndexError"}),
+    "max_of_an_appended_list_picking_a_constant": (
+        max_of_an_appended_list_picking_a_constant, lambda: [X, 5.0], 0, V, {
+            ROR: "BUG: WRONG NUMBER: grad of grad of max() of a list grown by .append, the "
+                 "max a constant item: the unselected item's curvature leaks in (idioms "
+                 "seed 380)"}),
     "max_of_a_literal_list": (max_of_a_literal_list, lambda: [P], 0, 1.0, {}),
     "dict_with_a_constant_value": (dict_with_a_constant_value, lambda: [X, P], 1, 0.7, {}),
     "dict_filled_in_a_loop": (dict_filled_in_a_loop, lambda: [X], 0, V, {
@@ -217,6 +228,15 @@ def test_grad_of_grad(name):
     expected = expected_hv(f, make(), i, v)
     got = reverse_over_reverse(f, make(), i, v)
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_max_of_an_appended_list_against_the_closed_form():
+    """The expected Hessian-vector product of the wrong-number case, in closed form:
+    max(lst) is the constant p, so f = sum(sin(p x)) and H v = -p**2 sin(p x) v."""
+    exact = -25.0 * np.sin(5.0 * X) * V
+    np.testing.assert_allclose(
+        expected_hv(max_of_an_appended_list_picking_a_constant, [X, 5.0], 0, V), exact,
+        rtol=1e-5, atol=1e-7)
 
 
 def test_the_expected_values_are_not_vacuous():
