@@ -288,3 +288,31 @@ def test_jvp_of_a_partial_with_star_args():
     out, tangent = sg.jvp(total, (x,), (t,))
     np.testing.assert_allclose(out, x.sum(axis=0))
     np.testing.assert_allclose(tangent, t.sum(axis=0))
+
+
+# -- a derivative of a derivative through the user's own @sg.adjoint / @sg.tangent ------
+
+def _softplus_sum(x):
+    return np.sum(np.log1p(np.exp(x)))
+
+
+@sg.adjoint(_softplus_sum)
+def _softplus_sum_adjoint(g, ans, x):
+    return g / (1.0 + np.exp(-x))
+
+
+@sg.tangent(_softplus_sum)
+def _softplus_sum_tangent(ans, x, dx):
+    return np.sum(dx / (1.0 + np.exp(-x)))
+
+
+def through_a_custom_rule(y):
+    return _softplus_sum(y ** 2) * np.sum(y)
+
+
+def test_second_order_through_the_users_own_rule():
+    expected = _differences_of_grad(through_a_custom_rule, X)
+    assert_close(sg.hessian(through_a_custom_rule)(X), expected, rtol=1e-5, atol=1e-7)
+    assert_close(sg.hvp(through_a_custom_rule)(X, v=V), expected @ V, rtol=1e-5, atol=1e-7)
+    k = lambda q: sg.jvp(through_a_custom_rule, (q,), (V,))[1]     # noqa: E731
+    assert_close(sg.jvp(k, (X,), (V,))[1], V @ expected @ V, rtol=1e-5, atol=1e-7)

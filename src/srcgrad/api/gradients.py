@@ -849,4 +849,12 @@ def checked_adjoint(adj, func, pnames):
             check_like(v, x, f"its argument {p}", where)
         return out
     adjoint_checked.__wrapped__ = adj
+    # a derivative of a derivative differentiates the adjoint itself, as srcgrad reads
+    # it (its checks carry no gradient)
+    adjoint_checked.__srcgrad_transformable__ = True
     return adjoint_checked
+
+
+check_like.__srcgrad_stop_gradient__ = True
+_shown.__srcgrad_stop_gradient__ = True
+_qualname.__srcgrad_stop_gradient__ = True

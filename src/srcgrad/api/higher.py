@@ -490,6 +490,7 @@ def _checked_tangent(tan, func):
         check_like(out, ans, "the result", where)
         return out
     tangent_checked.__wrapped__ = tan
+    tangent_checked.__srcgrad_transformable__ = True    # (as checked_adjoint's)
     return tangent_checked
 
 
