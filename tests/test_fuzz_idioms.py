@@ -104,11 +104,22 @@ REFUSED_CLOSURES = {
 }
 
 
+# features srcgrad gets wrong at second order (feature -> the xfail case of
+# tests/test_regressions_second_order.py): not generated with the second-order check
+# unless --all (they failed 31 programs in 500, hiding the rest)
+SECOND_ORDER_KNOWN_BROKEN = {
+    "builtin_max_var": "max_of_an_appended_list_picking_a_constant",   # a wrong number
+    "builtin_min_var": "min_of_appended_list",
+}
+
+
 def disabled_features(seed, everything=False, closures=False):
     if everything:
         return set()
     refused = REFUSED | (REFUSED_CLOSURES if closures else set())
     broken = set(KNOWN_BROKEN) | (set(KNOWN_BROKEN_CLOSURES) if closures else set())
+    if EXTRA["hvp"]:
+        broken |= set(SECOND_ORDER_KNOWN_BROKEN)
     return broken | (refused if seed % REFUSED_EVERY else set())
 
 
@@ -483,8 +494,6 @@ def run_seed(seed, everything=False, closures=False):
 # with the regression test of tests/test_regressions_second_order.py): fix the bug,
 # then delete the line
 SECOND_ORDER_XFAIL = {
-    245: "BUG: grad of grad of min() of a list grown by .append: IndexError "
-         "(test_regressions_second_order: min_of_appended_list)",
 }
 SECOND_ORDER_XFAIL_CLOSURES = {
     35: "BUG: grad of grad of a dict comprehension: refusal naming no user file "
@@ -530,6 +539,9 @@ def test_known_broken_names_a_regression_test():
         assert hasattr(reg, test), (feature, test)
     for feature, test in KNOWN_BROKEN_CLOSURES.items():
         assert hasattr(reg9, test), (feature, test)
+    import test_regressions_second_order as reg2
+    for feature, case in SECOND_ORDER_KNOWN_BROKEN.items():
+        assert "grad_of_grad" in reg2.CASES[case][4], (feature, case)
 
 
 def main(argv):
