@@ -17,7 +17,8 @@ a loop (and without them: refused), try / except / else / finally with a conditi
 raises on some inputs (``if np.sum(x) > 0: raise ValueError``), raised inside a method,
 or a KeyError of a dict, handlers reading earlier values; ``sorted`` without key and
 ``d.pop``.  Every snippet is validated on stand-in inputs (valid, tame values) and
-tagged with features; a feature in ``disabled`` is never written.
+tagged with features (``object_built`` for any snippet that calls a class of the
+program: refused at second order); a feature in ``disabled`` is never written.
 
 All arrays of a program have one shape (elementwise arithmetic everywhere), float64
 or, in one program in four, float32.
