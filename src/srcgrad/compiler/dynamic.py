@@ -624,8 +624,6 @@ def trampoline(f):
     a callable object.  Its parameters are ``f``'s required ones (a ufunc's inputs;
     a rule's parameters without defaults), then ``**kwargs`` for the rest, so that
     ``wrt=None`` finds the arguments a call passes.  None when ``f`` is not callable."""
-    import linecache
-    import keyword
     if not callable(f):
         return None
     names = None
@@ -646,12 +644,22 @@ def trampoline(f):
             names = None
     label = getattr(f, "__name__", None) or getattr(getattr(f, "func", None), "__name__",
                                                     None) or type(f).__name__
+    params = (names or []) + (["*args"] if names is None else []) + ["**kwargs"]
+    fn = caller(f, label, params, params)
+    fn.__srcgrad_called__ = f
+    return fn
+
+
+def caller(f, label, params, call):
+    """``def <label>(<params>): return f(<call>)``, with its source in linecache (made
+    once per label and parameters; srcgrad reads it to transform it)."""
+    import linecache
+    import keyword
     label = "".join(c if c.isalnum() or c == "_" else "_" for c in label) or "f"
     if keyword.iskeyword(label) or label[0].isdigit():
         label = "call_" + label
-    params = ", ".join((names or []) + (["*args"] if names is None else []) + ["**kwargs"])
-    call = ", ".join((names or []) + (["*args"] if names is None else []) + ["**kwargs"])
-    key = (label, params)
+    params, call = ", ".join(params), ", ".join(call)
+    key = (label, params, call)
     src = (f"def __srcgrad_make__(_callee):\n"
            f"    def {label}({params}):\n"
            f"        return _callee({call})\n"
@@ -664,9 +672,7 @@ def trampoline(f):
         ns = {"__name__": "srcgrad_trampoline"}
         exec(compile(src, filename, "exec"), ns)
         _TRAMPOLINES[key] = ns["__srcgrad_make__"]
-    fn = _TRAMPOLINES[key](f)
-    fn.__srcgrad_called__ = f
-    return fn
+    return _TRAMPOLINES[key](f)
 
 
 # -- a property read from an object that holds varied values (rules/python/attributes) --

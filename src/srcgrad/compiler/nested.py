@@ -271,24 +271,12 @@ def calling(f, npos, keywords):
     """A Python function (with source, in linecache) that calls the primitive ``f``
     with ``npos`` positional arguments and these keywords, as a call srcgrad
     differentiates by ``f``'s rule: ``def sin(_sg_0): return f(_sg_0)``."""
-    import linecache
-    label = "".join(c if c.isalnum() or c == "_" else "_"
-                    for c in getattr(f, "__name__", "") or "f")
-    if not label.isidentifier() or label[0].isdigit():
-        label = "call_" + label
-    params = [f"_sg_{i}" for i in range(npos)] + list(keywords)
-    call = [f"_sg_{i}" for i in range(npos)] + [f"{k}={k}" for k in keywords]
-    src = (f"def __srcgrad_make__(_callee):\n"
-           f"    def {label}({', '.join(params)}):\n"
-           f"        return _callee({', '.join(call)})\n"
-           f"    return {label}\n")
-    filename = f"<srcgrad call of {label}({', '.join(params)})>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     key = (id(f), npos, keywords)
     if key not in _CALLING:
-        ns = {"__name__": "srcgrad_trampoline"}
-        exec(compile(src, filename, "exec"), ns)
-        _CALLING[key] = (f, ns["__srcgrad_make__"](f))
+        lead = [f"_sg_{i}" for i in range(npos)]
+        made = dynamic.caller(f, getattr(f, "__name__", "") or "f", lead + list(keywords),
+                              lead + [f"{k}={k}" for k in keywords])
+        _CALLING[key] = (f, made)        # (f kept: its id names it)
     return _CALLING[key][1]
 
 
