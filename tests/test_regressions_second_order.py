@@ -73,6 +73,10 @@ def max_of_an_appended_list_picking_a_constant(x, p):
     return np.sum(np.sin(x * max(lst)))      # p = 5.0 is the max: sum(sin(p x))
 
 
+def max_of_a_generator(x):
+    return max(np.sum(t * t) for t in [x, np.sin(x)])
+
+
 def max_of_a_literal_list(p):
     lst = [p * p, 2.0 * p, np.sin(p)]
     return max(lst) * p
@@ -148,6 +152,9 @@ CASES = {
             ROR: "BUG: WRONG NUMBER: grad of grad of max() of a list grown by .append, the "
                  "max a constant item: the unselected item's curvature leaks in (idioms "
                  "seed 380)"}),
+    "max_of_a_generator": (max_of_a_generator, lambda: [X], 0, V, {
+        ROR: "BUG: grad of grad of max() of a generator: IndexError: pop from empty list "
+             "(closures seeds 60, 175)"}),
     "max_of_a_literal_list": (max_of_a_literal_list, lambda: [P], 0, 1.0, {}),
     "dict_with_a_constant_value": (dict_with_a_constant_value, lambda: [X, P], 1, 0.7, {}),
     "dict_filled_in_a_loop": (dict_filled_in_a_loop, lambda: [X], 0, V, {
