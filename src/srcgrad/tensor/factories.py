@@ -12,7 +12,8 @@ import numpy as np
 from . import dtypes
 from .core import Tensor, _size_args, host_array
 from .device import CPU, array_module, default_device, to_device
-from .generator import Generator, _rng, fma, initial_seed, manual_seed, seed
+from .generator import Generator, _rng, initial_seed, manual_seed, seed
+from .rounding import fma64
 
 __all__ = ["tensor", "as_tensor", "from_numpy", "ones", "zeros", "full", "empty", "eye",
            "arange", "linspace", "logspace", "randn", "rand", "randint", "randperm", "normal",
@@ -197,7 +198,7 @@ def _float_linspace(start, end, steps, kind):
         st = np.float64(step)
         return np.where(first, st * i + np.float64(s),
                         -st * (steps - 1 - i) + np.float64(e)).astype(np.float32)
-    return np.where(first, fma(step, i, s), fma(-step, steps - 1 - i, e))
+    return np.where(first, fma64(step, i, s), fma64(-step, steps - 1 - i, e))
 
 
 def _linspace(start, end, steps):

@@ -27,6 +27,7 @@ import math
 import numpy as np
 
 from .device import cuda
+from .rounding import fma64
 
 __all__ = ["Generator", "manual_seed", "seed", "initial_seed"]
 
@@ -40,18 +41,6 @@ def _mt19937_key(seed):
         prev = key[-1]
         key.append((1812433253 * (prev ^ (prev >> 30)) + j) & 0xFFFFFFFF)
     return np.array(key, dtype=np.uint32)
-
-
-def fma(a, b, c):
-    """``a * b + c`` rounded once (float64): Dekker's exact product, then an exact sum."""
-    p = a * b
-    ta, tb = a * 134217729.0, b * 134217729.0           # 2**27 + 1 splits 53 bits in two
-    ah, bh = ta - (ta - a), tb - (tb - b)
-    al, bl = a - ah, b - bh
-    err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    back = s - p
-    return s + (((p - (s - back)) + (c - back)) + err)
 
 
 def _box_muller_blocks(u, dtype):
@@ -119,7 +108,7 @@ class Generator:
             dtype = dtype if dtype.kind == "f" else np.dtype(np.float32)
         lo, hi = dtype.type(low), dtype.type(high)
         if dtype == np.float64:
-            return fma(x, hi - lo, lo).reshape(shape)
+            return fma64(x, hi - lo, lo).reshape(shape)
         # x * (high - low) + low, fused (exact in float64, rounded once)
         out = x.astype(np.float64) * np.float64(hi - lo) + np.float64(lo)
         return out.astype(dtype).reshape(shape)

@@ -12,7 +12,7 @@ Some of PyTorch's kernels multiply and add with one rounding (a fused multiply-a
 """
 import numpy as np
 
-__all__ = ["ROUNDED_ONCE", "rounded_once", "fma", "lerp"]
+__all__ = ["ROUNDED_ONCE", "rounded_once", "fma", "fma64", "lerp"]
 
 # the Tensor methods computed so
 ROUNDED_ONCE = {"exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
@@ -27,6 +27,18 @@ def rounded_once(func):
                 return func(a.astype(np.float64)).astype(np.float32)
         return func(a)
     return forward
+
+
+def fma64(a, b, c):
+    """``a * b + c`` rounded once (float64): Dekker's exact product, then an exact sum."""
+    p = a * b
+    ta, tb = a * 134217729.0, b * 134217729.0           # 2**27 + 1 splits 53 bits in two
+    ah, bh = ta - (ta - a), tb - (tb - b)
+    al, bl = a - ah, b - bh
+    err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    back = s - p
+    return s + (((p - (s - back)) + (c - back)) + err)
 
 
 def _fma32(a, b, c):
@@ -56,7 +68,6 @@ def fma(a, b, c):
         if dtype == np.float32:
             return _fma32(a, b, c)
         if dtype == np.float64:
-            from .generator import fma as fma64
             return np.asarray(fma64(np.asarray(a, np.float64), np.asarray(b, np.float64),
                                     np.asarray(c, np.float64)))
     return a * b + c
