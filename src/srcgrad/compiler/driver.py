@@ -15,7 +15,7 @@ import gast
 import numpy as np
 
 from . import syntax as A
-from . import codegen, dynamic, pipeline
+from . import codegen, dynamic, nested, pipeline  # noqa: F401  (nested: installs itself)
 from .analysis.kinds import infer_kinds
 from .frontend import front_end, recursion_error
 from .optimize.dce import dead_code

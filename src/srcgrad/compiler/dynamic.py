@@ -42,7 +42,9 @@ def use(kind, build):
 
 
 # calls of generated code's own run-time calls (``call_forward`` differentiated again:
-# grad of grad): {id(function): unfold}, installed by compiler/nested.py
+# grad of grad): {id(function): unfold}, and the functions of nested.py this module
+# calls by name ("calling", "split_backward"), installed by compiler/nested.py (which
+# compiler/driver.py imports)
 NESTED = {}
 JVP_OF = []             # [nested.jvp_of]
 HELD_AT = {}            # {id(nested.split_forward / star_apply): its held dict's position}
@@ -290,7 +292,7 @@ def _forward(f, target, full, kw, where, site, closure=False):
 def call_backward(record, g):
     """The gradients of the arguments ``wrt`` named, in that order."""
     if isinstance(record, tuple):       # (saved, bwd, picks): compiler/nested.py
-        return split_backward(record, g)
+        return NESTED["split_backward"](record, g)
     return record(g)
 
 
@@ -417,8 +419,8 @@ def _rule_forward(rule, func, args, kwargs, where, site):
         if p not in rule.diff_params:
             raise NonDifferentiableError(f"{site}: {rule.name} has no derivative for its "
                                          f"argument {p!r}")
-    return _function_forward(calling(func, len(args), tuple(kwargs)), args, kwargs, where,
-                             site)
+    return _function_forward(NESTED["calling"](func, len(args), tuple(kwargs)), args, kwargs,
+                             where, site)
 
 
 def call_jvp(f, wrt, site, tangents, /, *args, **kwargs):
@@ -788,5 +790,3 @@ def returning_self(func):
         _RETURNING_SELF[code] = fn
     return fn
 
-
-from .nested import calling, split_backward     # noqa: E402  (nested.py imports this module)

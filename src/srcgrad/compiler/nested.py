@@ -425,6 +425,7 @@ NESTED[id(dynamic.call_forward)] = unfold_forward
 NESTED[id(dynamic.call_backward)] = unfold_backward
 NESTED[id(dynamic.call_forward_star)] = unfold_star
 NESTED[id(dynamic.call_jvp)] = unfold_jvp
+NESTED.update(calling=calling, split_backward=split_backward)
 deftransformable(_plain_sweep)
 for _f in (dynamic.call_forward, dynamic.call_backward, dynamic.call_forward_star,
            dynamic.call_jvp):
