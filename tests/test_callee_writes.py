@@ -192,3 +192,40 @@ def test_a_helper_passing_its_parameter_to_a_function_with_a_rule_changes_nothin
     fd = np.array([(uses_log_normalize(p + eps * e) - uses_log_normalize(p - eps * e))
                    / (2 * eps) for e in np.eye(3)])
     np.testing.assert_allclose(sg.grad(uses_log_normalize)(p), fd, rtol=1e-6)
+
+
+# -- in a loop, a name the body assigns again before reading it is not read by the next
+# trip: a callee changing it in place is no conflict (autograd's fluidsim: it was refused)
+
+def _project(vx):
+    vx -= 0.5 * np.roll(vx, 1)
+    return vx
+
+
+def loop_reassigns_the_changed_temporary(v):
+    for _ in range(2):
+        v_updated = v * v
+        v = _project(v_updated)
+    return np.sum(v)
+
+
+def loop_keeps_an_alias_of_the_changed_value(v):
+    w = v * 1.0
+    s = 0.0
+    for _ in range(2):
+        a = w
+        w = _project(w)
+        s = np.sum(a)
+    return s + np.sum(w)
+
+
+def test_a_loop_temporary_changed_by_a_callee_then_assigned_again():
+    x = np.array([0.1, 0.2, 0.3])
+    eps = 1e-6
+    fd = np.array([(loop_reassigns_the_changed_temporary(x + eps * e) -
+                    loop_reassigns_the_changed_temporary(x - eps * e)) / (2 * eps)
+                   for e in np.eye(3)])
+    np.testing.assert_allclose(sg.grad(loop_reassigns_the_changed_temporary)(x), fd,
+                               rtol=1e-6, atol=1e-10)
+    with pytest.raises(sg.UnsupportedSyntaxError, match="'a' \\(which shares memory with 'w'\\)"):
+        sg.grad(loop_keeps_an_alias_of_the_changed_value)(x)

@@ -47,11 +47,7 @@ CASES = [(name, f, args, mod) for mod in MODULES for name, f, args in mod.CASES]
 
 # The construct each refusal is about: one reason for every check, or (reverse, forward,
 # hvp) with None where that check works (hvp: forward over reverse, as forward if absent).
-REFUSED = {
-    "fluid_simulation_in_place_projection": "a callee's x -= v on a temporary that the loop "
-                                            "assigns again before reading it is refused as "
-                                            "still read after the call",
-}
+REFUSED = {}
 
 _NAN_FROM_A_ZERO_COTANGENT = ("BUG: the adjoint of sqrt of a negative discriminant, on a path "
                               "that does not reach the result, runs with a zero cotangent: "

@@ -312,6 +312,23 @@ def check(body, info, params, hard, soft, temps, ad_name):
             r = reads[id(s)] = A.names_read(s)
         return r
 
+    def exposed(loop):
+        """The names a trip of ``loop`` may read before it assigns them: its condition,
+        its iterable, and a statement's reads unless an earlier statement of the body
+        (at its top level, so on every trip) assigned the name (``v_updated = v * v``
+        then ``v = project(v_updated)``: the next trip sets v_updated again first)."""
+        head = loop.test if isinstance(loop, gast.While) else loop.iter
+        out = set(A.names_read(head))
+        assigned = set(A.names_stored(loop.target)) if isinstance(loop, gast.For) else set()
+        for st in loop.body:
+            out |= names_read(st) - assigned
+            if isinstance(st, gast.Assign) and \
+                    all(isinstance(t, gast.Name) for t in st.targets):
+                assigned.update(t.id for t in st.targets)
+        for st in loop.orelse:
+            out |= names_read(st)
+        return out
+
     def visit(stmts, env, after):
         # the names read after statement i: those whose last reader comes after it
         last = {}
@@ -326,7 +343,7 @@ def check(body, info, params, hard, soft, temps, ad_name):
                 env = a.join(b)
                 continue
             if isinstance(s, (gast.For, gast.While)):
-                inner = later | names_read(s)         # the next trip reads the loop again
+                inner = later | exposed(s)        # what the next trip reads before it sets
                 first = visit(s.body, env.copy(), inner)
                 second = visit(s.body, env.join(first), inner)
                 bound = env.bound
