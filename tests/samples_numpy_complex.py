@@ -1,4 +1,4 @@
-"""Sample calls with complex arrays of the norms and np.real_if_close: checked like every
+"""Sample calls with complex arrays of the norms, var / std and np.real_if_close: checked like every
 sample (tests/test_rules.py reads them), with the pairing <g, dz> = Re(sum(g * dz)).
 Complex results of complex arrays (np.vdot, slogdet) are checked end to end, in
 tests/test_rules_end_to_end.py."""
@@ -18,3 +18,5 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
                                   S(C(2, 3, 4), None, (1, 2), keepdims=True)]
     # (the identity on these: a negligible imaginary part is its own branch, end to end)
     SAMPLES["np.real_if_close"] = [S(C(4)), S(C(2, 3)), S(A(5))]
+    for name in ("np.var", "np.std"):
+        SAMPLES[name] = SAMPLES.get(name, []) + [S(C(3, 4)), S(C(2, 3), axis=1, ddof=1)]

@@ -14,7 +14,7 @@ from .linalg import mT
 from .spectral import abs_grad, abs_tangent
 from ...runtime.backends import array_ns
 
-__all__ = ['gradient_apply', 'gradient_spacing', 'std_scale', 'prod_partials', 'minmax_jvp', 'var_grad', 'var_jvp', 'norm_grad', 'norm_jvp', 'norm_vjp', 'norm_tangent', 'ptp_grad', 'ptp_jvp', 'nanmean_grad', 'cumsum_grad', 'cumprod_grad', 'cumprod_jvp', 'diff_grad', 'trace_grad', 'cumulative_trim', 'cumulative_pad', 'nanvar_grad', 'nanvar_jvp', 'var_grad_a', 'prod_partials_grad', 'norm_grad_x', 'norm_grad_n', 'norm_grad_dn', 'norm_jvp_x', 'norm_jvp_n']
+__all__ = ['gradient_apply', 'gradient_spacing', 'std_scale', 'prod_partials', 'minmax_jvp', 'var_grad', 'var_jvp', 'var_vjp', 'var_tangent', 'norm_grad', 'norm_jvp', 'norm_vjp', 'norm_tangent', 'ptp_grad', 'ptp_jvp', 'nanmean_grad', 'cumsum_grad', 'cumprod_grad', 'cumprod_jvp', 'diff_grad', 'trace_grad', 'cumulative_trim', 'cumulative_pad', 'nanvar_grad', 'nanvar_jvp', 'var_grad_a', 'prod_partials_grad', 'norm_grad_x', 'norm_grad_n', 'norm_grad_dn', 'norm_jvp_x', 'norm_jvp_n']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -26,7 +26,7 @@ def prod_partials(a, axis=None):
     products from the left and from the right.
     """
     np = array_ns(a, axis)
-    a = a if hasattr(a, "shape") else np.asarray(a, dtype=float)
+    a = a if hasattr(a, "shape") else np.asarray(a, dtype=np.result_type(a, float))
     axes = _axes(axis, a.ndim)
     if not axes:                                # a 0-d input: d a / d a = 1
         return np.ones_like(a, dtype=np.result_type(a, np.float32))
@@ -71,6 +71,26 @@ def _real_var(a):
         raise NonDifferentiableError("np.var / np.std of a complex array: derivative for "
                                      "real arrays only (np.mean(np.abs(x - np.mean(x)) ** 2) "
                                      "differentiates)")
+
+
+def var_vjp(g, a, axis=None, ddof=0, keepdims=False):
+    """``np.var``'s reverse template: :func:`var_grad`; a complex ``a``'s variance is the
+    sum of its real and imaginary parts' (the gradient d/dRe - i d/dIm)."""
+    np = array_ns(g, a, axis, ddof, keepdims)
+    if _is_complex(a):
+        t = np.real(g)
+        return (var_grad(t, np.real(a), axis, ddof, keepdims)
+                - 1j * var_grad(t, np.imag(a), axis, ddof, keepdims))
+    return var_grad(g, a, axis, ddof, keepdims)
+
+
+def var_tangent(da, a, axis=None, ddof=0, keepdims=False):
+    """``np.var``'s forward template: :func:`var_jvp`, by parts for a complex ``a``."""
+    np = array_ns(da, a, axis, ddof, keepdims)
+    if _is_complex(a) or _is_complex(da):
+        return (var_jvp(np.real(da), np.real(a), axis, ddof, keepdims)
+                + var_jvp(np.imag(da), np.imag(a), axis, ddof, keepdims))
+    return var_jvp(da, a, axis, ddof, keepdims)
 
 
 def var_grad(g, a, axis=None, ddof=0, keepdims=False):
@@ -445,7 +465,7 @@ def prod_partials_grad(g, a, axis=None):
     ``d P_i / d a_j`` is the product of the group without ``a_i`` and ``a_j`` (i != j).
     Exact with zeros; O(n^2) in the group size."""
     np = array_ns(g, a, axis)
-    a = a if hasattr(a, "shape") else np.asarray(a, dtype=float)
+    a = a if hasattr(a, "shape") else np.asarray(a, dtype=np.result_type(a, float))
     flat, undo = _flat_axes(a, axis)
     gf, _ = _flat_axes(np.broadcast_to(g, np.shape(a)), axis)
     n = flat.shape[-1]
@@ -574,7 +594,7 @@ def norm_jvp_n(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
 
 
 # written in differentiable primitives: differentiated again through their source
-deftransformable(norm_vjp, norm_tangent)
+deftransformable(norm_vjp, norm_tangent, var_vjp, var_tangent)
 deftransformable(gradient_apply, std_scale, nanmean_grad, nanvar_grad, nanvar_jvp, cumprod_grad, cumprod_jvp,
                  _affine_scan, _exclusive_cumprod)
 
@@ -607,12 +627,12 @@ defrule(np.amin, "a, axis=None, out=None, keepdims=False", reduction="axis", tor
 defrule(np.ptp, "a, axis=None, out=None, keepdims=False", reduction="axis",
         vjp=dict(a="ptp_grad(g, a, axis, keepdims)"), jvp=dict(a="ptp_jvp(da, a, axis, keepdims)"))
 _var = defrule(np.var, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", reduction="axis",
-               vjp=dict(a="var_grad(g, a, axis, ddof, keepdims)"),
-               jvp=dict(a="var_jvp(da, a, axis, ddof, keepdims)"),
+               vjp=dict(a="var_vjp(g, a, axis, ddof, keepdims)"),
+               jvp=dict(a="var_tangent(da, a, axis, ddof, keepdims)"),
                torch_name="VarBackward0")
 _std = defrule(np.std, "a, axis=None, dtype=None, out=None, ddof=0, keepdims=False", reduction="axis",
-               vjp=dict(a="var_grad(std_scale(g, ans), a, axis, ddof, keepdims)"),
-               jvp=dict(a="std_scale(var_jvp(da, a, axis, ddof, keepdims), ans)"),
+               vjp=dict(a="var_vjp(std_scale(g, ans), a, axis, ddof, keepdims)"),
+               jvp=dict(a="std_scale(var_tangent(da, a, axis, ddof, keepdims), ans)"),
                torch_name="StdBackward0")
 defrule(np.nansum, "a, axis=None, dtype=None, out=None, keepdims=False", reduction="axis",
         vjp=dict(a="reduced_grad(g, a, axis, keepdims) * ~np.isnan(a)"),
