@@ -107,10 +107,8 @@ REFUSED_CLOSURES = {
 # features srcgrad gets wrong at second order (feature -> the xfail case of
 # tests/test_regressions_second_order.py): not generated with the second-order check
 # unless --all (they failed 31 programs in 500, hiding the rest)
-SECOND_ORDER_KNOWN_BROKEN = {
-    "builtin_max_var": "max_of_an_appended_list_picking_a_constant",   # a wrong number
-    "builtin_min_var": "min_of_appended_list",
-}
+# (max()/min() of an appended list, a wrong number and IndexErrors: fixed)
+SECOND_ORDER_KNOWN_BROKEN = {}
 
 
 def disabled_features(seed, everything=False, closures=False):

@@ -197,7 +197,6 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         else:
             body.append(A.expr_stmt(A.call(A.attr(ad, "seed"), [copy.deepcopy(result)])))
         body.extend(_unshared(fwd, bwd, rev, ad))
-        body.extend(bwd)
         ret = grads[0] if len(grads) == 1 else A.tuple_(grads)
         if mode == "value_and_grad":
             ret = A.tuple_([value, ret])
@@ -308,20 +307,33 @@ def _mutated_in_place(stmts):
 
 
 def _unshared(fwd, bwd, rev, ad):
-    """``n = ad.copy(n)`` before the reverse sweep for each list it changes in place
-    (``listcomp.pop()``) that another name of the forward sweep also holds (``l =
-    listcomp``): that name keeps its value, which a derivative of this code reads
-    after the reverse sweep ran."""
-    mutated = _mutated_in_place(bwd) - {rev.stack}
+    """The reverse sweep, with ``n = ad.copy(n)`` before the first statement that pops
+    a list ``n`` of the forward sweep (``listcomp.pop()``) when another name holds it too
+    (``l = listcomp``) or an earlier statement of the reverse sweep reads it
+    (``select_grad(g, m, (l,))`` of ``m = max(l)``): the list they hold keeps its value,
+    which a derivative of this code reads after the reverse sweep ran."""
+    mutated = _mutated_in_place(bwd) & A.names_stored(fwd)
+    mutated.discard(rev.stack)
     if not mutated:
-        return []
+        return list(bwd)
     held = set()
     for s in fwd:
         for n in gast.walk(s):
             if isinstance(n, gast.Assign) and isinstance(n.value, gast.Name) and \
                     n.value.id in mutated and isinstance(n.targets[0], gast.Name):
                 held.add(n.value.id)
-    return [A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)])) for n in sorted(held)]
+    out, read, done = [], set(), set()
+    for s in bwd:
+        pops = {n.func.value.id for n in gast.walk(s) if isinstance(n, gast.Call) and
+                isinstance(n.func, gast.Attribute) and n.func.attr == "pop" and
+                isinstance(n.func.value, gast.Name)} & mutated
+        for n in sorted(pops - done):
+            if n in held or n in read:
+                out.append(A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)])))
+            done.add(n)
+        out.append(s)
+        read |= A.names_read(s) & mutated
+    return out
 
 
 def _bind_zeroed(fwd, bwd, params, skip):
