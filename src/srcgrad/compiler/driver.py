@@ -306,33 +306,45 @@ def _mutated_in_place(stmts):
     return out
 
 
+_NOT_KEEPING = frozenset(("min", "max", "sum", "len"))
+
+
 def _unshared(fwd, bwd, rev, ad):
     """The reverse sweep, with ``n = ad.copy(n)`` before the first statement that pops
-    a list ``n`` of the forward sweep (``listcomp.pop()``) when another name holds it too
-    (``l = listcomp``) or an earlier statement of the reverse sweep reads it
-    (``select_grad(g, m, (l,))`` of ``m = max(l)``): the list they hold keeps its value,
-    which a derivative of this code reads after the reverse sweep ran."""
-    mutated = _mutated_in_place(bwd) & A.names_stored(fwd)
+    a list ``n`` of the forward sweep, when an earlier statement of the sweep reads it
+    (``select_grad(g, m, (l,))`` of ``m = max(l)``): what that statement read keeps its
+    value, which a derivative of this code reads after the sweep ran.  Only a list that
+    nothing else holds: the forward sweep builds it, appends to it, indexes it and
+    passes it to ``min`` / ``max`` / ``sum`` / ``len``, nothing more (an alias, ``a =
+    l``, or a container holding it would see the copy's pops no longer)."""
+    mutated = _mutated_in_place(bwd) & _always_bound(fwd)
     mutated.discard(rev.stack)
     if not mutated:
         return list(bwd)
-    held = set()
+    private = set(mutated)
     for s in fwd:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Assign) and isinstance(n.value, gast.Name) and \
-                    n.value.id in mutated and isinstance(n.targets[0], gast.Name):
-                held.add(n.value.id)
+        for parent in gast.walk(s):
+            for child in gast.iter_child_nodes(parent):
+                if not (isinstance(child, gast.Name) and child.id in private and
+                        isinstance(child.ctx, gast.Load)):
+                    continue
+                ok = isinstance(parent, gast.Subscript) and parent.value is child or \
+                    isinstance(parent, gast.Attribute) and parent.attr == "append" or \
+                    isinstance(parent, gast.Call) and isinstance(parent.func, gast.Name) and \
+                    parent.func.id in _NOT_KEEPING and child in parent.args
+                if not ok:
+                    private.discard(child.id)
     out, read, done = [], set(), set()
     for s in bwd:
         pops = {n.func.value.id for n in gast.walk(s) if isinstance(n, gast.Call) and
                 isinstance(n.func, gast.Attribute) and n.func.attr == "pop" and
-                isinstance(n.func.value, gast.Name)} & mutated
+                isinstance(n.func.value, gast.Name)} & private
         for n in sorted(pops - done):
-            if n in held or n in read:
+            if n in read:
                 out.append(A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)])))
             done.add(n)
         out.append(s)
-        read |= A.names_read(s) & mutated
+        read |= A.names_read(s) & private
     return out
 
 
