@@ -108,7 +108,12 @@ REFUSED_CLOSURES = {
 # tests/test_regressions_second_order.py): not generated with the second-order check
 # unless --all (they failed 31 programs in 500, hiding the rest)
 # (max()/min() of an appended list, a wrong number and IndexErrors: fixed)
-SECOND_ORDER_KNOWN_BROKEN = {}
+SECOND_ORDER_KNOWN_BROKEN = {
+    "sorted_key": "sorted_by_key_last_item",       # IndexError in grad of grad
+    "sorted_list": "sorted_then_indexed",
+    "sorted_reverse": "sorted_then_indexed",
+    "sorted_tuple_var": "sorted_then_indexed",
+}
 
 
 def disabled_features(seed, everything=False, closures=False):
