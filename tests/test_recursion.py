@@ -4,6 +4,8 @@ A call that reaches the derivative being built is made to the derivative resolve
 when the call runs (built by then); each case is checked in both modes against
 central differences and against autograd, which traces recursion natively.
 """
+import re
+
 import numpy as np
 import pytest
 
@@ -135,7 +137,8 @@ def test_against_autograd():
 
 def test_a_recursive_function_reads_as_a_call_of_itself():
     src = sg.source(power, wrt=0)
-    assert "power_fwd(x, sub)" in src and "power_bwd(" in src
+    # (power_fwd1: power_fwd names the function being built)
+    assert re.search(r"power_fwd\d*\(x, sub\)", src) and re.search(r"power_bwd\d*\(", src)
 
 
 def test_second_and_third_order_follow_the_recursion():
