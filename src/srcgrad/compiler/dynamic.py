@@ -554,20 +554,28 @@ def _regroup(spans, wrt, by_slot):
     return tuple(out)
 
 
+def star_slots(stars, pieces, kw_pieces, wrt):
+    """A starred call flattened: (positional arguments, keywords, the span of each
+    piece, the pieces ``wrt`` names, the flat call's ``wrt``: the callee's own entry
+    (None) first if asked for, then the positions and keywords those pieces fill)."""
+    flat, kwargs, spans = _flatten(stars, pieces, kw_pieces)
+    pieces_wrt = [w for w in wrt if w is not None]
+    slots = []
+    for w in pieces_wrt:
+        for j in spans[w][0]:
+            if j not in slots:
+                slots.append(j)
+    return flat, kwargs, spans, pieces_wrt, ((None,) if None in wrt else ()) + tuple(slots)
+
+
 def call_forward_star(f, wrt, site, stars, pieces, kw_pieces):
     """:func:`call_forward` for a call with ``*xs`` / ``**kw``: ``wrt`` indexes the
     pieces; the gradient of an unpacked sequence is a sequence of its items' gradients
     (of a dict, a dict)."""
-    flat, kwargs, spans = _flatten(stars, pieces, kw_pieces)
-    own = None in wrt                   # the callee's own gradient (call_forward)
-    wrt = [w for w in wrt if w is not None]
-    slots = []
-    for w in wrt:
-        for j in spans[w][0]:
-            if j not in slots:
-                slots.append(j)
-    value, record = call_forward(f, ((None,) if own else ()) + tuple(slots), site, *flat,
-                                 **kwargs)
+    flat, kwargs, spans, wrt, inner = star_slots(stars, pieces, kw_pieces, wrt)
+    own = None in inner
+    slots = inner[1:] if own else inner
+    value, record = call_forward(f, inner, site, *flat, **kwargs)
     if isinstance(record, tuple):
         saved, bwd, (lead, picks) = record
         return value, (saved, bwd, (lead, group_picks(picks, slots, wrt, spans)))

@@ -293,15 +293,8 @@ def unfold_star(args, kwargs, site):
     """``call_forward_star(f, wrt, site, stars, pieces, kw_pieces)`` as
     :func:`star_apply` of the flat call's unfolding."""
     f, wrt, inner_site, stars, pieces, kw_pieces = args
-    flat, kw, spans = dynamic._flatten(stars, pieces, kw_pieces)
-    own = None in wrt
-    wrt = [w for w in wrt if w is not None]
-    slots = []
-    for w in wrt:
-        for j in spans[w][0]:
-            if j not in slots:
-                slots.append(j)
-    inner = ((None,) if own else ()) + tuple(slots)
+    flat, kw, spans, wrt, inner = dynamic.star_slots(stars, pieces, kw_pieces, wrt)
+    slots = inner[1:] if None in inner else inner
     H, h, k, pm = unfold_forward((f, inner, inner_site) + tuple(flat), kw, site)
     full_site = dynamic._full(inner_site)
     picks = None
@@ -350,11 +343,6 @@ def unfold_star(args, kwargs, site):
     return star_apply, (H, tuple(spec), tuple(kwspec.items()), picks,
                         h[3] if held_at == 3 and H is split_forward else {}, stars, pieces,
                         kw_pieces), {}, position
-
-
-def _plain_sweep(_sg_f, *args, **kwargs):
-    """The forward sweep of a call with nothing to differentiate."""
-    return _sg_f(*args, **kwargs), ()
 
 
 def unfold_jvp(args, kwargs, site):
@@ -426,7 +414,6 @@ NESTED[id(dynamic.call_backward)] = unfold_backward
 NESTED[id(dynamic.call_forward_star)] = unfold_star
 NESTED[id(dynamic.call_jvp)] = unfold_jvp
 NESTED.update(calling=calling, split_backward=split_backward)
-deftransformable(_plain_sweep)
 for _f in (dynamic.call_forward, dynamic.call_backward, dynamic.call_forward_star,
            dynamic.call_jvp):
     _f.__srcgrad_unfolds__ = True       # (analysis/activity.py)
