@@ -494,6 +494,12 @@ SAMPLES["ad.norm_jvp"] = [S(A(5), np.linalg.norm(_V5), _V5),
                           S(A(5), np.linalg.norm(_V5, 3), _V5, 3)]
 SAMPLES["ad.slogdet_grad"] = [S((0.5, 1.5), M(3)), S((A(2), A(2)), M(2, 3))]
 SAMPLES["ad.log_pos"] = [S(P(3)), S(np.array([-1.0, 0.5, 2.0])), S(1.5)]
+# zero entries of the base with exponents 0, 1, 2 (where the y-derivative at (0, 0) is
+# unbounded: checked w.r.t. x only)
+SAMPLES["ad.power_deriv"] = [S(P(3), 2.5), S(P(2, 3), A(3, lo=-2.0, hi=3.0)), S(1.5, -0.5),
+                             S(P(3), 0.0), S(2.0, A(2, 2)),
+                             S(np.array([0.0, 0.0, 0.0, 0.7]), np.array([0.0, 1.0, 2.0, 0.0]),
+                               _wrt=("x",))]
 SAMPLES["ad.logistic"] = [S(A(5)), S(np.array([-40.0, -3.0, 0.0, 2.5, 40.0])), S(-1.5), S(0.7)]
 SAMPLES["ad.linspace_grad"] = [S(A(5), 0.5, 2.0, 5, True, 0, 0), S(A(5), 0.5, 2.0, 5, True, 0, 1),
                                S(A(4, 3), A(3), A(3), 4, False, 0, 1), S(A(2, 5), A(2), 1.0, 5, True, 1, 0)]

@@ -100,13 +100,6 @@ def power_array_exponent(x):
     return np.sum(np.power(x, np.array([0.0, 2.0, 0.0])))
 
 
-_ZERO_EXPONENT = pytest.mark.xfail(
-    strict=True, reason="BUG: d/dx x ** 0 at x == 0 is 0 ** -1 (ZeroDivisionError, or NaN for "
-                        "arrays); the fix (y - 1 + (y == 0)) adds a bool, which the array API "
-                        "refuses (tests/test_array_api.py)")
-
-
-@_ZERO_EXPONENT
 @pytest.mark.parametrize("f", [power_zero, pow_operator_zero])
 def test_power_of_zero_exponent_at_zero(f):
     assert sg.grad(f)(0.0) == 0.0
@@ -115,7 +108,6 @@ def test_power_of_zero_exponent_at_zero(f):
     assert (f(1e-6) - f(-1e-6)) / 2e-6 == 0.0          # central differences agree
 
 
-@_ZERO_EXPONENT
 def test_power_with_zero_entries_in_the_exponent():
     x = np.array([0.0, 0.7, 0.0])
     g = sg.grad(power_array_exponent)(x)
@@ -125,6 +117,62 @@ def test_power_with_zero_entries_in_the_exponent():
     if autograd is not None:
         theirs = autograd.grad(lambda x: anp.sum(anp.power(x, anp.array([0.0, 2.0, 0.0]))))
         np.testing.assert_allclose(g, theirs(x), rtol=1e-12)
+
+
+def powers_of_x(x):
+    return np.sum(np.power(x, np.array([0.0, 1.0, 2.0, 3.0])))
+
+
+def pow_of_both(x, y):
+    return np.sum(x ** y)
+
+
+def test_power_at_zero_to_the_third_order():
+    # at x == 0 the k-th derivative of sum(x ** [0, 1, 2, 3]) is k! in entry k: x ** 0
+    # stays constant and x ** 1 linear at every order (each entry of x is its own term,
+    # so the gradient of the previous order's sum is the next order)
+    x = np.zeros(4)
+    g1 = sg.grad(powers_of_x)
+
+    def sum_g1(x):
+        return np.sum(g1(x))
+    g2 = sg.grad(sum_g1)
+
+    def sum_g2(x):
+        return np.sum(g2(x))
+    g3 = sg.grad(sum_g2)
+    np.testing.assert_allclose(g1(x), _central(powers_of_x, x), atol=1e-8)
+    np.testing.assert_allclose(g2(x), _central(sum_g1, x), atol=1e-6)
+    np.testing.assert_allclose(g3(x), _central(sum_g2, x), atol=1e-5)
+    np.testing.assert_array_equal(g3(x), [0.0, 0.0, 0.0, 6.0])
+    _, t = sg.jvp(g1, (x,), (np.ones(4),))
+    np.testing.assert_allclose(t, _central(sum_g1, x), atol=1e-6)
+
+
+def test_power_mixed_derivative_at_a_zero_exponent():
+    # d/dy d/dx x ** y = x ** (y - 1) (1 + y log x): 1 / x at y == 0 (a zero-exponent fix
+    # that edits the exponent, such as x ** where(y == 0, 1, y - 1), gives x instead)
+    x, y = np.array([0.5, 2.0, 1.5]), np.array([0.0, 0.0, 1.0])
+    gx = sg.grad(pow_of_both, wrt=0)
+    mixed = sg.jacobian(gx, wrt=1)(x, y)
+    fd = np.stack([_central(lambda y: gx(x, y)[i], y) for i in range(3)])
+    np.testing.assert_allclose(mixed, fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(np.diag(mixed)[:2], 1 / x[:2], rtol=1e-12)
+    hx = sg.hessian(pow_of_both, wrt=(0, 1))(x, y)
+    np.testing.assert_allclose(hx[0][1], mixed.T, rtol=1e-10)
+
+
+def test_power_of_zero_exponent_on_the_array_api():
+    xp = pytest.importorskip("array_api_strict")
+
+    def f(x):
+        return xp.sum(x ** 0.0 + x ** 2.0)
+    x = xp.asarray([0.0, 0.5, -1.0])
+    g = np.asarray(sg.grad(f)(x))
+    np.testing.assert_allclose(g, _central(lambda v: np.sum(v ** 0.0 + v ** 2.0),
+                                           np.array([0.0, 0.5, -1.0])), atol=1e-8)
+    h = np.asarray(sg.grad(lambda x: xp.sum(sg.grad(f)(x)))(x))
+    np.testing.assert_allclose(h, [2.0, 2.0, 2.0], rtol=1e-12)
 
 
 # -- an integer cast of a differentiated value is an index: no gradient, at every order --

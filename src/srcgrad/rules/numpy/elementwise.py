@@ -22,7 +22,8 @@ from ...runtime.backends import array_ns
 from ..registry import defkernel, defmethod, defnograd, defrule, deftransformable
 from .conventions import _fdtype
 
-__all__ = ['balanced_eq', 'log_pos', 'logistic', 'clip_mask', 'sinc_deriv']
+__all__ = ['balanced_eq', 'log_pos', 'logistic', 'clip_mask', 'sinc_deriv', 'power_deriv',
+           'falling_factorial_slope']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -94,6 +95,51 @@ def sinc_deriv(x):
 
 
 deftransformable(sinc_deriv)      # differentiated again through its source
+
+
+def falling_factorial(y, n):
+    """``y (y - 1) ... (y - n + 1)``: the coefficient of the n-th derivative of ``x ** y``."""
+    c = y
+    for k in range(1, n):
+        c = c * (y - k)
+    return c
+
+
+def falling_factorial_slope(y, n):
+    """d/dy of :func:`falling_factorial`: the sum over ``j`` of the product without
+    ``(y - j)``."""
+    total = 0
+    for j in range(n):
+        term = 1
+        for k in range(n):
+            if k != j:
+                term = term * (y - k)
+        total = total + term
+    return total
+
+
+deftransformable(falling_factorial_slope)     # differentiated again through its source
+
+
+def power_deriv(x, y, n=1):
+    """The n-th derivative of ``x ** y`` in ``x``: ``y (y - 1) ... (y - n + 1) x ** (y - n)``,
+    and 0 wherever that coefficient is 0 (``y`` one of ``0 .. n - 1``).
+
+    There ``x ** y`` is a polynomial of degree below ``n``, so the derivative is 0 at
+    ``x == 0`` too (``d/dx x ** 0 = 0``: autograd's and JAX's value), where the plain
+    formula gives ``0 * 0 ** -1`` (NaN, or ZeroDivisionError for Python numbers).  There
+    the base is replaced by 1, with a ``where`` of the arguments' namespace (no
+    arithmetic on booleans: the array API refuses it).  The x-derivative of this kernel is
+    the same kernel with ``n + 1`` (its rule, below), so every order keeps the convention.
+    """
+    c = falling_factorial(y, n)
+    if not hasattr(x, "shape") and not hasattr(y, "shape"):         # Python numbers
+        return c * x ** (y - n) if c != 0 else 0 * x
+    xp = array_ns(x, y)
+    if not hasattr(x, "shape"):                                     # an array exponent
+        x = xp.full_like(y, x, dtype=_fdtype(y))
+    return c * xp.where((x == 0) & (c == 0), 1, x) ** (y - n)
+
 
 # -- rules ------------------------------------------------------------------------------
 class _Rename(ast.NodeTransformer):
@@ -199,7 +245,7 @@ _elementwise(np.copysign, "x, y, out=None", "CopysignBackward0",
 _elementwise(np.fmod, "x, y, out=None", "FmodBackward0",
              x="g * np.ones_like(ans)", y="-g * np.trunc(x / y)")
 _elementwise(np.float_power, "x, y, out=None", "PowBackward0",
-             x="g * y * np.float_power(x, y - 1 + (y == 0))",
+             x="g * power_deriv(x, y)",
              y="g * ans * log_pos(x)")
 _elementwise(np.where, "condition, x=None, y=None", "WhereBackward0", linear_in=("x", "y"),
              x="np.where(condition, g, 0)", y="np.where(condition, 0, g)")
@@ -225,13 +271,11 @@ defrule(np.multiply, "x, y", torch_name="MulBackward0", elementwise=True,
 defrule(np.true_divide, "x, y", torch_name="DivBackward0", elementwise=True, linear_in="x",
         vjp=dict(x="unbroadcast(g / y, x)", y="unbroadcast(-g * ans / y, y)"),
         jvp=dict(x="expand(dx / y, ans)", y="expand(-dy * ans / y, ans)"))
-# d/dx x**y = y * x**(y - 1).  (0 where y == 0 at x == 0, autograd's and JAX's
-# convention, is not written yet: ``y - 1 + (y == 0)`` adds a bool, which the array API
-# refuses; tests/test_rules_end_to_end.py has it as a strict xfail)
+# d/dx x**y = y * x**(y - 1), 0 where y == 0 (power_deriv)
 defrule(np.power, "x, y", torch_name="PowBackward0", elementwise=True,
-        vjp=dict(x="unbroadcast(g * y * x ** (y - 1), x)",
+        vjp=dict(x="unbroadcast(g * power_deriv(x, y), x)",
                  y="unbroadcast(g * ans * log_pos(x), y)"),
-        jvp=dict(x="expand(dx * y * x ** (y - 1), ans)",
+        jvp=dict(x="expand(dx * power_deriv(x, y), ans)",
                  y="expand(dy * ans * log_pos(x), ans)"))
 defrule(np.negative, "x", torch_name="NegBackward0", elementwise=True, linear_in="x",
         vjp=dict(x="-g"), jvp=dict(x="-dx"))
@@ -244,6 +288,15 @@ _elementwise(np.ldexp, "x1, x2, out=None", x1="np.ldexp(g, x2)", linear_in="x1")
 
 defkernel(logistic, "x", vjp=dict(x="g * ans * (1 - ans)"), jvp=dict(x="dx * ans * (1 - ans)"),
           elementwise=True)
+# d/dx power_deriv(x, y, n) = power_deriv(x, y, n + 1);
+# d/dy = falling_factorial_slope(y, n) * x ** (y - n) + ans * log(x)
+defkernel(power_deriv, "x, y, n=1", elementwise=True,
+          vjp=dict(x="unbroadcast(g * power_deriv(x, y, n + 1), x)",
+                   y="unbroadcast(g * (falling_factorial_slope(y, n) * x ** (y - n)"
+                     " + ans * log_pos(x)), y)"),
+          jvp=dict(x="expand(dx * power_deriv(x, y, n + 1), ans)",
+                   y="expand(dy * (falling_factorial_slope(y, n) * x ** (y - n)"
+                     " + ans * log_pos(x)), ans)"))
 defkernel(log_pos, "x", vjp=dict(x="g * (x > 0) / np.where(x > 0, x, 1)"),
              jvp=dict(x="dx * (x > 0) / np.where(x > 0, x, 1)"))
 

@@ -118,9 +118,9 @@ defrule(builtins.abs, "x", torch_name="AbsBackward0",
 defrule(builtins.float, "x=0.0",
         vjp=dict(x="unbroadcast(g, x)"), jvp=dict(x="float(dx)"))
 defrule(builtins.pow, "base, exp, mod=None", torch_name="PowBackward0",
-        vjp=dict(base="unbroadcast(g * exp * base ** (exp - 1), base)",
+        vjp=dict(base="unbroadcast(g * power_deriv(base, exp), base)",
                  exp="unbroadcast(g * ans * log_pos(base), exp)"),
-        jvp=dict(base="expand(dbase * exp * base ** (exp - 1), ans)",
+        jvp=dict(base="expand(dbase * power_deriv(base, exp), ans)",
                  exp="expand(dexp * ans * log_pos(base), ans)"))
 defrule(builtins.sum, "iterable, start=0", torch_name="SumBackward0",
         vjp=dict(iterable="seq_sum_grad(g, iterable)", start="unbroadcast(g, start)"),

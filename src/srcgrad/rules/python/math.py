@@ -48,7 +48,7 @@ if hasattr(math, "exp2"):   # Python 3.11+
 _scalar(math.log, "x, base=2.718281828459045", torch_name="LogBackward0",
         x="g / (x * math.log(base))", base="-g * ans / (base * math.log(base))")
 _scalar(math.pow, "x, y", torch_name="PowBackward0",
-        x="g * y * math.pow(x, y - 1)", y="g * ans * (math.log(x) if x > 0 else 0.0)")
+        x="g * power_deriv(x, y)", y="g * ans * (math.log(x) if x > 0 else 0.0)")
 _scalar(math.atan2, "y, x", torch_name="Atan2Backward0",
         y="g * x / (x * x + y * y)", x="-g * y / (x * x + y * y)")
 _scalar(math.copysign, "x, y", x="g * math.copysign(1.0, x) * math.copysign(1.0, y)")
