@@ -212,3 +212,109 @@ def test_dependencies_are_the_global_names_dis_reads(tmp_path):
         assert cache._code_names(fn.__code__, set()) == _names_by_dis(fn.__code__, set()), fn
     names = cache._code_names(mod.f.__code__, set())
     assert {"np", "g0", "g299", "len"} <= names and "exp" not in names and "sin" not in names
+
+
+# -- the guard: the cached call's checks as one generated function -----------------
+
+SCALE = 2.0
+
+
+def squash(v):
+    return np.tanh(v)
+
+
+def scaled(x, w):
+    return np.sum(SCALE * squash(x * w))
+
+
+def _guard_of(g):
+    """The guard the last call of ``g`` installed (after two calls with one signature)."""
+    from srcgrad.api import cached_call
+    assert g._hot is not g._lookup, "no guard installed"
+    assert g._hot.__code__.co_filename.startswith("<srcgrad cached call #")
+    return g._hot, cached_call.MISS
+
+
+def test_the_guard_answers_like_the_full_path_and_refuses_what_it_does_not_know():
+    g = sg.grad(scaled, wrt=(0, 1))
+    x, w = np.linspace(-1.0, 1.0, 5), np.array([0.3, -0.2, 0.5, 0.1, 0.7])
+    first = g(x, w)
+    second = g(x, w)                     # through the guard
+    guard, miss = _guard_of(g)
+    for a, b in zip(first, second):
+        assert type(a) is type(b) and a.dtype == b.dtype
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(second[0], central(lambda v: scaled(v, w), x), rtol=1e-6)
+    np.testing.assert_allclose(second[1], central(lambda v: scaled(x, v), w), rtol=1e-6)
+    assert guard((x, w)) is not miss
+    assert guard((x,)) is miss                                  # another arity
+    assert guard((x, 0.5)) is miss                              # another type
+    assert guard((x.astype(np.float32), w)) is miss             # another dtype
+    assert guard((x, w.astype(np.int64))) is miss
+
+
+def test_a_global_rebound_is_read_live_or_sends_the_call_down_the_full_path(monkeypatch):
+    g = sg.grad(scaled, wrt=0)
+    x, w = np.linspace(-1.0, 1.0, 4), np.full(4, 0.5)
+    g(x, w)
+    g(x, w)
+    guard, miss = _guard_of(g)
+    monkeypatch.setitem(scaled.__globals__, "SCALE", 3.0)       # data: read live
+    assert guard((x, w)) is not miss
+    np.testing.assert_allclose(g(x, w), central(lambda v: scaled(v, w), x), rtol=1e-6)
+    monkeypatch.setitem(scaled.__globals__, "squash", np.sin)    # a function replaced
+    assert guard((x, w)) is miss
+    np.testing.assert_allclose(g(x, w), 3.0 * np.cos(x * w) * w, rtol=1e-12)
+
+
+def test_alternating_signatures_keep_their_hits_and_their_results():
+    g = sg.grad(poly, wrt=0)
+    x = np.array([1.0, -2.0, 0.5])
+    x32 = x.astype(np.float32)
+    for _ in range(3):       # float, array, float32 array: each call's own hit or path
+        assert g(2.0, 3.0) == pytest.approx(36.0)
+        np.testing.assert_allclose(g(x, 3.0), 9.0 * x * x, rtol=1e-12)
+        d32 = g(x32, 3.0)
+        assert d32.dtype == np.float32
+        np.testing.assert_allclose(d32, 9.0 * x * x, rtol=1e-6)
+    from srcgrad.api import cached_call
+    before = len(cached_call._CODES)
+    for _ in range(5):       # (one guard text per shape of hit: no new code per call)
+        g(x, 3.0)
+        g(x32, 3.0)
+    assert len(cached_call._CODES) == before
+
+
+def zero_dim(x):
+    return x * x * 3.0
+
+
+def test_a_gradient_of_another_type_is_cast_on_the_guarded_path_too():
+    g = sg.grad(zero_dim, wrt=0)
+    x = np.array(1.5)                    # 0-d: the generated code may give a NumPy scalar
+    first, second = g(x), g(x)
+    assert type(first) is type(second) and first.dtype == second.dtype == x.dtype
+    assert float(second) == pytest.approx(central(lambda v: float(zero_dim(v)), 1.5), rel=1e-6)
+    x32 = np.linspace(0.1, 0.9, 3).astype(np.float32)
+    f32 = sg.grad(lambda v: np.sum(v * np.float64(2.0)), wrt=0)   # float64 inside
+    for _ in range(3):
+        d = f32(x32)
+        assert d.dtype == np.float32
+        np.testing.assert_allclose(d, 2.0)
+
+
+def test_an_error_through_the_guard_shows_the_guards_line():
+    import traceback
+
+    def bad(x, i):
+        return np.sum(x[i] * x)
+    g = sg.grad(bad, wrt=0)
+    g(np.ones(3), 1)
+    g(np.ones(3), 1)
+    _guard_of(g)
+    with pytest.raises(IndexError) as e:
+        g(np.ones(3), 7)
+    frames = traceback.extract_tb(e.value.__traceback__)
+    guard = [f for f in frames if f.filename.startswith("<srcgrad cached call")]
+    assert guard and guard[0].line == "out = fn(a0, a1)"
+    assert any(f.filename.startswith("<srcgrad grad of") and "x[i]" in f.line for f in frames)

@@ -21,8 +21,20 @@ Guarantees:
 * The result is what the full path returns: the same gradients, structure and
   dtypes (``_with_input_dtypes`` runs unless every input differentiated is a
   Python float), and errors from the generated code get the same handling.
+* The checks of a hit run as one small generated function, its *guard*
+  (:func:`build_guard`): the argument tuple unpacked, each check one comparison
+  on a local, no tuple or loop built per call.  Its text is registered with
+  ``linecache`` (``<srcgrad cached call #N>``), so a traceback through it shows
+  its lines.
 """
+import types
+
 import numpy as np
+
+from ..compiler import cache, sourcemap
+
+MISS = object()     # what a guard returns when its hit does not apply to the call
+_CODES = {}         # a guard's text -> its compiled code (build_guard)
 
 # types whose kind, float-ness and Tensor-ness the type alone decides (arrays: with
 # their dtype kind, checked on each call)
@@ -36,39 +48,22 @@ class CachedCall:
     """What a full call concluded for one tuple of argument types."""
 
     __slots__ = ("fn", "code", "deps", "dtype_checks", "wrt_pos", "single", "wrap",
-                 "cast", "value_and_grad", "dtypes", "unguarded",
-                 "as_is")
+                 "cast", "value_and_grad", "dtypes", "as_is", "types", "guard")
 
     def __init__(self, fn, code, deps, dtype_checks, wrt_pos, single, wrap, cast,
-                 value_and_grad, dtypes=None):
+                 value_and_grad, dtypes=None, types=None):
         self.fn, self.code, self.deps = fn, code, deps
+        self.types = types                    # the argument types (the hit's key)
+        self.guard = None                     # built on first use (build_guard)
         self.dtype_checks = dtype_checks      # ((position, dtype kind), ...)
         self.wrt_pos, self.single, self.wrap = wrt_pos, single, wrap
         self.cast, self.value_and_grad = cast, value_and_grad
-        # every input differentiated an array (the common case): their dtypes, compared
-        # as one tuple before the call (in place of the kinds) and with the gradients'
+        # every input differentiated an array (the common case): their dtypes, which
+        # the guard compares (in place of the kinds) before the call and with the
+        # gradients' after it
         self.dtypes = dtypes
-        # nothing to check beyond the types and the code (Python scalars only, nothing
-        # baked in): the caller tests the code object and calls at once
-        self.unguarded = dtypes is None and not dtype_checks and deps is None
         # the generated function's result is the call's result as it is
         self.as_is = not (value_and_grad or wrap or cast)
-
-    def current(self, func, args):
-        """Is this hit still what the full path would conclude for ``args``?  (The
-        caller has checked that ``func.__code__`` is ``self.code``.)"""
-        dts = self.dtypes
-        if dts is None:
-            for i, kind in self.dtype_checks:
-                if args[i].dtype.kind != kind:
-                    return False
-        else:
-            for i, dt in zip(self.wrt_pos, dts):
-                got = args[i].dtype
-                if got is not dt and got != dt:
-                    return False
-        deps = self.deps
-        return deps is None or deps.valid(func)
 
     def same_dtypes(self, grads, args):
         """Has each gradient its input's dtype already (so no cast is needed)?  Only
@@ -128,9 +123,99 @@ def record(t, fn, wrt, single, args):
     if t.wrt_names is not None and all(type(args[i]) is np.ndarray for i in wrt_pos):
         dtypes = tuple(args[i].dtype for i in wrt_pos)
     return CachedCall(fn, t.func.__code__, deps, tuple(checks), wrt_pos, single, wrap, cast,
-                      t.mode == "value_and_grad", dtypes)
+                      t.mode == "value_and_grad", dtypes, key(args))
 
 
 def key(args):
     """The cache key of a call: its arguments' types."""
     return tuple(map(type, args))
+
+
+def finish(hit, out, args, with_input_dtypes):
+    """What the full path makes of the generated function's result ``out``: the value
+    split from the gradients, a single gradient wrapped, the dtypes cast."""
+    value, grads = (out if hit.value_and_grad else (None, out))
+    if hit.wrap:
+        grads = (grads,)
+    if hit.cast and not hit.same_dtypes(grads, args):
+        grads = with_input_dtypes(grads, [args[i] for i in hit.wrt_pos], hit.single)
+    return (value, grads) if hit.value_and_grad else grads
+
+
+def guard_source(hit):
+    """The text of ``hit``'s guard: ``cached_call(args)`` returns the call's result, or
+    MISS when a check fails (the caller then takes the full path).  The names it
+    reads are :func:`build_guard`'s."""
+    n = len(hit.types)
+    a = [f"a{i}" for i in range(n)]
+    lines = ["def cached_call(args):",
+             f"    if len(args) != {n}:",
+             "        return MISS",
+             f"    {', '.join(a)}{',' if n == 1 else ''} = args",
+             "    if " + " or ".join(f"type({v}) is not T{i}" for i, v in enumerate(a)) + ":",
+             "        return MISS",
+             "    if func.__code__ is not code:",
+             "        return MISS"]
+    if hit.dtypes is not None:
+        for i in hit.wrt_pos:
+            lines += [f"    d{i} = a{i}.dtype",
+                      f"    if d{i} is not D{i} and d{i} != D{i}:",
+                      "        return MISS"]
+    else:
+        for i, kind in hit.dtype_checks:
+            lines += [f"    if a{i}.dtype.kind != {kind!r}:", "        return MISS"]
+    deps = hit.deps
+    if deps is not None:
+        if deps.cells or deps.inherited:
+            lines += ["    if not deps.valid(func):", "        return MISS"]
+        else:
+            for j, (name, token) in enumerate(deps.globals):
+                if token is cache._DATA:
+                    test = f"not isinstance(G.get({name!r}, MISSING), DATA_TYPES)"
+                else:
+                    test = f"G.get({name!r}, MISSING) is not g{j}"
+                lines += [f"    if {test}:", "        return MISS"]
+    lines.append(f"    out = fn({', '.join(a)})")
+    if hit.as_is:
+        lines.append("    return out")
+        return "\n".join(lines) + "\n"
+    if hit.dtypes is not None and not (hit.value_and_grad or hit.wrap):
+        # every input differentiated an array: gradients of their dtypes need nothing more
+        if hit.single:
+            i, = hit.wrt_pos
+            lines += [f"    if type(out) is ndarray and out.dtype is d{i}:", "        return out"]
+        else:
+            k = len(hit.wrt_pos)
+            o = [f"o{i}" for i in hit.wrt_pos]
+            lines += [f"    if type(out) is tuple and len(out) == {k}:",
+                      f"        {', '.join(o)} = out",
+                      "        if " + " and ".join(f"type({v}) is ndarray" for v in o) + " and \\",
+                      "                " + " and ".join(f"{v}.dtype is d{i}" for v, i in
+                                                       zip(o, hit.wrt_pos)) + ":",
+                      "            return out"]
+    lines.append("    return finish(out, args)")
+    return "\n".join(lines) + "\n"
+
+
+def build_guard(hit, func, with_input_dtypes):
+    """``hit``'s guard for calls of ``func`` (see :func:`guard_source`).  Its text
+    names no value, so one compiled code object serves every hit of the same shape
+    (a call alternating dtypes records hit after hit: no new code, no new file)."""
+    text = guard_source(hit)
+    code = _CODES.get(text)
+    if code is None:
+        filename = f"<srcgrad cached call #{len(_CODES) + 1}>"
+        sourcemap.register(filename, text, None, "the cached call", {})
+        module = compile(text, filename, "exec")
+        code = _CODES[text] = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    env = {"MISS": MISS, "MISSING": cache._MISSING, "DATA_TYPES": cache._DATA_TYPES,
+           "ndarray": np.ndarray, "fn": hit.fn, "func": func, "code": hit.code,
+           "deps": hit.deps, "G": func.__globals__,
+           "finish": lambda out, args: finish(hit, out, args, with_input_dtypes),
+           "type": type, "len": len, "isinstance": isinstance}
+    env.update((f"T{i}", t) for i, t in enumerate(hit.types))
+    if hit.dtypes is not None:
+        env.update((f"D{i}", dt) for i, dt in zip(hit.wrt_pos, hit.dtypes))
+    if hit.deps is not None:
+        env.update((f"g{j}", token) for j, (_, token) in enumerate(hit.deps.globals))
+    return types.FunctionType(code, env, "cached_call")

@@ -20,6 +20,8 @@ from ..compiler.analysis.kinds import argument_kind
 from ..compiler.cache import still_valid
 from . import cached_call
 
+_MISS = cached_call.MISS
+
 
 # -- wrt ---------------------------------------------------------------------
 
@@ -221,6 +223,8 @@ class Transformed:
         self._last = None
         self._fast = {}
         self._by_types = {}     # argument types -> CachedCall (api/cached_call.py)
+        self._lookup = self._hit_of_types
+        self._hot = self._lookup    # the guard of the last hit taken, or the lookup
         self.no_self = _NO_SELF
         functools.update_wrapper(self, self.func)
         self.__wrapped__ = None  # keep inspect from unwrapping to the primal
@@ -242,6 +246,17 @@ class Transformed:
         return self.generated(self.sig.bind(tuple(args), dict(kwargs))), tuple(args), \
             kwargs, front
 
+    def _hit_of_types(self, args):
+        """The cached call of ``args``'s types through its guard, which later calls
+        try first; MISS when there is none or it does not apply."""
+        hit = self._by_types.get(tuple(map(type, args)))
+        if hit is None:
+            return cached_call.MISS
+        if hit.guard is None:
+            hit.guard = cached_call.build_guard(hit, self.func, _with_input_dtypes)
+        self._hot, self._last = hit.guard, hit.fn
+        return hit.guard(args)
+
     def _select(self, bound, leaves=None):
         if self.wrt_names is None:
             wrt = _leaves(bound) if leaves is None else leaves
@@ -251,6 +266,7 @@ class Transformed:
         return wrt, single
 
     def compiled(self, bound, leaves=None):
+        self._hot = self._lookup        # (the last hit's guard would leave _last stale)
         kinds = tuple(map(_kind, bound.values()))
         if self.wrt_names is not None:
             # fast path: one dict lookup per call once this case is compiled
@@ -368,29 +384,22 @@ def traced_function(f, bound):
 class GradFunction(Transformed):
     def __call__(self, *args, **kwargs):
         if not kwargs:
-            # a call like one before: what it concluded, checked (api/cached_call.py)
-            hit = self._by_types.get(tuple(map(type, args)))
-            if hit is not None and hit.code is self.func.__code__ and \
-                    (hit.unguarded or hit.current(self.func, args)):
-                self._last = hit.fn
-                try:
-                    out = hit.fn(*args)
-                    if hit.as_is:
-                        return out
-                except Exception as e:
-                    if isinstance(e, _OWN_ERRORS):
-                        raise e.with_traceback(None)
-                    new = self._user_error(e)
-                    if new is None:
-                        raise
-                    raise new from None
-                value, grads = (out if hit.value_and_grad else (None, out))
-                if hit.wrap:
-                    grads = (grads,)
-                if hit.cast and not hit.same_dtypes(grads, args):
-                    grads = _with_input_dtypes(grads, [args[i] for i in hit.wrt_pos],
-                                               hit.single)
-                return (value, grads) if hit.value_and_grad else grads
+            # a call like one before: what it concluded, checked by the last hit's
+            # guard, else by the hit of these argument types (api/cached_call.py)
+            hot = self._hot
+            try:
+                out = hot(args)
+                if out is _MISS and hot is not self._lookup:
+                    out = self._lookup(args)
+            except Exception as e:
+                if isinstance(e, _OWN_ERRORS):
+                    raise e.with_traceback(None)
+                new = self._user_error(e)
+                if new is None:
+                    raise
+                raise new from None
+            if out is not _MISS:
+                return out
         plain = args
         if self.bound_self is not _NO_SELF:
             args = (self.bound_self,) + args
@@ -424,7 +433,7 @@ class GradFunction(Transformed):
             # later calls with these argument types skip the steps above
             hit = cached_call.record(self, fn, wrt, single, plain)
             if hit is not None:
-                self._by_types[tuple(map(type, plain))] = hit
+                self._by_types[hit.types] = hit
         if not self.has_aux:
             value, grads = (None, out) if self.mode == "grad" else out
         if len(wrt) != 1 and not single:
