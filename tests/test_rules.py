@@ -327,6 +327,11 @@ SAMPLES["np.float32"] = [S(2.5, _eps=1e-2, _rtol=1e-4, _crtol=1e-6),
                          S(A(3), _eps=1e-2, _rtol=1e-4, _crtol=1e-6)]
 SAMPLES["np.full"] = [S((2, 3), 1.5), S((2, 3), A(3)), S(3, A(1)), S((2, 2), A(2, 1))]
 SAMPLES["np.full_like"] = [S(A(2, 3), 1.5), S(A(2, 3), A(2, 1)), S(A(3), A(3))]
+# aranges whose length is the same at start +- eps (one argument: the stop alone)
+SAMPLES["np.arange"] = [S(0.5, 3.0), S(0.5, 3.2, 0.7), S(4.5), S(2.5, 0.2, -0.6)]
+SAMPLES["ad.index_range"] = [S(0.5, 3.0, None), S(0.5, 3.2, 0.7), S(None, 3.5, None),
+                             S(0.5, 2.0, 5j, _wrt=("start", "stop")),
+                             S(1.5, -0.5, 1j, _wrt=("start", "stop"))]
 SAMPLES["np.linspace"] = [S(0.5, 2.0, 5), S(1.0, 3.0, 4, endpoint=False), S(A(3), A(3), 4),
                           S(A(2), 1.0, 3, axis=1), S(0.0, A(2, 3), 5, axis=-1), S(2.0, 3.0, 1)]
 
@@ -574,6 +579,16 @@ SAMPLES["ad.transpose_grad"] = [S(A(2, 3, 4), (1, 2, 0)), S(A(3, 4))]
 SAMPLES["ad.join_grad"] = [S(A(5, 2), [A(2, 2), A(3, 2)], 0),
                            S(A(2, 3), [A(3), A(3)], 0, "stack")]
 SAMPLES["ad.join_jvp"] = [S([A(2, 2), A(3, 2)], [A(2, 2), A(3, 2)], 0)]
+# np.r_ / np.c_: arrays, numbers, a directive string (axis, ndmin, trans1d)
+SAMPLES["ad.index_join"] = [S(np.r_, (A(3, 2), A(2, 2))), S(np.r_, (A(4), 1.5, A(2))),
+                            S(np.c_, (A(3, 2), A(3), A(3, 1))), S(np.c_, (A(2, 3, 2), A(2, 3, 1))),
+                            S(np.r_, ("1,2,0", A(3), A(3, 2))), S(np.r_, ("0,3,1", A(2), A(3, 2, 1))),
+                            S(np.r_, ("-1", A(2, 2), A(2, 3)))]
+SAMPLES["ad.index_join_grad"] = [S(A(5, 2), np.r_, (A(3, 2), A(2, 2))),
+                                 S(A(3, 4), np.c_, (A(3, 2), A(3), A(3, 1))),
+                                 S(A(3, 3), np.r_, ("1,2,0", A(3), A(3, 2)))]
+SAMPLES["ad.index_join_jvp"] = [S((A(3, 2), A(2, 2)), np.r_, (A(3, 2), A(2, 2))),
+                                S((A(3), None), np.c_, (A(3), A(3, 2)))]
 SAMPLES["ad.split_grad"] = [S([A(2, 3), A(2, 3)], A(4, 3), 2, 0)]
 SAMPLES["ad.ravel_grad"] = [S(A(12), A(3, 4)), S(A(12), A(3, 4), "F")]
 SAMPLES["ad.ravel_jvp"] = [S(A(3, 4), A(3, 4)), S(A(3, 4), A(3, 4), "F")]

@@ -17,6 +17,7 @@ from ...runtime import records
 from .control import ControlFlow
 from .expressions import Expressions
 from .desugar import desugar
+from .index_builders import lower_index_builders
 from .trying import rewrite_tries
 from .fence import refuse_unsupported
 
@@ -35,6 +36,10 @@ class Normalizer(ControlFlow, Expressions):
         self.info = info
         self.func = info.func
         self.names = names           # NameGen
+        # np.r_[...] / np.c_[...] become calls of their rule kernels (index_builders.py)
+        fdef.body = lower_index_builders(fdef.body, info, ad_name,
+                                         set(A.names_stored(fdef.body)) |
+                                         {a.id for a in self._params(fdef)})
         # comprehensions, lambdas, map/filter/reduce, := become statements first
         fdef.body = desugar(fdef.body, info, names, [a.id for a in self._params(fdef)])
         # try / except: its blocks become functions called by ad.try_call (trying.py)

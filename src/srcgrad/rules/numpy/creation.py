@@ -1,13 +1,15 @@
 """Arrays built from differentiable values: array, asarray, copy, casts, full,
-linspace, ``x.astype``, ``x.tolist``."""
+linspace, arange (w.r.t. its start and step), ``x.astype``, ``x.tolist``, and the ranges
+``a:b:c`` of ``np.r_`` / ``np.c_`` (:func:`index_range`)."""
 import numpy as np
 
 from ...runtime.backends import array_ns
 
-from ..registry import defkernel, deflinear, defmethod, defrule
+from ..registry import defkernel, deflinear, defmethod, defnograd, defrule
 from .conventions import _fdtype, _like, _sum_to, _zeros
 
-__all__ = ['array_grad', 'array_jvp', 'linspace_grad', 'tolist_grad', 'linspace_grad_t']
+__all__ = ['array_grad', 'array_jvp', 'linspace_grad', 'tolist_grad', 'linspace_grad_t',
+           'index_range', 'range_weights']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -74,6 +76,37 @@ def linspace_grad_t(g, t, num=50, endpoint=True, axis=0, which=0):
     return np.broadcast_to(out, np.shape(t)) if np.shape(out) != np.shape(t) else out
 
 
+def index_range(start, stop, step):
+    """The array a slice ``start:stop:step`` stands for inside ``np.r_[...]`` /
+    ``np.c_[...]``: ``np.arange(start, stop, step)``, or ``np.linspace(start, stop, n)``
+    for a complex step ``nj`` (NumPy's reading; start 0 and step 1 when left out)."""
+    start = 0 if start is None else start
+    step = 1 if step is None else step
+    if isinstance(step, (complex, np.complexfloating)):
+        return np.linspace(start, stop, num=int(abs(step)))
+    return np.arange(start, stop, step)
+
+
+def range_weights(ans, start, stop=None, step=None, which="start"):
+    """d ans / d ``which`` for ``ans = np.arange(start, stop, step)`` (or the linspace of
+    :func:`index_range`'s complex step): entry k is ``start + k * step``, so 1 for the
+    start, k for the step and 0 for the stop (which only sets the length).
+    ``np.arange(n)`` (one argument, bound to ``start`` here) is the stop alone: 0.  A
+    linspace's entry k is ``start + (stop - start) k / (n - 1)``."""
+    np = array_ns(ans)
+    n = ans.shape[0]
+    dt = _fdtype(ans)
+    k = np.arange(n, dtype=dt)
+    if which == "step" and isinstance(step, (complex, np.complexfloating)):
+        return np.zeros(n, dtype=dt)             # the number of points, not a value
+    if isinstance(step, (complex, np.complexfloating)):
+        w = k / (n - 1) if n > 1 else np.zeros(n, dtype=dt)
+        return {"start": 1 - w, "stop": w}[which]
+    if stop is None or which == "stop" or ans.dtype.kind not in "fc":
+        return np.zeros(n, dtype=dt)
+    return np.ones(n, dtype=dt) if which == "start" else k
+
+
 # -- rules ------------------------------------------------------------------------------
 # ---------------------------------------------------------------------------------------
 # Array creation from differentiable values, copies and casts
@@ -107,6 +140,21 @@ defrule(np.linspace, "start, stop, num=50, endpoint=True, dtype=None, axis=0",
         jvp=dict(start="np.linspace(dstart, zeros_like(stop), num, endpoint, axis=axis)",
                  stop="np.linspace(zeros_like(start), dstop, num, endpoint, axis=axis)"))
 
+
+# an arange is start + k * step (its length is piecewise constant in stop)
+defrule(np.arange, "start, stop=None, step=None, dtype=None, *, device=None, like=None",
+        vjp=dict(start="unbroadcast(g * range_weights(ans, start, stop, step, 'start'), start)",
+                 stop="zeros_like(stop)",
+                 step="unbroadcast(g * range_weights(ans, start, stop, step, 'step'), step)"),
+        jvp=dict(start="dstart * range_weights(ans, start, stop, step, 'start')",
+                 stop="zeros_like(ans)",
+                 step="dstep * range_weights(ans, start, stop, step, 'step')"))
+defkernel(index_range, "start, stop, step",
+          vjp={p: f"unbroadcast(g * range_weights(ans, start, stop, step, {p!r}), {p})"
+               for p in ("start", "stop", "step")},
+          jvp={p: f"d{p} * range_weights(ans, start, stop, step, {p!r})"
+               for p in ("start", "stop", "step")})
+defnograd(range_weights, names=["ad.range_weights"])
 
 # values gathered into / read out of containers (linear; the container is structure)
 defkernel(array_grad, "t, obj",

@@ -1,13 +1,14 @@
 """Joining and splitting: concatenate, stack and its variants, append, split and
-its variants, unstack, meshgrid."""
+its variants, unstack, meshgrid, and ``np.r_[...]`` / ``np.c_[...]`` (:func:`index_join`)."""
 import numpy as np
 
 from ...runtime.backends import array_ns
 
-from ..registry import deflinear, defrule, deftransformable
+from ..registry import defkernel, deflinear, defrule, deftransformable
 from .conventions import _fit, _zeros, fill_tangents
 
-__all__ = ['join_grad', 'join_jvp', 'split_grad', 'split_jvp', 'append_grad', 'meshgrid_grad', 'meshgrid_jvp']
+__all__ = ['join_grad', 'join_jvp', 'split_grad', 'split_jvp', 'append_grad', 'meshgrid_grad',
+           'meshgrid_jvp', 'index_join', 'index_join_grad', 'index_join_jvp']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -109,6 +110,80 @@ def meshgrid_jvp(dxi, xi, sparse=False, indexing="xy"):
     return tuple(out)
 
 
+def index_join(builder, items):
+    """``builder[items]`` for ``np.r_`` / ``np.c_`` (what ``np.r_[a, b, 1:4]`` is once its
+    ranges are :func:`index_range` arrays): NumPy computes it."""
+    return builder[tuple(items)]
+
+
+def _index_layout(builder, items):
+    """How ``builder[items]`` places each item: ``(axis, [(item, axes) or None])``, where
+    ``axes`` is the transposition NumPy applies to the item once it has ``ndmin`` axes
+    (None: none) and a leading directive string is None.  Directives such as ``'0,2,1'``
+    are read as NumPy reads them; ``'r'`` / ``'c'`` (a matrix) are refused."""
+    axis, ndmin, trans1d = builder.axis, builder.ndmin, builder.trans1d
+    layout = []
+    for k, item in enumerate(items):
+        if isinstance(item, str):
+            if item in ("r", "c"):
+                from ...errors import NonDifferentiableError
+                raise NonDifferentiableError(
+                    f"np.r_ / np.c_ with the directive {item!r} builds an np.matrix, which "
+                    f"srcgrad does not differentiate: join arrays with np.concatenate, "
+                    f"np.vstack or np.column_stack instead")
+            vec = [int(v) for v in item.split(",")]
+            axis = vec[0]
+            if len(vec) > 1:
+                ndmin = vec[1]
+            if len(vec) > 2:
+                trans1d = vec[2]
+            layout.append(None)
+            continue
+        nd = np.ndim(item)
+        axes = None
+        if type(item) not in np.ScalarType and trans1d != -1 and nd < ndmin:
+            k2, k1 = ndmin - nd, trans1d
+            if k1 < 0:
+                k1 += k2 + 1
+            dims = list(range(ndmin))
+            axes = dims[:k1] + dims[k2:] + dims[k1:k2]
+        layout.append((item, axes, ndmin))
+    return axis, layout
+
+
+def index_join_grad(g, builder, items):
+    """Adjoint of :func:`index_join`: each item's block of ``g`` along the joined axis,
+    shaped as the item (a tuple, one cotangent per item; None for a directive)."""
+    np = array_ns(g, items)
+    axis, layout = _index_layout(builder, items)
+    grads, start = [], 0
+    for entry in layout:
+        if entry is None:
+            grads.append(None)
+            continue
+        item, axes, ndmin = entry
+        shape = (1,) * max(ndmin - np.ndim(item), 0) + tuple(np.shape(item))
+        if axes is not None:
+            shape = tuple(shape[a] for a in axes)
+        n = shape[axis]
+        index = [slice(None)] * np.ndim(g)
+        index[axis] = slice(start, start + n)
+        start += n
+        # the axes NumPy added have length 1: moving them never reorders the entries
+        grads.append(_fit(np.reshape(g[tuple(index)], np.shape(item)), item))
+    return tuple(grads)
+
+
+def index_join_jvp(ditems, builder, items):
+    """Tangent of :func:`index_join`: the same join of the items' tangents (zeros where
+    None; a directive string stays)."""
+    ts = []
+    for k, x in enumerate(items):
+        d = None if ditems is None else ditems[k]
+        ts.append(x if isinstance(x, str) else _zeros(x) if d is None else d)
+    return builder[tuple(ts)]
+
+
 deftransformable(append_grad)     # differentiated again through its source
 
 # -- rules ------------------------------------------------------------------------------
@@ -157,6 +232,9 @@ if hasattr(np, "unstack"):              # NumPy 2.1+
             vjp=dict(x="np.stack(fill_tangents(g, ans), axis)"),
             jvp=dict(x="np.unstack(dx, axis=axis)"), torch_name="UnbindBackward0")
 
+defkernel(index_join, "builder, items", linear_in="items", sequence="items",
+          vjp=dict(items="index_join_grad(g, builder, items)"),
+          jvp=dict(items="index_join_jvp(ditems, builder, items)"), torch_name="CatBackward0")
 defrule(np.meshgrid, "*xi, copy=True, sparse=False, indexing='xy'", linear_in="xi",
         vjp=dict(xi="meshgrid_grad(g, xi, sparse, indexing)"),
         jvp=dict(xi="meshgrid_jvp(dxi, xi, sparse, indexing)"))
@@ -167,6 +245,10 @@ deflinear(join_grad, "t, arrays, axis=0, how='concatenate'", "join_jvp(g, arrays
           "join_grad(dt, arrays, axis, how)")
 deflinear(join_jvp, "t, arrays, axis=0, how='concatenate'", "join_grad(g, arrays, axis, how)",
           "join_jvp(dt, arrays, axis, how)")
+deflinear(index_join_grad, "t, builder, items", "index_join_jvp(g, builder, items)",
+          "index_join_grad(dt, builder, items)")
+deflinear(index_join_jvp, "t, builder, items", "index_join_grad(g, builder, items)",
+          "index_join_jvp(dt, builder, items)")
 deflinear(split_grad, "t, ary, indices_or_sections, axis=0",
           "np.array_split(g, indices_or_sections, axis)",
           "split_grad(dt, ary, indices_or_sections, axis)")

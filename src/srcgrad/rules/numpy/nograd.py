@@ -12,7 +12,8 @@ from ..registry import defnograd
 # No gradient: piecewise constant, integer- or boolean-valued, or independent of values.
 # Left out on purpose, because their values can carry a gradient (so a call must get a
 # rule or an error, never a silent zero): np.unique, np.random.choice / permutation
-# (of an array), np.histogram (weights=), np.bincount (weights=).
+# (of an array), np.histogram (weights=), np.bincount (weights=), np.arange (a float
+# start or step: creation.py).
 # ---------------------------------------------------------------------------------------
 defnograd(
     np.sign, np.signbit, np.heaviside, np.floor, np.ceil, np.trunc, np.rint, np.round,
@@ -26,7 +27,7 @@ defnograd(
     np.gcd, np.lcm,
     np.allclose, np.isclose, np.array_equal, np.array_equiv, np.all, np.any,
     np.zeros, np.ones, np.empty, np.eye,
-    np.identity, np.tri, np.arange, np.indices, np.diag_indices, np.tril_indices,
+    np.identity, np.tri, np.indices, np.diag_indices, np.tril_indices,
     np.triu_indices, np.unravel_index, np.ravel_multi_index,
     np.can_cast, np.promote_types, np.min_scalar_type,
     np.issubdtype, np.broadcast_shapes,
