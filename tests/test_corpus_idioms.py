@@ -60,8 +60,6 @@ BUGS = {
                                                "reference differentiates through sg.detach; "
                                                "srcgrad's detached gradient is checked in "
                                                "tests/test_statements_more.py",
-    "decorated_loss_wraps": "BUG: wrt=None through a *args wrapper gives (dw, (dX, dy)), not "
-                            "one gradient per argument passed",
 }
 
 

@@ -20,11 +20,13 @@ import numpy as np
 
 from .. import rules, runtime
 from .gradients import (api_boundary, _Signature, _kind, _leaves, _resolve_wrt, _to_tensors,
-                        _unwrap_tensors, grad, plain_function, refuse_generator,
+                        _unwrap_tensors, grad, plain_function, vjp, refuse_generator,
                         refuse_unstructured, traced_function)
 from ..compiler.modes.forward import _CACHE as _forward_cache, forward_function
 from ..compiler.source import unwrap
 from ..compiler.driver import reverse_function
+from ..compiler.nested import holds_floats
+from ..errors import NonDifferentiableError
 
 
 # -- binding a call ------------------------------------------------------------
@@ -291,6 +293,84 @@ def _jacobian_reverse(call):
     return out, slices, in_shapes
 
 
+# -- Jacobians differentiated again ------------------------------------------------
+# ``sg.jacobian(f)`` called at the top level runs the loops above; transformed again
+# (``sg.jacobian(sg.jacobian(f))``, ``sg.hessian`` of a function calling
+# ``sg.jacobian``) it is this Python, which srcgrad reads like the user's code: one
+# ``sg.vjp`` pullback per output element, or one ``sg.jvp`` per input element.
+
+def _jacobian_code(f, positions, single, mode):
+    """``jacobian(f, wrt=positions, mode=mode)`` as a function srcgrad transforms."""
+    def jacobian_reverse(*args):
+        out, pullback = vjp(f, *args)
+        _refuse_tuple_output(out, f)
+        floats = [k for k in range(len(args)) if holds_floats(args[k])]
+        at = [floats.index(p) for p in positions]
+        rows = [pullback(np.reshape(e, np.shape(out))) for e in np.eye(np.size(out))]
+        if len(floats) == 1:
+            rows = [(r,) for r in rows]
+        jacs = [np.reshape(np.stack([r[i] for r in rows]), np.shape(out) + np.shape(args[p]))
+                for i, p in zip(at, positions)]
+        if single:
+            return jacs[0]
+        return tuple(jacs)
+
+    def jacobian_forward(*args):
+        jacs = []
+        for p in positions:
+            x = args[p]
+            cols = [jvp(f, args, [np.reshape(e, np.shape(x)) if k == p else
+                                  runtime.zeros_like(args[k]) for k in range(len(args))])[1]
+                    for e in np.eye(np.size(x))]
+            _refuse_tuple_output(cols[0], f)
+            jacs.append(np.reshape(np.stack(cols, axis=-1), np.shape(cols[0]) + np.shape(x)))
+        if single:
+            return jacs[0]
+        return tuple(jacs)
+
+    code = jacobian_reverse if mode == "reverse" else jacobian_forward
+    code.__srcgrad_transformable__ = True
+    code.__wrapped__ = unwrap(f)        # its parameters (api/gradients.py, _declared)
+    return code
+
+
+def _refuse_tuple_output(out, f):
+    if isinstance(out, (tuple, list, dict)):
+        raise NonDifferentiableError(
+            f"srcgrad differentiates sg.jacobian of {getattr(f, '__qualname__', f)} again "
+            f"only for an array output, not a {type(out).__name__}; return one array "
+            f"(np.concatenate the parts)")
+
+
+_refuse_tuple_output.__srcgrad_stop_gradient__ = True
+
+
+def _code_positions(f, wrt):
+    """``wrt`` as positions of ``f``'s parameters, for :func:`_jacobian_code`, or None
+    where the code form does not apply (a bound method, names that are not parameters,
+    parameters with defaults, ``*args``)."""
+    if isinstance(f, types.MethodType) or not callable(f):
+        return None
+    try:
+        params = list(inspect.signature(unwrap(f)).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty
+           for p in params):
+        return None
+    names = [p.name for p in params]
+    items = wrt if isinstance(wrt, (tuple, list)) else (wrt,)
+    out = []
+    for w in items:
+        if isinstance(w, str) and w in names:
+            out.append(names.index(w))
+        elif isinstance(w, int) and not isinstance(w, bool) and -len(names) <= w < len(names):
+            out.append(w % len(names))
+        else:
+            return None
+    return tuple(out)
+
+
 def jacobian(f, wrt=0, mode="reverse"):
     """A function returning the Jacobian of ``f``: shape ``out.shape + in.shape``.
 
@@ -312,6 +392,14 @@ def jacobian(f, wrt=0, mode="reverse"):
         return call.out(_assemble(out, slices, in_shapes, call.single))
     jac.__name__ = f"jacobian_{getattr(unwrap(f), '__name__', 'f')}"
     jac.__doc__ = f"Jacobian ({mode} mode) of {getattr(unwrap(f), '__qualname__', f)}."
+    positions = _code_positions(f, wrt)
+    if positions is not None:
+        # what a transformation of jac reads: sg.grad(jac), and jac called inside a
+        # differentiated function (compiler/dynamic.py)
+        code = _jacobian_code(f, positions, not isinstance(wrt, (tuple, list)), mode)
+        jac.__srcgrad_wrapped__ = code
+        jac.__srcgrad_trace__ = lambda args, kwargs: (plain_function(code), tuple(args),
+                                                      dict(kwargs), 0)
     return jac
 
 

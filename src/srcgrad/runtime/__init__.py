@@ -254,6 +254,10 @@ def zeros_like(x, xp=None):
         return {k: zeros_like(v, xp) for k, v in x.items()}
     if isinstance(x, _FUNCTION_VALUES):
         return {}          # a function value's gradient: a dict of what it holds (sparse)
+    if isinstance(x, range):
+        # loop steps a forward sweep saved, read item by item when generated code is
+        # differentiated again: zeros that can be indexed (and added at) like them
+        return np.zeros(len(x))
     if isinstance(x, (list, tuple)):
         return same_sequence(x, [zeros_like(v, xp) for v in x])
     if is_record(x):

@@ -1,0 +1,231 @@
+"""Transformations nested in transformations, at the API level: Jacobians of Jacobians
+(and Hessians of functions that call ``sg.jacobian``), derivatives of high order through
+a call resolved at run time, and a user's ``functools.wraps`` decorator with
+``*args, **kwargs`` around a loss.
+
+Expected values come from central finite differences of the inner result (itself
+checked against differences of the function) and from autograd (and JAX where it is
+installed); never from srcgrad.
+"""
+import functools
+import math
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+autograd = pytest.importorskip("autograd")
+anp = autograd.numpy
+
+X = np.array([0.3, -0.5, 0.8])
+W = np.arange(6.0).reshape(2, 3) / 7 - 0.3
+
+
+def central(fn, args, i, h=1e-5):
+    """Central differences of ``fn`` w.r.t. argument ``i``: shape out.shape + x.shape."""
+    x = np.asarray(args[i], dtype=float)
+    cols = []
+    for k in range(x.size):
+        e = np.zeros(x.size)
+        e[k] = h
+        e = e.reshape(x.shape)
+        hi, lo = list(args), list(args)
+        hi[i], lo[i] = x + e, x - e
+        if np.ndim(args[i]) == 0:
+            hi[i], lo[i] = float(hi[i]), float(lo[i])
+        cols.append((np.asarray(fn(*hi), float) - np.asarray(fn(*lo), float)) / (2 * h))
+    out = np.stack(cols, axis=-1)
+    return out.reshape(np.shape(cols[0]) + x.shape)
+
+
+# -- Jacobians of Jacobians -----------------------------------------------------------
+
+def field(x, W):
+    return np.tanh(W @ x) * x[0]
+
+
+def field_autograd(x, W):
+    return anp.tanh(W @ x) * x[0]
+
+
+def cubic(x):
+    return np.sin(x) * np.sum(x ** 2)
+
+
+def cubic_autograd(x):
+    return anp.sin(x) * anp.sum(x ** 2)
+
+
+@pytest.mark.parametrize("outer", ["reverse", "forward"])
+@pytest.mark.parametrize("inner", ["reverse", "forward"])
+def test_jacobian_of_jacobian(inner, outer):
+    got = sg.jacobian(sg.jacobian(cubic, mode=inner), mode=outer)(X)
+    expected = autograd.jacobian(autograd.jacobian(cubic_autograd))(X)
+    assert got.shape == (3, 3, 3)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    # and central differences of the inner Jacobian, itself checked against f's
+    inner_jac = sg.jacobian(cubic, mode=inner)
+    np.testing.assert_allclose(inner_jac(X), central(cubic, [X], 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got, central(inner_jac, [X], 0), rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("inner", ["reverse", "forward"])
+def test_jacobian_of_jacobian_mixed_arguments(inner):
+    """d/dW of the Jacobian w.r.t. x (by name), and a tuple wrt outside."""
+    jx = sg.jacobian(field, wrt="x", mode=inner)
+    got = sg.jacobian(jx, wrt=1)(X, W)
+    expected = autograd.jacobian(autograd.jacobian(field_autograd, 0), 1)(X, W)
+    assert got.shape == (2, 3, 2, 3)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got, central(jx, [X, W], 1), rtol=1e-6, atol=1e-8)
+    both = sg.jacobian(jx, wrt=(0, 1))(X, W)
+    np.testing.assert_allclose(both[0], autograd.jacobian(autograd.jacobian(
+        field_autograd, 0), 0)(X, W), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(both[1], expected, rtol=1e-10, atol=1e-12)
+
+
+def test_jacobian_of_a_tuple_wrt_jacobian():
+    def flat_jac(x, W):
+        return np.concatenate([np.ravel(j) for j in sg.jacobian(field, wrt=(0, 1))(x, W)])
+
+    def flat_jac_autograd(x, W):
+        return anp.concatenate([anp.ravel(autograd.jacobian(field_autograd, 0)(x, W)),
+                                anp.ravel(autograd.jacobian(field_autograd, 1)(x, W))])
+    got = sg.jacobian(flat_jac)(X, W)
+    np.testing.assert_allclose(got, autograd.jacobian(flat_jac_autograd)(X, W),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(got, central(flat_jac, [X, W], 0), rtol=1e-6, atol=1e-8)
+
+
+def test_third_order_reverse_jacobians():
+    got = sg.jacobian(sg.jacobian(sg.jacobian(field)))(X, W)
+    expected = autograd.jacobian(autograd.jacobian(autograd.jacobian(field_autograd)))(X, W)
+    assert got.shape == (2, 3, 3, 3)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("inner", ["reverse", "forward"])
+def test_hessian_of_a_function_that_calls_jacobian(inner):
+    def penalty(x, W):
+        return np.sum(sg.jacobian(field, mode=inner)(x, W) ** 2)
+
+    def penalty_autograd(x, W):
+        return anp.sum(autograd.jacobian(field_autograd)(x, W) ** 2)
+    got = sg.hessian(penalty)(X, W)
+    np.testing.assert_allclose(got, autograd.hessian(penalty_autograd)(X, W),
+                               rtol=1e-10, atol=1e-12)
+    grad_x = sg.grad(penalty, wrt=0)
+    np.testing.assert_allclose(grad_x(X, W), central(penalty, [X, W], 0), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(got, central(grad_x, [X, W], 0), rtol=1e-6, atol=1e-7)
+    # d/dW of the gradient penalty (reverse over the Jacobian's code)
+    got_w = sg.grad(penalty, wrt=1)(X, W)
+    np.testing.assert_allclose(got_w, autograd.grad(penalty_autograd, 1)(X, W),
+                               rtol=1e-10, atol=1e-12)
+
+
+def test_jacobian_of_hessian_and_jvp_of_jacobian():
+    def energy(x):
+        return np.sum(cubic(x))
+    got = sg.jacobian(sg.hessian(energy))(X)
+    expected = autograd.jacobian(autograd.hessian(lambda x: anp.sum(cubic_autograd(x))))(X)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    v = np.array([1.0, -2.0, 0.5])
+    _, tangent = sg.jvp(sg.jacobian(cubic), (X,), (v,))
+    np.testing.assert_allclose(tangent, np.tensordot(
+        autograd.jacobian(autograd.jacobian(cubic_autograd))(X), v, axes=1),
+        rtol=1e-10, atol=1e-12)
+
+
+def test_jacobian_of_jacobian_of_a_python_float():
+    got = sg.jacobian(sg.jacobian(lambda t: np.sin(t) * t ** 2))(0.7)
+    exact = (2 - 0.7 ** 2) * math.sin(0.7) + 4 * 0.7 * math.cos(0.7)
+    np.testing.assert_allclose(got, exact, rtol=1e-12)
+
+
+def test_jacobian_of_jacobian_against_jax():
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+
+    def field_jax(x, W):
+        return jnp.tanh(W @ x) * x[0]
+    got = sg.jacobian(sg.jacobian(field, mode="forward"))(X, W)
+    np.testing.assert_allclose(got, np.asarray(jax.jacfwd(jax.jacrev(field_jax))(X, W)),
+                               rtol=1e-10, atol=1e-12)
+
+
+# -- high order through a call resolved at run time -----------------------------------
+
+def sine_times(a, b):
+    return np.sin(a) * b
+
+
+def starred_call(x, fn=sine_times):
+    args = [x, 2.0 * x]
+    return fn(*args)
+
+
+def test_fourth_derivative_through_a_starred_call_of_a_function_value():
+    """The reverse sweep of a starred call reads its loop's saved steps item by item
+    when it is differentiated again: the zeros of those steps must be indexable (this
+    crashed from the fourth order, and the sixth of autograd's tanh example)."""
+    g = starred_call
+    a = (lambda x: anp.sin(x) * 2.0 * x)
+    for _ in range(4):
+        g, a = sg.grad(g), autograd.grad(a)
+    # d^4/dx^4 of 2x sin x = 2 (x sin x - 4 cos x)
+    exact = 2 * (0.7 * math.sin(0.7) - 4 * math.cos(0.7))
+    np.testing.assert_allclose(g(0.7), exact, rtol=1e-10)
+    np.testing.assert_allclose(g(0.7), a(0.7), rtol=1e-10)
+
+
+# -- a user's decorator with *args, **kwargs -------------------------------------------
+
+def with_l2(lam):
+    def deco(f):
+        @functools.wraps(f)
+        def wrapped(w, *args, **kwargs):
+            return f(w, *args, **kwargs) + lam * np.sum(w ** 2)
+        return wrapped
+    return deco
+
+
+@with_l2(0.3)
+def logistic(w, X, y):
+    return np.sum(np.logaddexp(0.0, -y * (X @ w)))
+
+
+def logistic_autograd(w, X, y):
+    return anp.sum(anp.logaddexp(0.0, -y * anp.dot(X, w))) + 0.3 * anp.sum(w ** 2)
+
+
+_rs = np.random.RandomState(3)
+WV, XS, YS = _rs.randn(3), _rs.randn(5, 3), np.sign(_rs.randn(5))
+
+
+@pytest.mark.parametrize("wrt", [None, (0, 1, 2), ("w", "X", "y")])
+def test_decorated_loss_gradients_count_the_arguments_passed(wrt):
+    got = sg.grad(logistic, wrt=wrt)(WV, XS, YS)
+    assert isinstance(got, tuple) and len(got) == 3
+    for i, g in enumerate(got):
+        assert np.shape(g) == np.shape((WV, XS, YS)[i])
+        np.testing.assert_allclose(g, autograd.grad(logistic_autograd, i)(WV, XS, YS),
+                                   rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(g, central(logistic, [WV, XS, YS], i), rtol=1e-6,
+                                   atol=1e-8)
+
+
+def test_decorated_loss_single_position_hessian_and_jvp():
+    g = sg.grad(logistic, wrt=1)(WV, XS, YS)
+    np.testing.assert_allclose(g, autograd.grad(logistic_autograd, 1)(WV, XS, YS),
+                               rtol=1e-10, atol=1e-12)
+    h = sg.hessian(logistic)(WV, XS, YS)
+    np.testing.assert_allclose(h, autograd.hessian(logistic_autograd)(WV, XS, YS),
+                               rtol=1e-10, atol=1e-12)
+    v = np.array([0.5, -1.0, 2.0])
+    _, t = sg.jvp(logistic, (WV, XS, YS), (v, None, None))
+    np.testing.assert_allclose(t, autograd.grad(logistic_autograd)(WV, XS, YS) @ v,
+                               rtol=1e-10)
+
