@@ -263,6 +263,19 @@ class IndexingMethods:
     def scatter(self, dim, index, src=None, value=None, *, reduce=None):
         return self.clone().scatter_(dim, index, src, value, reduce=reduce)
 
+    def index_add(self, dim, index, source, *, alpha=1):
+        """``self`` with ``source``'s slices (times ``alpha``) added at ``index`` along
+        ``dim``; repeated indices accumulate."""
+        d = dim + self.ndim if dim < 0 else dim
+        key = (slice(None),) * d + (np.asarray(_unwrap(index)).astype(np.int64),)
+        part = source if alpha == 1 else source * alpha
+        if isinstance(part, Tensor) and part.dtype is not self.dtype:
+            part = part.to(self.dtype)
+        return apply(runtime.add_at, (self.clone(), key, part), name="IndexAddBackward0")
+
+    def index_add_(self, dim, index, source, *, alpha=1):
+        return self._inplace(lambda x: x.index_add(dim, index, source, alpha=alpha), source)
+
     def masked_fill(self, mask, value):
         return apply(np.where, (mask, value, self), name="MaskedFillBackward0")
 

@@ -80,8 +80,6 @@ def make_dual(tensor, tangent, *, level=None):
     # the tangent itself when its layout is the primal's (PyTorch's), else a copy in that layout
     if tangent.stride() != tensor.stride():
         tangent = Tensor._make(_like_layout(tangent, tensor))
-    elif tangent.requires_grad:
-        tangent = tangent.detach()
     _attach(out, tangent)
     return out
 
@@ -183,6 +181,12 @@ def propagate(func, args, kwargs, arrays, kwarrays, out):
                             else {name: arrays_bound[name]})
         else:
             positional.append(arrays_bound[name])
+    if _recorded(bound, rule):
+        tan = _recorded_tangent(rule, args, kwargs, arrays, kwarrays, bound, out)
+        if tan is not NotImplemented:
+            if tan is not None:
+                _attach(out, tan)
+            return
     tan = rule.jvp_function()(out._data, *positional, **keywords, **tangents)
     if tan is not None:
         import numpy as np
@@ -190,3 +194,82 @@ def propagate(func, args, kwargs, arrays, kwarrays, out):
         if tan.shape != out._data.shape:
             tan = np.broadcast_to(tan, out._data.shape).copy()
         _attach(out, Tensor._make(tan.astype(out._data.dtype, copy=False)))
+
+
+def _needs_grad(v):
+    if isinstance(v, Tensor):
+        tan = tangent_of(v)
+        return v._requires_grad or (tan is not None and tan._requires_grad)
+    return isinstance(v, (list, tuple)) and any(_needs_grad(e) for e in v)
+
+
+def _recorded(bound, rule):
+    """Whether the tangent is computed with a graph: grad mode on, and a differentiable
+    operand (or its tangent) requiring grad."""
+    from .. import grad_mode
+    return grad_mode._state.enabled and any(_needs_grad(bound.get(p)) for p in rule.diff_params)
+
+
+def _tangent_tensors(value):
+    """The tangent of a tensor operand (zeros when it has none), a list of them for a
+    list operand; None for anything else."""
+    if isinstance(value, Tensor):
+        tan = tangent_of(value)
+        return tan if tan is not None else Tensor._make(_zeros_like(value._data))
+    if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
+        return type(value)(_tangent_tensors(v) if isinstance(v, Tensor) else 0.0 for v in value)
+    return None
+
+
+def _zeros_like(a):
+    from ...runtime import array_ns
+    return array_ns(a).zeros_like(a)
+
+
+def _recorded_tangent(rule, args, kwargs, arrays, kwarrays, bound, out):
+    """The tangent of ``out`` computed by the rule's forward template on tensors, with a
+    graph; NotImplemented when the template cannot run on tensors."""
+    from .lifted import lifted
+    values = [a if isinstance(a, Tensor) or _has_tensor(a) else arr
+              for a, arr in zip(args, arrays)]
+    keywords = {k: (v if isinstance(v, Tensor) or _has_tensor(v) else kwarrays[k])
+                for k, v in (kwargs or {}).items()}
+    tangents = {}
+    for p in rule.diff_params:
+        tan = _tangent_tensors(bound.get(p))
+        if tan is not None:
+            tangents["d" + p] = tan
+    positional, named = [], {}
+    tensor_bound = rule.bind(tuple(values), keywords)
+    for name, param in rule.signature.parameters.items():
+        if name not in tensor_bound:
+            continue
+        if param.kind is param.VAR_POSITIONAL:
+            positional.extend(tensor_bound[name])
+        elif param.kind is param.VAR_KEYWORD:
+            named.update(tensor_bound[name])
+        elif param.kind is param.KEYWORD_ONLY:
+            named[name] = tensor_bound[name]
+        else:
+            positional.append(tensor_bound[name])
+    level, _state.level = _state.level, -1      # the tangent's own operations carry none
+    try:
+        tan = lifted(rule.jvp_function())(out, *positional, **named, **tangents)
+    except Exception:          # noqa: BLE001 - a template that needs arrays: computed
+        return NotImplemented  # on arrays instead (the tangent then has no graph)
+    finally:
+        _state.level = level
+    if tan is None:
+        return None
+    if not isinstance(tan, Tensor):
+        import numpy as np
+        tan = Tensor._make(np.asarray(tan))
+    if tuple(tan.shape) != tuple(out.shape):
+        tan = tan.expand(out.shape).clone()
+    if tan._data.dtype != out._data.dtype:
+        tan = tan.to(out.dtype)
+    return tan
+
+
+def _has_tensor(v):
+    return isinstance(v, (list, tuple)) and any(isinstance(e, Tensor) for e in v)

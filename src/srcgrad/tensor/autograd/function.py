@@ -132,6 +132,12 @@ class _FunctionNode(Node):
     def __repr__(self):
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
+    @property
+    def next_functions(self):
+        """One pair per tensor input (PyTorch leaves the other arguments out)."""
+        return tuple((None, 0) if node is None else node._as_edge()
+                     for node, meta in self._edges if meta is not None)
+
     def _grads_in(self, g, tensors):
         if self._n == 1:
             parts = {0: g}
@@ -230,10 +236,14 @@ class Function(metaclass=_FunctionMeta):
             out = cls.forward(*args, **kwargs) if separate else cls.forward(ctx, *args, **kwargs)
             if separate:
                 cls.setup_context(ctx, args, out)
-        if dual:               # forward mode: the outputs' tangents are the user's jvp's
-            _attach_jvp(cls, ctx, args, tangents, out)
         if not (grad_mode.is_grad_enabled() and any(t.requires_grad for t in tensors)):
+            if dual:           # forward mode: the outputs' tangents are the user's jvp's
+                _attach_jvp(cls, ctx, args, tangents, out)
             return out
+        for t in ctx._dirty:
+            if isinstance(t, Tensor) and t._requires_grad and t._grad_fn is None:
+                raise RuntimeError("a leaf Variable that requires grad has been used in an "
+                                   "in-place operation.")
         edges = tuple((a._grad_node() if isinstance(a, Tensor) and a.requires_grad else None,
                        InputMeta(a._data) if isinstance(a, Tensor) else None)
                       for a in args)
@@ -254,6 +264,8 @@ class Function(metaclass=_FunctionMeta):
                 o._vc.value += 1
             if node._n != 1:
                 o.__dict__["_port"] = _OutputPort(node, k)
+        if dual:               # (after the outputs have their node: jvp may read them)
+            _attach_jvp(cls, ctx, args, tangents, out)
         return out
 
 
@@ -277,7 +289,7 @@ def _attach_jvp(cls, ctx, args, tangents, out):
     tensor input without one, None for other inputs)."""
     given = [t if t is not None else Tensor._make(np.zeros_like(a._data))
              if isinstance(a, Tensor) else None for a, t in zip(args, tangents)]
-    with grad_mode.no_grad(), _no_tangents(True):
+    with _no_tangents(True):       # in the caller's grad mode: the tangents may record
         result = cls.jvp(ctx, *given)
     outs = out if isinstance(out, tuple) else (out,)
     results = result if isinstance(result, tuple) else (result,)

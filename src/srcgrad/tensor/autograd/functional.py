@@ -43,13 +43,16 @@ def _zeros_for_none(grads, like):
                  for g, t in zip(grads, like))
 
 
-def _check_v(v, outputs, fn_name):
+def _check_v(v, outputs, is_tuple):
     if len(v) != len(outputs):
+        if not is_tuple:
+            raise RuntimeError("The given v should contain a single Tensor.")
         raise RuntimeError(f"v is a tuple of invalid length: should be {len(outputs)} but got "
                            f"{len(v)}.")
     for i, (vi, o) in enumerate(zip(v, outputs)):
         if tuple(vi.shape) != tuple(o.shape):
-            raise RuntimeError(f"Entry {i} in v has invalid size: should be {o.shape} but got "
+            entry = f"Entry {i} in " if is_tuple else ""
+            raise RuntimeError(f"{entry}v has invalid size: should be {o.shape} but got "
                                f"{vi.shape}.")
 
 
@@ -96,7 +99,7 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
             v = tuple(Tensor._make(np.ones_like(o._data)) for o in outputs)
         else:
             _, v = _as_tuple(v, "v", "vjp")
-            _check_v(v, outputs, "vjp")
+            _check_v(v, outputs, not single_out)
         grads = _autograd(outputs, inputs, v, create_graph, strict, "back")
         grads = _zeros_for_none(grads, inputs)
     outputs, grads = _finish(outputs, create_graph), _finish(grads, create_graph)
@@ -116,7 +119,7 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
             v = tuple(Tensor._make(np.ones_like(t._data)) for t in inputs)
         else:
             _, v = _as_tuple(v, "v", "jvp")
-            _check_v(v, inputs, "jvp")
+            _check_v(v, inputs, not single_in)
         outputs = func(*inputs)
         single_out, outputs = _as_tuple(outputs, "outputs of the user-provided function", "jvp")
         dummies = tuple(Tensor._make(np.zeros_like(o._data), requires_grad=True)
@@ -139,15 +142,34 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
     """The Jacobian: for each output, for each input, a tensor of shape
     ``output.shape + input.shape`` (tuples follow the structure of the arguments)."""
     if strategy not in ("reverse-mode", "forward-mode"):
-        raise ValueError('Expected strategy to be either "forward-mode" or "reverse-mode". '
-                         'Hint: If your function has vector output, use "reverse-mode" '
-                         'strategy.')
+        raise AssertionError(
+            'Expected strategy to be either "forward-mode" or "reverse-mode". Hint: If your '
+            'function has more outputs than inputs, "forward-mode" tends to be more performant. '
+            'Otherwise, prefer to use "reverse-mode".')
+    forward = strategy == "forward-mode"
+    if forward and create_graph:
+        raise NotImplementedError(
+            "torch.autograd.functional.jacobian: `create_graph=True` and "
+            '`strategy="forward-mode"` are not supported together (yet). Please either set '
+            '`create_graph=False` or `strategy="reverse-mode"`.')
+    if forward and not vectorize:
+        raise NotImplementedError(
+            "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
+            "only implemented for `vectorize=True`.")
     with grad_mode.enable_grad():
         single_in, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, True)
         outputs = func(*inputs)
         single_out, outputs = _as_tuple(outputs, "outputs of the user-provided function",
                                         "jacobian")
+        if vectorize and strict and not forward:
+            for n, out in enumerate(outputs):
+                if not out.requires_grad:
+                    raise _not_differentiable(n)
+            raise RuntimeError(
+                "torch.autograd.functional.jacobian: `strict=True` and `vectorized=True` are "
+                "not supported together. Please either set `strict=False` or "
+                "`vectorize=False`.")
         blocks = []
         for n, out in enumerate(outputs):
             if strict and not out.requires_grad:
@@ -179,6 +201,11 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
                                               dtype=t._data.dtype))
                 block.append(j if create_graph else j.detach())
             blocks.append(tuple(block))
+    if forward:            # (the same values; PyTorch's forward-mode path returns lists)
+        blocks = [list(b) for b in blocks]
+        if single_out:
+            return blocks[0][0] if single_in else blocks[0]
+        return [b[0] for b in blocks] if single_in else blocks
     if single_out:
         return blocks[0][0] if single_in else blocks[0]
     return tuple(b[0] for b in blocks) if single_in else tuple(blocks)
@@ -187,20 +214,51 @@ def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False,
 def hessian(func, inputs, create_graph=False, strict=False, vectorize=False,
             outer_jacobian_strategy="reverse-mode"):
     """The Hessian of a scalar function: the Jacobian of its gradient."""
+    if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):
+        raise AssertionError('Expected strategy to be either "forward-mode" or "reverse-mode".')
     single_in, tup = _as_tuple(inputs, "inputs", "hessian")
 
     def gradient(*xs):
         out = func(*xs)
-        _, outs = _as_tuple(out, "outputs of the user-provided function", "hessian")
-        if len(outs) != 1 or outs[0].numel() != 1:
-            raise RuntimeError("The function given to hessian should return a single Tensor "
-                               "with a single element.")
+        _, outs = _single_output(out, strict, "hessian")
         g = _autograd(outs, xs, (Tensor._make(np.ones_like(outs[0]._data)),), True, strict,
                       "back")
         g = _zeros_for_none(g, xs)
+        if strict:
+            for i, gi in enumerate(g):
+                if not gi.requires_grad:
+                    raise _independent_jacobian(i)
         return g[0] if single_in else g
 
-    return jacobian(gradient, inputs, create_graph=create_graph, strict=strict)
+    out = jacobian(gradient, inputs, create_graph=create_graph, strict=strict,
+                   vectorize=vectorize, strategy=outer_jacobian_strategy)
+    if outer_jacobian_strategy == "forward-mode" and not single_in:
+        out = [list(row) for row in out]
+    return out
+
+
+def _single_output(out, strict, name):
+    """PyTorch's checks of the output of the function given to hessian, hvp or vhp."""
+    single, outs = _as_tuple(out, "outputs of the user-provided function", name)
+    if strict:
+        for i, o in enumerate(outs):
+            if not o.requires_grad:
+                raise _not_differentiable(i)
+    if not single:
+        raise RuntimeError(f"The function given to {name} should return a single Tensor")
+    if outs[0].numel() != 1:
+        raise RuntimeError(f"The Tensor returned by the function given to {name} should "
+                           "contain a single element")
+    return single, outs
+
+
+def _independent_jacobian(i):
+    return RuntimeError(
+        "While computing the hessian, found that the jacobian of the user-provided function "
+        f"with respect to input {i} is independent of the input. This is not allowed in strict "
+        "mode. You should ensure that your function is twice differentiable and that the "
+        "jacobian depends on the inputs (this would be violated by a linear function for "
+        "example).")
 
 
 def _second_order(func, inputs, v, create_graph, strict, name):
@@ -215,14 +273,15 @@ def _second_order(func, inputs, v, create_graph, strict, name):
             v = tuple(Tensor._make(np.ones_like(t._data)) for t in inputs)
         else:
             _, v = _as_tuple(v, "v", name)
-            _check_v(v, inputs, name)
+            _check_v(v, inputs, not single_in)
         outputs = func(*inputs)
-        single_out, outputs = _as_tuple(outputs, "outputs of the user-provided function", name)
-        if len(outputs) != 1 or outputs[0].numel() != 1:
-            raise RuntimeError("The function given to hvp should return a single Tensor with "
-                               "a single element.")
+        single_out, outputs = _single_output(outputs, strict, name)
         grads = _autograd(outputs, inputs, (Tensor._make(np.ones_like(outputs[0]._data)),),
                           True, strict, "back")
+        if strict:
+            for i, g in enumerate(grads):
+                if not g.requires_grad:
+                    raise _independent_jacobian(i)
         used = [(g, vi) for g, vi in zip(grads, v) if g is not None and g.requires_grad]
         if used:
             out = _autograd([g for g, _ in used], inputs, [vi for _, vi in used],

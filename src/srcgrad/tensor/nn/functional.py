@@ -58,9 +58,27 @@ def bilinear(input1, input2, weight, bias=None):
 
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq=False, sparse=False):
+    if scale_grad_by_freq:
+        raise NotImplementedError("srcgrad: embedding(scale_grad_by_freq=True) is not supported")
     if max_norm is not None:
-        raise NotImplementedError("srcgrad: embedding(max_norm=...) is not supported")
+        _renorm_rows(weight, input, max_norm, norm_type)
     return _named(weight[input], "EmbeddingBackward0")
+
+
+def _renorm_rows(weight, input, max_norm, norm_type):
+    """PyTorch's ``embedding_renorm_``: each row ``input`` reads whose ``norm_type``-norm
+    exceeds ``max_norm`` is scaled, in place and without a gradient, by
+    ``max_norm / (norm + 1e-7)``."""
+    from .. import grad_mode
+    w = weight._data
+    rows = np.unique(np.asarray(input._data if isinstance(input, Tensor) else input).ravel())
+    norms = np.linalg.norm(w[rows], ord=norm_type, axis=1)
+    big = norms > max_norm
+    if not big.any():
+        return
+    scale = (max_norm / (norms[big].astype(np.float64) + 1e-7)).astype(w.dtype)
+    with grad_mode.no_grad():
+        weight[Tensor._make(rows[big])] = Tensor._make(w[rows[big]] * scale[:, None])
 
 
 def _dropout(input, p, training, inplace, noise_shape):
@@ -173,6 +191,11 @@ def one_hot(tensor, num_classes=-1):
 
 # -- activations ---------------------------------------------------------------------------------
 
+def _inplace_or(input, inplace, compute):
+    """``compute(input)``, written into ``input`` when ``inplace`` (PyTorch's ``*_`` forms)."""
+    return input._inplace(compute) if inplace else compute(input)
+
+
 def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
 
@@ -182,20 +205,24 @@ def relu_(input):
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
-    return _named(where(input > 0, input, input * negative_slope), "LeakyReluBackward0")
+    return _inplace_or(input, inplace, lambda input: _named(
+        where(input > 0, input, input * negative_slope), "LeakyReluBackward0"))
 
 
 def elu(input, alpha=1.0, inplace=False):
-    return _named(where(input > 0, input, alpha * input.expm1()), "EluBackward0")
+    return _inplace_or(input, inplace, lambda input: _named(
+        where(input > 0, input, alpha * input.expm1()), "EluBackward0"))
 
 
 def celu(input, alpha=1.0, inplace=False):
-    return _named(where(input > 0, input, alpha * (input / alpha).expm1()), "CeluBackward0")
+    return _inplace_or(input, inplace, lambda input: _named(
+        where(input > 0, input, alpha * (input / alpha).expm1()), "CeluBackward0"))
 
 
 def selu(input, inplace=False):
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
-    return _named(scale * where(input > 0, input, alpha * input.expm1()), "EluBackward0")
+    return _inplace_or(input, inplace, lambda input: _named(
+        scale * where(input > 0, input, alpha * input.expm1()), "EluBackward0"))
 
 
 def gelu(input, approximate="none"):
@@ -210,11 +237,13 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    return _named(input * input.sigmoid(), "SiluBackward0")
+    return _inplace_or(input, inplace, lambda input: _named(
+        input * input.sigmoid(), "SiluBackward0"))
 
 
 def mish(input, inplace=False):
-    return _named(input * softplus(input).tanh(), "MishBackward0")
+    return _inplace_or(input, inplace, lambda input: _named(
+        input * softplus(input).tanh(), "MishBackward0"))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
@@ -240,19 +269,23 @@ def logsigmoid(input):
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
-    return _named(input.clamp(min_val, max_val), "HardtanhBackward0")
+    return _inplace_or(input, inplace, lambda input: _named(
+        input.clamp(min_val, max_val), "HardtanhBackward0"))
 
 
 def relu6(input, inplace=False):
-    return _named(input.clamp(0.0, 6.0), "HardtanhBackward0")
+    return _inplace_or(input, inplace, lambda input: _named(
+        input.clamp(0.0, 6.0), "HardtanhBackward0"))
 
 
 def hardsigmoid(input, inplace=False):
-    return _named((input / 6 + 0.5).clamp(0.0, 1.0), "HardsigmoidBackward0")
+    return _inplace_or(input, inplace, lambda input: _named(
+        (input / 6 + 0.5).clamp(0.0, 1.0), "HardsigmoidBackward0"))
 
 
 def hardswish(input, inplace=False):
-    return _named(input * (input + 3).clamp(0.0, 6.0) / 6, "HardswishBackward0")
+    return _inplace_or(input, inplace, lambda input: _named(
+        input * (input + 3).clamp(0.0, 6.0) / 6, "HardswishBackward0"))
 
 
 def _softmax_dim(dim, ndim):

@@ -140,6 +140,8 @@ class Embedding(Module):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx, self.max_norm = padding_idx, max_norm
+        self.norm_type, self.scale_grad_by_freq = norm_type, scale_grad_by_freq
+        self.sparse = sparse
         if _weight is None:
             self.weight = _empty(num_embeddings, embedding_dim, dtype=dtype)
             init.normal_(self.weight)
@@ -154,12 +156,21 @@ class Embedding(Module):
         return cls(rows, cols, padding_idx=padding_idx, _weight=embeddings, _freeze=freeze)
 
     def forward(self, input):
-        return F.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq is not False:
+            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        if self.sparse is not False:
+            s += ", sparse=True"
         return s
 
 
@@ -180,7 +191,7 @@ class LayerNorm(Module):
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
-        self._has_bias = bias
+        self._has_bias = bias and elementwise_affine
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -192,7 +203,7 @@ class LayerNorm(Module):
 
 # -- activations -----------------------------------------------------------------------------
 
-def _activation(name, function, params=(), defaults=(), repr_params=None):
+def _activation(name, function, params=(), defaults=(), repr_params=None, show_inplace=True):
     """A Module class whose forward is ``function(input, **its parameters)``."""
     keys = list(params)
 
@@ -205,10 +216,12 @@ def _activation(name, function, params=(), defaults=(), repr_params=None):
             setattr(self, k, v)
 
     def forward(self, input):
-        return function(input, **{k: getattr(self, k) for k in keys if k != "inplace"})
+        return function(input, **{k: getattr(self, k) for k in keys})
 
     def extra_repr(self):
         shown = repr_params if repr_params is not None else keys
+        if show_inplace and getattr(self, "inplace", False) and "inplace" not in shown:
+            shown = tuple(shown) + ("inplace",)        # PyTorch shows it only when set
         return ", ".join(f"{k}={getattr(self, k)!r}" if isinstance(getattr(self, k), str)
                          else f"{k}={getattr(self, k)}" for k in shown)
 
@@ -233,8 +246,8 @@ Sigmoid = _activation("Sigmoid", F.sigmoid)
 LogSigmoid = _activation("LogSigmoid", F.logsigmoid)
 Hardtanh = _activation("Hardtanh", F.hardtanh, ("min_val", "max_val", "inplace"),
                        (-1.0, 1.0, False), ("min_val", "max_val"))
-Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid, ("inplace",), (False,), ())
-Hardswish = _activation("Hardswish", F.hardswish, ("inplace",), (False,), ())
+Hardsigmoid = _activation("Hardsigmoid", F.hardsigmoid, ("inplace",), (False,), (), False)
+Hardswish = _activation("Hardswish", F.hardswish, ("inplace",), (False,), (), False)
 Softmax = _activation("Softmax", F.softmax, ("dim",), (None,))
 LogSoftmax = _activation("LogSoftmax", F.log_softmax, ("dim",), (None,))
 Softmin = _activation("Softmin", F.softmin, ("dim",), (None,))
