@@ -143,7 +143,10 @@ class _Cuda:
             return False
 
     def device_count(self):
-        cp = self._cupy()
+        try:
+            cp = self._cupy()
+        except AssertionError:          # no CuPy: no GPU (PyTorch's CPU build says 0)
+            return 0
         try:
             return cp.cuda.runtime.getDeviceCount()
         except Exception:

@@ -5,6 +5,7 @@ import numbers
 
 import numpy as np
 
+from .. import runtime
 from . import dtypes
 from .autograd import _node_class
 from .core import _size_args, _wrap_dim
@@ -134,6 +135,25 @@ class ShapeMethods:
         return self._reshaped_in_place(self.transpose(dim0, dim1), "TransposeBackward1")
 
     swapaxes_ = swapdims_ = transpose_
+
+    def resize_(self, *sizes, memory_format=None):
+        """The first ``prod(sizes)`` elements (in C order) in the new shape; new elements
+        (when it grows) are zeros (PyTorch leaves them uninitialised)."""
+        sizes = _size_args(sizes)
+        if self._requires_grad:
+            raise RuntimeError("cannot resize variables that require grad")
+        self._check_inplace()
+        flat = self._data.reshape(-1)
+        n = int(np.prod(sizes, dtype=np.int64))
+        xp = runtime.array_ns(flat)
+        if n > flat.size:
+            flat = xp.concatenate([flat, xp.zeros(n - flat.size, dtype=flat.dtype)])
+        self._data = flat[:n].reshape(sizes).copy()
+        self._vc.value += 1
+        return self
+
+    def resize_as_(self, other, memory_format=None):
+        return self.resize_(other.shape)
 
     def expand(self, *sizes):
         sizes = _size_args(sizes)

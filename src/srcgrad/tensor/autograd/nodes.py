@@ -304,6 +304,9 @@ class RuleNode(Node):
         if name.startswith("_saved_"):
             from .saved import saved_attribute
             return saved_attribute(self, name[7:])
+        if name.startswith("_raw_saved_"):
+            from .saved import raw_saved
+            return raw_saved(self, name[11:])
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __dir__(self):

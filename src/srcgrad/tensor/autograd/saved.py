@@ -189,12 +189,58 @@ def pack_saved(node, out):
     node._packed = (unpack, tuple(packed))
 
 
+class SavedTensor:
+    """``node._raw_saved_<name>``: one saved tensor, whose hooks can be set by
+    ``register_hooks(pack_hook, unpack_hook)`` (pack runs at once, unpack in backward)."""
+
+    def __init__(self, node, src):
+        self._node, self._src = node, src
+
+    def __repr__(self):
+        return f"<torch._C._autograd.SavedTensor object at {hex(id(self))}>"
+
+    def register_hooks(self, pack_hook, unpack_hook):
+        node, src = self._node, self._src
+        if not callable(pack_hook) or not callable(unpack_hook):
+            raise TypeError("expected two callables")
+        if node._freed and node._has_saved:
+            raise RuntimeError(_SECOND_TIME)
+        packed = node._packed[1] if node._packed is not None else ()
+        if any(s == src for s, _ in packed):
+            raise RuntimeError("Calling register_hooks on a saved tensor whose hooks have "
+                               "already been set. Hint: only one pair of hooks is allowed at "
+                               "a time.")
+        data = node._ans if src == RESULT else _input_tensor(node, src)._data
+        entry = (src, _OwnHooks(pack_hook(Tensor._make(data)), unpack_hook))   # (no graph)
+        node._packed = (node._packed[0] if node._packed is not None else None,
+                        packed + (entry,))
+
+
+class _OwnHooks:
+    """A value packed by a SavedTensor's own hooks, with the unpack hook to read it."""
+
+    def __init__(self, value, unpack):
+        self.value, self.unpack = value, unpack
+
+
+def raw_saved(node, name):
+    """``node._raw_saved_<name>``: a :class:`SavedTensor` (None when not saved)."""
+    entry = next((e for e in SAVED.get(node.name()) or () if e[0] == name), None)
+    if entry is None or entry[2] != "tensor":
+        raise AttributeError(f"'{node.name()}' object has no attribute '_raw_saved_{name}'")
+    if not _is_saved(node, entry[3]):
+        return None
+    if entry[1] != RESULT and _input_tensor(node, entry[1]) is None:
+        return None
+    return SavedTensor(node, entry[1])
+
+
 def unpacked(node, src):
     """The tensor backward reads for ``src``: ``unpack_hook`` of what was packed."""
     unpack, packed = node._packed
     for s, p in packed:
         if s == src:
-            t = unpack(p)
+            t = p.unpack(p.value) if isinstance(p, _OwnHooks) else unpack(p)
             if not isinstance(t, Tensor):
                 raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor "
                                 f"but got result of type {type(t).__name__}")
@@ -224,7 +270,9 @@ def unpacked_values(node):
 
 def saved_names(node):
     """The ``_saved_*`` attribute names of ``node`` (for ``dir()``)."""
-    return [f"_saved_{e[0]}" for e in SAVED.get(node.name(), ())]
+    entries = SAVED.get(node.name(), ())
+    return [f"_saved_{e[0]}" for e in entries] + \
+        [f"_raw_saved_{e[0]}" for e in entries if e[2] == "tensor"]
 
 
 def saved_attribute(node, name):

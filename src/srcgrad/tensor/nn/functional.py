@@ -381,7 +381,20 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     """``-input[n, target[n]]``, weighted by class; ``mean`` divides by the total weight.
     Recorded as one node (``fused.nll_loss``) unless its parts' nodes are needed."""
     reduction = legacy_reduction(size_average, reduce, reduction)
+    _check_classes(input, target, ignore_index)
     return fused.nll_loss(input, target, weight, ignore_index, reduction, _nll_loss)
+
+
+def _check_classes(input, target, ignore_index):
+    """PyTorch's errors for class indices of the wrong dtype or out of range."""
+    if target._data.dtype not in (np.int64, np.uint8):
+        raise RuntimeError("expected target dtype to be Long or Byte, but got "
+                           f"{target.dtype.short}")
+    n = input.shape[1 if input.ndim > 1 else 0]
+    idx = target._data
+    bad = (idx != ignore_index) & ((idx < 0) | (idx >= n))
+    if bad.any():
+        raise IndexError(f"Target {idx[bad].ravel()[0]} is out of bounds.")
 
 
 def _nll_loss(input, target, weight, ignore_index, reduction):
@@ -453,7 +466,10 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input "
                          f"size ({input.shape}) is deprecated. Please ensure they have the "
                          "same size.")
-    loss = -(target * input.log().clamp_min(-100) + (1 - target) * (1 - input).log().clamp_min(-100))
+    if not ((input._data >= 0) & (input._data <= 1)).all():      # (NaN too, as PyTorch)
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    loss = -(target * input.log().clamp_min(-100)
+             + (1 - target) * (1 - input).log().clamp_min(-100))
     if weight is not None:
         loss = loss * weight
     return _reduce(loss, reduction, "BinaryCrossEntropyBackward0")
