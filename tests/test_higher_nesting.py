@@ -98,10 +98,34 @@ def test_jacobian_of_a_tuple_wrt_jacobian():
     np.testing.assert_allclose(got, central(flat_jac, [X, W], 0), rtol=1e-6, atol=1e-8)
 
 
-def test_third_order_reverse_jacobians():
-    got = sg.jacobian(sg.jacobian(sg.jacobian(field)))(X, W)
-    expected = autograd.jacobian(autograd.jacobian(autograd.jacobian(field_autograd)))(X, W)
-    assert got.shape == (2, 3, 3, 3)
+def bent(x):
+    return np.tanh(x * x[0]) + x
+
+
+def bent_autograd(x):
+    return anp.tanh(x * x[0]) + x
+
+
+_FORWARD_THROUGH_VJP = ("BUG: forward mode through the reverse-mode Jacobian's sg.vjp "
+                        "(vjp_of(fun, *args) inside differentiated code, then a tangent of "
+                        "its *args): NonDifferentiableError, 'tangents of its *args'")
+
+
+@pytest.mark.parametrize("modes", [
+    pytest.param(m, marks=[pytest.mark.xfail(strict=True, reason=_FORWARD_THROUGH_VJP,
+                                             raises=sg.NonDifferentiableError)]
+                 if m[:2] == ("reverse", "forward") else [], id="-".join(m))
+    for m in [(a, b, c) for a in ("reverse", "forward") for b in ("reverse", "forward")
+              for c in ("reverse", "forward")]])
+def test_third_order_jacobians(modes):
+    """sg.jacobian three times, in every order of the two modes (innermost first)."""
+    x = np.array([0.3, -0.5])
+    g = bent
+    for m in modes:
+        g = sg.jacobian(g, mode=m)
+    expected = autograd.jacobian(autograd.jacobian(autograd.jacobian(bent_autograd)))(x)
+    got = g(x)
+    assert got.shape == (2, 2, 2, 2)
     np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
 
 
@@ -154,6 +178,27 @@ def test_jacobian_of_jacobian_against_jax():
     got = sg.jacobian(sg.jacobian(field, mode="forward"))(X, W)
     np.testing.assert_allclose(got, np.asarray(jax.jacfwd(jax.jacrev(field_jax))(X, W)),
                                rtol=1e-10, atol=1e-12)
+
+
+def test_a_pullback_called_for_several_cotangents():
+    """sg.vjp's pullback, called again: the backward sweep pops the record of a
+    comprehension; each call works on its own (the second raised IndexError)."""
+    def columns(x):
+        jacs = []
+        for p in range(2):
+            cols = [np.sin(x * e) * x[p] for e in np.eye(3)]
+            jacs.append(np.stack(cols, axis=-1))
+        return jacs[0] + jacs[1]
+
+    def columns_autograd(x):
+        jacs = []
+        for p in range(2):
+            jacs.append(anp.stack([anp.sin(x * e) * x[p] for e in np.eye(3)], axis=-1))
+        return jacs[0] + jacs[1]
+    _, pullback = sg.vjp(columns, X)
+    theirs, _ = autograd.make_vjp(columns_autograd)(X)
+    for e in (np.eye(3), np.arange(9.0).reshape(3, 3), np.eye(3)):
+        np.testing.assert_allclose(pullback(e), theirs(e), rtol=1e-12, atol=1e-14)
 
 
 # -- high order through a call resolved at run time -----------------------------------

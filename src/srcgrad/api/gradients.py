@@ -3,6 +3,7 @@
 Each one resolves ``wrt`` against the call's arguments, picks
 the cached generated function for that case, and calls it.
 """
+import copy
 import functools
 import types
 import inspect
@@ -730,7 +731,9 @@ def vjp(f, *args, wrt=None, max_memory=None, **kwargs):
     def vjp_fn(cotangent):
         if hasattr(cotangent, "numpy") and _is_tensor(cotangent):
             cotangent = cotangent.detach().numpy()
-        grads = bwd(saved, cotangent)
+        # the backward sweep pops its records and restores overwritten values: each
+        # call works on its own copy, so that vjp_fn can be called again
+        grads = bwd(copy.deepcopy(saved), cotangent)
         res = _with_input_dtypes(grads[0] if single else tuple(grads),
                                  [bound[w] for w in wrt_names], single)
         return _to_tensors(res) if tnames else res

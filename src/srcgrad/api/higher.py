@@ -162,6 +162,8 @@ def _inline_jvp(analysis, args, kws, stmt):
         raise info.error(stmt, "inside a transformed function, call sg.jvp(f, primals, "
                                "tangents) with three positional arguments")
     g = analysis.static(args[0]) if isinstance(args[0], gast.AST) else None
+    if isinstance(g, types.FunctionType) and unwrap(g) is not g:
+        g = plain_function(g)   # (sg.jacobian's result: the code it is transformed as)
     if not isinstance(g, types.FunctionType):
         return None         # a function value: resolved when the call runs
     n = None
@@ -178,6 +180,9 @@ def _inline_jvp(analysis, args, kws, stmt):
     params = [p for p in inspect.signature(g, follow_wrapped=False).parameters.values()
               if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     if n is None:
+        if any(p.kind is p.VAR_POSITIONAL for p in
+               inspect.signature(g, follow_wrapped=False).parameters.values()):
+            return None     # how many primals *args takes: seen when the call runs
         n = len([p for p in params if p.default is p.empty])
     return _jvp_adapter(g, n), [args[1], args[2]], {}
 
@@ -299,38 +304,59 @@ def _jacobian_reverse(call):
 # ``sg.jacobian``) it is this Python, which srcgrad reads like the user's code: one
 # ``sg.vjp`` pullback per output element, or one ``sg.jvp`` per input element.
 
-def _jacobian_code(f, positions, single, mode):
-    """``jacobian(f, wrt=positions, mode=mode)`` as a function srcgrad transforms."""
-    def jacobian_reverse(*args):
-        out, pullback = vjp(f, *args)
-        _refuse_tuple_output(out, f)
-        floats = [k for k in range(len(args)) if holds_floats(args[k])]
-        at = [floats.index(p) for p in positions]
-        rows = [pullback(np.reshape(e, np.shape(out))) for e in np.eye(np.size(out))]
-        if len(floats) == 1:
-            rows = [(r,) for r in rows]
-        jacs = [np.reshape(np.stack([r[i] for r in rows]), np.shape(out) + np.shape(args[p]))
-                for i, p in zip(at, positions)]
-        if single:
-            return jacs[0]
-        return tuple(jacs)
+_REVERSE_CODE = """\
+def jacobian_reverse({params}):
+    \"\"\"sg.jacobian({name}, wrt={wrt}) as Python srcgrad transforms again: one
+    sg.vjp per output element (each pullback called once).\"\"\"
+    args = ({params},)
+    out = f({params})
+    refuse_tuple_output(out, f)
+    floats = [k for k in range({n}) if holds_floats(args[k])]
+    rows = [vjp(f, {params})[1](np.reshape(e, np.shape(out))) for e in np.eye(np.size(out))]
+    if len(floats) == 1:
+        rows = [(row,) for row in rows]
+    jacs = [np.reshape(np.stack([row[floats.index(pos)] for row in rows]),
+                       np.shape(out) + np.shape(args[pos])) for pos in {positions}]
+    return {result}
+"""
 
-    def jacobian_forward(*args):
-        jacs = []
-        for p in positions:
-            x = args[p]
-            cols = [jvp(f, args, [np.reshape(e, np.shape(x)) if k == p else
-                                  runtime.zeros_like(args[k]) for k in range(len(args))])[1]
-                    for e in np.eye(np.size(x))]
-            _refuse_tuple_output(cols[0], f)
-            jacs.append(np.reshape(np.stack(cols, axis=-1), np.shape(cols[0]) + np.shape(x)))
-        if single:
-            return jacs[0]
-        return tuple(jacs)
+_FORWARD_CODE = """\
+def jacobian_forward({params}):
+    \"\"\"sg.jacobian({name}, wrt={wrt}, mode="forward") as Python srcgrad transforms
+    again: one sg.jvp per input element.\"\"\"
+    args = ({params},)
+    jacs = []
+    for pos in {positions}:
+        primal = args[pos]
+        cols = [jvp(f, args, tuple([np.reshape(e, np.shape(primal)) if k == pos else
+                                    zeros_like(args[k]) for k in range({n})]))[1]
+                for e in np.eye(np.size(primal))]
+        refuse_tuple_output(cols[0], f)
+        jacs.append(np.reshape(np.stack(cols, axis=-1), np.shape(cols[0]) + np.shape(primal)))
+    return {result}
+"""
 
-    code = jacobian_reverse if mode == "reverse" else jacobian_forward
+# the names the code above uses: a parameter of f with one of them keeps the loops
+_CODE_NAMES = {"f", "vjp", "jvp", "np", "holds_floats", "zeros_like", "refuse_tuple_output",
+               "args", "out", "floats", "rows", "row", "jacs", "pos", "primal",
+               "cols", "e", "k", "tuple", "range", "len"}
+
+
+def _jacobian_code(f, names, positions, single, mode):
+    """``jacobian(f, wrt=positions, mode=mode)`` as a function srcgrad transforms (its
+    parameters ``names``, those of f)."""
+    from ..compiler import codegen
+    label = getattr(unwrap(f), "__qualname__", "f")
+    text = _REVERSE_CODE if mode == "reverse" else _FORWARD_CODE
+    src = text.format(params=", ".join(names), name=label, n=len(names),
+                      wrt=positions[0] if single else positions,
+                      positions=positions, result="jacs[0]" if single else "tuple(jacs)")
+    fname = "jacobian_reverse" if mode == "reverse" else "jacobian_forward"
+    closure = dict(f=f, vjp=vjp, jvp=jvp, np=np, holds_floats=holds_floats,
+                   zeros_like=runtime.zeros_like, refuse_tuple_output=_refuse_tuple_output)
+    code = codegen.build({fname: src}, closure, _refuse_tuple_output,
+                         f"sg.jacobian of {label}")[fname]
     code.__srcgrad_transformable__ = True
-    code.__wrapped__ = unwrap(f)        # its parameters (api/gradients.py, _declared)
     return code
 
 
@@ -346,9 +372,9 @@ _refuse_tuple_output.__srcgrad_stop_gradient__ = True
 
 
 def _code_positions(f, wrt):
-    """``wrt`` as positions of ``f``'s parameters, for :func:`_jacobian_code`, or None
-    where the code form does not apply (a bound method, names that are not parameters,
-    parameters with defaults, ``*args``)."""
+    """(``f``'s parameter names, ``wrt`` as positions of them) for :func:`_jacobian_code`,
+    or None where the code form does not apply (a bound method, names that are not
+    parameters, parameters with defaults, ``*args``, a name the code uses itself)."""
     if isinstance(f, types.MethodType) or not callable(f):
         return None
     try:
@@ -359,6 +385,8 @@ def _code_positions(f, wrt):
            for p in params):
         return None
     names = [p.name for p in params]
+    if _CODE_NAMES & set(names):
+        return None
     items = wrt if isinstance(wrt, (tuple, list)) else (wrt,)
     out = []
     for w in items:
@@ -368,7 +396,7 @@ def _code_positions(f, wrt):
             out.append(w % len(names))
         else:
             return None
-    return tuple(out)
+    return names, tuple(out)
 
 
 def jacobian(f, wrt=0, mode="reverse"):
@@ -392,11 +420,11 @@ def jacobian(f, wrt=0, mode="reverse"):
         return call.out(_assemble(out, slices, in_shapes, call.single))
     jac.__name__ = f"jacobian_{getattr(unwrap(f), '__name__', 'f')}"
     jac.__doc__ = f"Jacobian ({mode} mode) of {getattr(unwrap(f), '__qualname__', f)}."
-    positions = _code_positions(f, wrt)
-    if positions is not None:
+    found = _code_positions(f, wrt)
+    if found is not None:
         # what a transformation of jac reads: sg.grad(jac), and jac called inside a
         # differentiated function (compiler/dynamic.py)
-        code = _jacobian_code(f, positions, not isinstance(wrt, (tuple, list)), mode)
+        code = _jacobian_code(f, *found, not isinstance(wrt, (tuple, list)), mode)
         jac.__srcgrad_wrapped__ = code
         jac.__srcgrad_trace__ = lambda args, kwargs: (plain_function(code), tuple(args),
                                                       dict(kwargs), 0)
