@@ -12,13 +12,14 @@ import numpy as np
 
 from .backends import array_ns, dtype_kind
 from .records import carries_gradient, fields_of, grad_fields, is_record, with_fields
+from .tapes import FloatTape, float_tape
 
 __all__ = [
     "unbroadcast", "expand", "zeros_like", "ones_like_grad", "reduced_grad",
     "index_grad", "setitem", "zero_index", "add_grads", "shape_of",
     "keep_axis", "moveaxis_back", "minmax_grad", "sort_grad", "cast_like",
     "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "add_at", "detach", "data_of", "indexable", "indexable_grad",
-    "keys_of", "sum_grad", "mean_grad", "dtype_kind",
+    "keys_of", "sum_grad", "mean_grad", "dtype_kind", "float_tape",
 ]
 
 
@@ -260,6 +261,10 @@ def zeros_like(x, xp=None):
         return np.zeros(len(x))
     if isinstance(x, (list, tuple)):
         return same_sequence(x, [zeros_like(v, xp) for v in x])
+    if isinstance(x, FloatTape):
+        # a loop's float tape (tapes.py) when generated code is differentiated again:
+        # the gradients of its floats, a list used as the tape is (append, pop)
+        return [0.0] * len(x)
     if is_record(x):
         return with_fields(x, {f: zeros_like(v, xp) for f, v in fields_of(x).items()
                                if carries_gradient(v)})

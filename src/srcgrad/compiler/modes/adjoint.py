@@ -187,7 +187,7 @@ class AdjointSweep(AdjointStates):
                 if reads_ans:
                     temp_post = self.names.gen.fresh(y + "_out")
                     out.append(A.assign(temp_post, A.name(y)))
-                out.append(A.assign(y, self.pop()))
+                out.append(A.assign(y, self.restore(s)))
                 restore_first = True
             ans = temp_post or y
             if op.kind == "rule":
@@ -273,13 +273,13 @@ class AdjointSweep(AdjointStates):
             else:
                 state.pop(y, None)
             if saved and not restore_first:
-                out.append(A.assign(y, self.pop()))
+                out.append(A.assign(y, self.restore(s)))
             return out
         if op.kind == "call" and getattr(s, "srcgrad_callee", None) and depth > 0:
             out.append(A.expr_stmt(self.pop()))   # keep the stack balanced
         state.pop(y, None)
         if saved:
-            out.append(A.assign(y, self.pop()))
+            out.append(A.assign(y, self.restore(s)))
         return out
 
     def rule_contribs(self, s, op, ans, dy, out, contribs, seq_items):

@@ -10,12 +10,15 @@ import gast
 
 from .. import syntax as A
 from .body import callee_kinds
+from . import float_tapes
 from .. import dynamic
 from ..frontend import RecursiveBuild
 
 
 class ForwardSweep:
     """The forward-sweep half of :class:`~srcgrad.compiler.modes.reverse.Reverse`."""
+
+    exact = None            # float_tapes.exact_floats of the body, once asked
 
     # -- the stack -----------------------------------------------------------
     def stack_name(self):
@@ -28,6 +31,15 @@ class ForwardSweep:
 
     def pop(self):
         return A.call(A.attr(self.stack_name(), "pop"))
+
+    def restore(self, s):
+        """The value the saved assignment ``s`` overwrote: the top of its loop's float
+        tape (float_tapes.py), else of the stack."""
+        saved = s.srcgrad_saved
+        if type(saved) is str:
+            return A.call(A.attr(saved, "pop"))
+        return self.pop()
+
 
     def needs_save(self, n, depth):
         """Must the old value of ``n`` be pushed before this assignment overwrites it?"""
@@ -65,6 +77,15 @@ class ForwardSweep:
                     self.saved_vars.add(t.id)
                     s.srcgrad_saved = True
                     value = A.name(t.id)
+                    tape = self.tape_slots.get(id(s)) if t.id not in self.shape_only \
+                        else None
+                    if tape is not None:
+                        # a Python float each trip: onto the loop's tape, unboxed
+                        s.srcgrad_saved = tape
+                        self.taped.add(t.id)
+                        out.append(A.expr_stmt(A.call(A.attr(tape, "append"), [value]),
+                                               like=s))
+                        return out + [s]
                     if t.id in self.shape_only:
                         # the adjoint sweep reads only its shape (to un-broadcast)
                         value = A.call(A.attr(self.names.np, "shape"), [value])
@@ -127,7 +148,10 @@ class ForwardSweep:
         return [s]
 
     def fwd_for(self, s, depth):
+        tape = self.float_tapes(s, depth)
         body = self.fwd_block(s.body, depth + 1)
+        if depth == 0:
+            self.tape_slots = {}
         if not self.has_reverse(s.body):
             new = gast.For(target=s.target, iter=s.iter, body=body, orelse=[], type_comment=None)
             return [A.copy_loc(new, s)]
@@ -152,12 +176,50 @@ class ForwardSweep:
         else:
             s.srcgrad_count = None
         new = gast.For(target=s.target, iter=iter_, body=body, orelse=[], type_comment=None)
+        out.extend(self.tape_setup(s, tape))
         out.append(A.copy_loc(new, s))
         if depth > 0:
             if s.srcgrad_range:
                 out.append(self.push(A.name(s.srcgrad_range), like=s))
             if has_break:
                 out.append(self.push(A.name(s.srcgrad_count), like=s))
+        return out
+
+    # -- float tapes (float_tapes.py) ---------------------------------------
+    tape_slots = {}         # id(assignment) -> its loop's tape, while in that loop
+
+    def float_tapes(self, loop, depth):
+        """The name of ``loop``'s float tape, with ``self.tape_slots`` holding the ids
+        of the assignments in its body whose saves may go onto it; None if none may."""
+        if depth > 0:
+            return None     # (a loop in a loop: the outer loop's slots stay)
+        self.tape_slots, self.taped = {}, set()
+        if _ends_with_break(loop.body):
+            return None
+        if self.exact is None:
+            self.exact = float_tapes.exact_floats(self.body, self.params, self.kinds,
+                                                  float_tapes.range_counters(self.body))
+        floats, _ = self.exact
+        tape = None
+        for st in loop.body:
+            if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
+                    st.targets[0].id in floats:
+                tape = tape or self.names.gen.fresh("tape")
+                self.tape_slots[id(st)] = tape
+        return tape
+
+    def tape_setup(self, loop, tape):
+        """Before ``loop``: its tape, and ``0.0`` in each taped name that nothing
+        before the loop assigns (the value its first trip saves)."""
+        if tape is None or not self.taped:
+            return []
+        _, assumed = self.exact
+        call = A.call(A.attr(self.names.ad, "float_tape"), [A.name(p) for p in assumed])
+        out = [A.assign(tape, call, like=loop)]
+        for name in sorted(self.taped):
+            if name not in self.params and \
+                    not float_tapes.assigned_before(self.body, loop, name):
+                out.append(A.assign(name, A.const(0.0), like=loop))
         return out
 
     def call_active(self, s):

@@ -1,0 +1,164 @@
+"""Float tapes (compiler/modes/float_tapes.py): a loop's Python-float records kept in
+an ``array('d')`` instead of a list of float objects.
+
+Each gradient is checked bit for bit against the same code compiled with the tapes
+off (the main stack holding the objects), and against central differences; the
+memory kept per step is measured with tracemalloc (no timing here).
+"""
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from srcgrad.compiler import driver
+from srcgrad.compiler.modes import records
+
+
+def central(f, x, eps=1e-6):
+    return (f(x + eps) - f(x - eps)) / (2 * eps)
+
+
+def euler(x, a, b):
+    dt = 0.01
+    for i in range(100):
+        x = x + dt * (a * x - b * x * x)
+    return x
+
+
+def long_euler(x, a, b):
+    dt = 0.0001
+    for i in range(10000):
+        x = x + dt * (a * x - b * x * x)
+    return x
+
+
+def accumulate(x, w):
+    acc = 0.0
+    for i in range(30):
+        acc = acc + w * x / (i + 1.0)
+        x = x * 0.97 - 0.01 * i
+    return acc * x
+
+
+def big_counter(x, k):
+    for i in range(70):
+        k = k * 3 + 1          # an int past 2**53: a float tape would round it
+        x = x * (1.0 + (k % 7) * 0.01)
+    return x
+
+
+def nested(x, a):
+    for i in range(5):
+        y = x * a
+        for j in range(3):
+            y = y * 0.9 + a
+        x = x + 0.1 * y
+    return x
+
+
+def no_trips(x, a, n):
+    for i in range(n):
+        x = x * a + 0.5
+    return x * x
+
+
+CASES = [(euler, (0.5, 1.0, 0.3)), (accumulate, (0.7, 1.3)), (big_counter, (0.3, 7)),
+         (nested, (0.4, 0.8)), (no_trips, (0.4, 0.8, 0)), (no_trips, (0.4, 0.8, 6))]
+
+
+def _without_tapes(monkeypatch):
+    driver._CACHE.clear()
+    monkeypatch.setattr(records.ForwardSweep, "float_tapes", lambda self, loop, depth: None)
+
+
+@pytest.mark.parametrize("f, args", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_gradients_are_bit_for_bit_those_of_the_stack(f, args, monkeypatch):
+    wrt = tuple(i for i, a in enumerate(args) if type(a) is float)
+    with_tapes = sg.grad(f, wrt=wrt)(*args)
+    _without_tapes(monkeypatch)
+    without = sg.grad(f, wrt=wrt)(*args)
+    assert type(with_tapes) is type(without)
+    for u, v in zip(with_tapes, without):
+        assert type(u) is type(v) and u == v
+    for k, i in enumerate(wrt):
+        def fi(v, i=i):
+            a = list(args)
+            a[i] = v
+            return f(*a)
+        assert with_tapes[k] == pytest.approx(central(fi, args[i]), rel=1e-6, abs=1e-9)
+
+
+def test_the_euler_loop_saves_onto_a_float_tape():
+    g = sg.grad(euler, wrt=(0, 1, 2))
+    g(0.5, 1.0, 0.3)
+    src = g.source
+    assert "ad.float_tape(a, b, x)" in src and "tape.append(x)" in src
+    assert "x = tape.pop()" in src and "stack" not in src
+
+
+def test_an_int_record_is_never_taped():
+    g = sg.grad(big_counter, wrt=0)
+    assert "tape.append(k)" not in g.source
+    want, k = 1.0, 7
+    for _ in range(70):
+        k = k * 3 + 1
+        want *= 1.0 + (k % 7) * 0.01
+    assert g(0.3, 7) == pytest.approx(want, rel=1e-13)
+
+
+def test_the_tape_is_an_array_of_doubles_only_for_python_floats():
+    from array import array
+    from srcgrad.runtime import float_tape
+    assert type(float_tape(1.0, 2.5)) is array and float_tape(1.0, 2.5).typecode == "d"
+    for other in (np.float64(2.0), 2, True, 2.0 + 0j, np.array(2.0)):
+        assert float_tape(1.0, other) == []
+
+
+@pytest.mark.parametrize("a", [np.float64(1.0), 1, 1.0 + 0.5j], ids=["np.float64", "int",
+                                                                     "complex"])
+def test_parameters_that_are_not_python_floats_keep_their_objects(a, monkeypatch):
+    """ad.float_tape sees a parameter that is not a Python float and gives a list."""
+    def run():
+        out, vjp_fn = sg.vjp(euler, 0.5, a, 0.3, wrt=0)
+        return out, vjp_fn(1.0)
+    got = run()
+    _without_tapes(monkeypatch)
+    want = run()
+    assert type(got[0]) is type(want[0]) and got[0] == want[0]
+    assert type(got[1]) is type(want[1]) and got[1] == want[1]
+
+
+def test_second_derivatives_through_a_taped_loop(monkeypatch):
+    args = (0.5, 1.0, 0.3)
+    h = sg.hessian(euler, wrt=0)(*args)
+    gg = sg.grad(sg.grad(euler, wrt=0), wrt=0)(*args)
+    hv = sg.hvp(euler, wrt=0)(*args, v=1.0)
+    first = sg.grad(euler, wrt=0)
+    fd = central(lambda v: first(v, 1.0, 0.3), 0.5)
+    for value in (h, gg, hv):
+        assert float(np.asarray(value)) == pytest.approx(fd, rel=1e-6)
+    _without_tapes(monkeypatch)
+    assert sg.grad(sg.grad(euler, wrt=0), wrt=0)(*args) == gg
+    assert float(np.asarray(sg.hvp(euler, wrt=0)(*args, v=1.0))) == \
+        float(np.asarray(hv))
+
+
+def _peak(fn):
+    tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    fn()
+    peak = tracemalloc.get_traced_memory()[1] - base
+    tracemalloc.stop()
+    return peak
+
+
+def test_a_long_scalar_loop_keeps_about_two_doubles_per_step(monkeypatch):
+    g = sg.grad(long_euler, wrt=0)
+    g(0.5, 1.0, 0.3)
+    per_step = _peak(lambda: g(0.5, 1.0, 0.3)) / 10000
+    assert per_step <= 18.5             # two unboxed doubles (and array growth)
+    _without_tapes(monkeypatch)
+    stack = sg.grad(long_euler, wrt=0)
+    stack(0.5, 1.0, 0.3)
+    assert _peak(lambda: stack(0.5, 1.0, 0.3)) / 10000 >= 60    # two boxed floats
