@@ -201,6 +201,73 @@ def test_a_pullback_called_for_several_cotangents():
         np.testing.assert_allclose(pullback(e), theirs(e), rtol=1e-12, atol=1e-14)
 
 
+def chain_energy(q, k=1.3):
+    e = 0.0
+    for i in range(len(q) - 1):
+        e = e + 0.5 * k * (q[i + 1] - q[i] - 1.0) ** 2 + np.cos(q[i])
+    return e
+
+
+def chain_energy_autograd(q, k=1.3):
+    e = 0.0
+    for i in range(len(q) - 1):
+        e = e + 0.5 * k * (q[i + 1] - q[i] - 1.0) ** 2 + anp.cos(q[i])
+    return e
+
+
+Q = np.array([0.0, 1.1, 1.9, 3.2])
+
+
+@pytest.mark.parametrize("k", [None, 0.7])
+def test_jacobian_of_hessian_of_a_function_with_a_default(k):
+    """f(q, k=1.3): the default passed on as f's own (or the value given)."""
+    args = (Q,) if k is None else (Q, k)
+    got = sg.jacobian(sg.hessian(chain_energy))(*args)
+    expected = autograd.jacobian(autograd.hessian(chain_energy_autograd))(*args)
+    np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+    hess = sg.hessian(chain_energy)
+    np.testing.assert_allclose(got, central(hess, list(args), 0), rtol=1e-6, atol=1e-7)
+
+
+def bumpy(x):
+    return np.sin(x[0]) * np.exp(x[1]) + x[2] ** 3 * x[0]
+
+
+def bumpy_autograd(x):
+    return anp.sin(x[0]) * anp.exp(x[1]) + x[2] ** 3 * x[0]
+
+
+def test_gradient_of_a_laplacian_made_of_hvps():
+    """sg.hvp called inside a differentiated function (third order): the Laplacian as
+    the sum of e_i . H e_i, differentiated."""
+    def laplacian(x):
+        return sum(sg.hvp(bumpy)(x, v=e)[i] for i, e in enumerate(np.eye(3)))
+
+    def laplacian_autograd(x):
+        return anp.trace(autograd.hessian(bumpy_autograd)(x))
+    np.testing.assert_allclose(laplacian(X), laplacian_autograd(X), rtol=1e-12)
+    got = sg.grad(laplacian)(X)
+    np.testing.assert_allclose(got, autograd.grad(laplacian_autograd)(X), rtol=1e-10,
+                               atol=1e-12)
+    np.testing.assert_allclose(got, central(laplacian, [X], 0), rtol=1e-6, atol=1e-8)
+    jac = sg.jacobian(lambda x: sg.hvp(bumpy)(x, v=np.ones(3)))(X)
+    np.testing.assert_allclose(jac, autograd.jacobian(
+        lambda x: autograd.hessian(bumpy_autograd)(x) @ np.ones(3))(X), rtol=1e-10,
+        atol=1e-12)
+
+
+def test_a_jacobian_with_no_code_form_is_refused_when_transformed_again():
+    class Model:
+        def cubes(self, x):
+            return x ** 3
+    jac = sg.jacobian(Model().cubes)
+    np.testing.assert_allclose(jac(X), np.diag(3 * X ** 2), rtol=1e-12)
+    with pytest.raises(sg.NonDifferentiableError, match="sg.jacobian of .*cubes again"):
+        sg.grad(lambda x: np.sum(jac(x)))(X)
+    with pytest.raises(sg.NonDifferentiableError, match="sg.jacobian of .*cubes again"):
+        sg.jacobian(jac)(X)
+
+
 # -- high order through a call resolved at run time -----------------------------------
 
 def sine_times(a, b):

@@ -160,6 +160,9 @@ def plain_function(f):
     a srcgrad wrapper), or, for a callable that is not a def (``np.sin``, a
     ``functools.partial``, a callable object), a small function that calls it."""
     func = unwrap(f)
+    refused = getattr(func, "__srcgrad_refused__", None)
+    if refused is not None:     # (a result of sg.jacobian / sg.hvp with no code form)
+        raise NonDifferentiableError(refused)
     ruled = next((g for g in (f, func) if not isinstance(g, type) and
                   rules.lookup(g) is not None), None)
     if ruled is not None:

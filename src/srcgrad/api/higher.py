@@ -305,14 +305,15 @@ def _jacobian_reverse(call):
 # ``sg.vjp`` pullback per output element, or one ``sg.jvp`` per input element.
 
 _REVERSE_CODE = """\
-def jacobian_reverse({params}):
+def jacobian_reverse({signature}):
     \"\"\"sg.jacobian({name}, wrt={wrt}) as Python srcgrad transforms again: one
     sg.vjp per output element (each pullback called once).\"\"\"
     args = ({params},)
     out = f({params})
     refuse_tuple_output(out, f)
-    floats = [k for k in range({n}) if holds_floats(args[k])]
-    rows = [vjp(f, {params})[1](np.reshape(e, np.shape(out))) for e in np.eye(np.size(out))]
+    floats = [slot for slot in range({n}) if holds_floats(args[slot])]
+    rows = [vjp(f, {params})[1](np.reshape(unit, np.shape(out)))
+            for unit in np.eye(np.size(out))]
     if len(floats) == 1:
         rows = [(row,) for row in rows]
     jacs = [np.reshape(np.stack([row[floats.index(pos)] for row in rows]),
@@ -321,16 +322,16 @@ def jacobian_reverse({params}):
 """
 
 _FORWARD_CODE = """\
-def jacobian_forward({params}):
+def jacobian_forward({signature}):
     \"\"\"sg.jacobian({name}, wrt={wrt}, mode="forward") as Python srcgrad transforms
     again: one sg.jvp per input element.\"\"\"
     args = ({params},)
     jacs = []
     for pos in {positions}:
         primal = args[pos]
-        cols = [jvp(f, args, tuple([np.reshape(e, np.shape(primal)) if k == pos else
-                                    zeros_like(args[k]) for k in range({n})]))[1]
-                for e in np.eye(np.size(primal))]
+        cols = [jvp(f, args, tuple([np.reshape(unit, np.shape(primal)) if slot == pos else
+                                    zeros_like(args[slot]) for slot in range({n})]))[1]
+                for unit in np.eye(np.size(primal))]
         refuse_tuple_output(cols[0], f)
         jacs.append(np.reshape(np.stack(cols, axis=-1), np.shape(cols[0]) + np.shape(primal)))
     return {result}
@@ -339,25 +340,81 @@ def jacobian_forward({params}):
 # the names the code above uses: a parameter of f with one of them keeps the loops
 _CODE_NAMES = {"f", "vjp", "jvp", "np", "holds_floats", "zeros_like", "refuse_tuple_output",
                "args", "out", "floats", "rows", "row", "jacs", "pos", "primal",
-               "cols", "e", "k", "tuple", "range", "len"}
+               "cols", "unit", "slot", "tuple", "range", "len"}
 
 
-def _jacobian_code(f, names, positions, single, mode):
+def _signature_text(params, closure):
+    """``q, k=default_k``: f's parameters, each default a value of the closure."""
+    out = []
+    for p in params:
+        if p.default is p.empty:
+            out.append(p.name)
+        else:
+            closure[f"default_{p.name}"] = p.default
+            out.append(f"{p.name}=default_{p.name}")
+    return ", ".join(out)
+
+
+def _jacobian_code(f, params, positions, single, mode):
     """``jacobian(f, wrt=positions, mode=mode)`` as a function srcgrad transforms (its
-    parameters ``names``, those of f)."""
+    parameters ``params``, those of f)."""
     from ..compiler import codegen
     label = getattr(unwrap(f), "__qualname__", "f")
     text = _REVERSE_CODE if mode == "reverse" else _FORWARD_CODE
-    src = text.format(params=", ".join(names), name=label, n=len(names),
+    closure = dict(f=f, vjp=vjp, jvp=jvp, np=np, holds_floats=holds_floats,
+                   zeros_like=runtime.zeros_like, refuse_tuple_output=_refuse_tuple_output)
+    src = text.format(signature=_signature_text(params, closure),
+                      params=", ".join(p.name for p in params), name=label, n=len(params),
                       wrt=positions[0] if single else positions,
                       positions=positions, result="jacs[0]" if single else "tuple(jacs)")
     fname = "jacobian_reverse" if mode == "reverse" else "jacobian_forward"
-    closure = dict(f=f, vjp=vjp, jvp=jvp, np=np, holds_floats=holds_floats,
-                   zeros_like=runtime.zeros_like, refuse_tuple_output=_refuse_tuple_output)
     code = codegen.build({fname: src}, closure, _refuse_tuple_output,
                          f"sg.jacobian of {label}")[fname]
     code.__srcgrad_transformable__ = True
     return code
+
+
+_HVP_CODE = """\
+def hvp({signature}, *, v):
+    \"\"\"sg.hvp({name}, wrt={wrt}) as Python srcgrad transforms again: sg.jvp of the
+    gradient along v.\"\"\"
+    args = ({params},)
+    return jvp(g, args, ({tangents},))[1]
+"""
+
+
+def _hvp_code(f, g, params, positions, single):
+    """``hvp(f, wrt=positions)`` (``g`` its gradient) as a function srcgrad transforms."""
+    from ..compiler import codegen
+    label = getattr(unwrap(f), "__qualname__", "f")
+    closure = dict(g=g, jvp=jvp, zeros_like=runtime.zeros_like)
+    tangents = [("v" if single else f"v[{positions.index(k)}]") if k in positions else
+                f"zeros_like({p.name})" for k, p in enumerate(params)]
+    src = _HVP_CODE.format(signature=_signature_text(params, closure),
+                           params=", ".join(p.name for p in params), name=label,
+                           wrt=positions[0] if single else positions,
+                           tangents=", ".join(tangents))
+    code = codegen.build({"hvp": src}, closure, _refuse_tuple_output,
+                         f"sg.hvp of {label}")["hvp"]
+    code.__srcgrad_transformable__ = True
+    return code
+
+
+def _transformed_as(api_fn, code, what, f, why):
+    """What a transformation of ``api_fn`` (sg.jacobian's or sg.hvp's result) reads:
+    ``code`` (at the top level, ``sg.grad(api_fn)``, and called inside differentiated
+    code); without code, an error that says why."""
+    if code is None:
+        message = (f"srcgrad cannot differentiate {what} of "
+                   f"{getattr(unwrap(f), '__qualname__', f)} again: {why}")
+
+        def refuse(args, kwargs):
+            raise NonDifferentiableError(message)
+        api_fn.__srcgrad_trace__ = refuse
+        api_fn.__srcgrad_refused__ = message       # (api/gradients.py, plain_function)
+        return
+    api_fn.__srcgrad_wrapped__ = code
+    api_fn.__srcgrad_trace__ = lambda args, kwargs: (code, tuple(args), dict(kwargs), 0)
 
 
 def _refuse_tuple_output(out, f):
@@ -371,21 +428,25 @@ def _refuse_tuple_output(out, f):
 _refuse_tuple_output.__srcgrad_stop_gradient__ = True
 
 
-def _code_positions(f, wrt):
-    """(``f``'s parameter names, ``wrt`` as positions of them) for :func:`_jacobian_code`,
+_CODE_REFUSED = ("its code for a transformation needs a function whose parameters are "
+                 "plain (positional, no *args / **kwargs, not a bound method), with wrt "
+                 "naming them; wrap the call in a def")
+
+
+def _code_positions(f, wrt, taken=_CODE_NAMES):
+    """(``f``'s parameters, ``wrt`` as positions of them) for :func:`_jacobian_code`,
     or None where the code form does not apply (a bound method, names that are not
-    parameters, parameters with defaults, ``*args``, a name the code uses itself)."""
+    parameters, ``*args``, keyword-only parameters, a name the code uses itself)."""
     if isinstance(f, types.MethodType) or not callable(f):
         return None
     try:
         params = list(inspect.signature(unwrap(f)).parameters.values())
     except (TypeError, ValueError):
         return None
-    if any(p.kind is not p.POSITIONAL_OR_KEYWORD or p.default is not p.empty
-           for p in params):
+    if any(p.kind is not p.POSITIONAL_OR_KEYWORD for p in params):
         return None
     names = [p.name for p in params]
-    if _CODE_NAMES & set(names):
+    if taken & set(names) or {f"default_{n}" for n in names} & set(names):
         return None
     items = wrt if isinstance(wrt, (tuple, list)) else (wrt,)
     out = []
@@ -396,7 +457,7 @@ def _code_positions(f, wrt):
             out.append(w % len(names))
         else:
             return None
-    return names, tuple(out)
+    return params, tuple(out)
 
 
 def jacobian(f, wrt=0, mode="reverse"):
@@ -421,13 +482,9 @@ def jacobian(f, wrt=0, mode="reverse"):
     jac.__name__ = f"jacobian_{getattr(unwrap(f), '__name__', 'f')}"
     jac.__doc__ = f"Jacobian ({mode} mode) of {getattr(unwrap(f), '__qualname__', f)}."
     found = _code_positions(f, wrt)
-    if found is not None:
-        # what a transformation of jac reads: sg.grad(jac), and jac called inside a
-        # differentiated function (compiler/dynamic.py)
-        code = _jacobian_code(f, *found, not isinstance(wrt, (tuple, list)), mode)
-        jac.__srcgrad_wrapped__ = code
-        jac.__srcgrad_trace__ = lambda args, kwargs: (plain_function(code), tuple(args),
-                                                      dict(kwargs), 0)
+    code = None if found is None else _jacobian_code(
+        f, *found, not isinstance(wrt, (tuple, list)), mode)
+    _transformed_as(jac, code, "sg.jacobian", f, _CODE_REFUSED)
     return jac
 
 
@@ -459,6 +516,10 @@ def hvp(f, wrt=0):
         _, dout = _forward(call, dict(zip(call.wrt, vs)), tangent_only=True)
         return call.out(dout)
     hvp_fn.__name__ = f"hvp_{getattr(unwrap(f), '__name__', 'f')}"
+    found = _code_positions(f, wrt, {"g", "jvp", "zeros_like", "args", "tuple", "v"})
+    code = None if found is None else _hvp_code(f, g, *found,
+                                                not isinstance(wrt, (tuple, list)))
+    _transformed_as(hvp_fn, code, "sg.hvp", f, _CODE_REFUSED)
     return hvp_fn
 
 
