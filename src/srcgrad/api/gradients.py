@@ -16,7 +16,8 @@ from ..errors import UnsupportedSyntaxError, NonDifferentiableError
 from ..compiler import sourcemap
 from ..compiler.source import check_function, unwrap
 from ..compiler.driver import reverse_function
-from ..compiler.dynamic import caller, trampoline
+from ..compiler.dynamic import trampoline
+from .decorated import declared_function
 from ..compiler.analysis.kinds import argument_kind
 from ..compiler.cache import still_valid
 from . import cached_call
@@ -172,45 +173,12 @@ def plain_function(f):
         if made is not None:
             return made
     if isinstance(func, types.FunctionType) and hasattr(func, "__wrapped__"):
-        return _declared(func)
+        return declared_function(func)
     if isinstance(func, types.FunctionType) or isinstance(func, type) or \
             _is_derivative_like(func):
         return func
     made = trampoline(func)
     return made if made is not None else func
-
-
-_DECLARED = {}
-
-
-def _declared(func):
-    """A wrapper made with ``functools.wraps`` that takes ``*args`` / ``**kwargs``
-    (a user's decorator around a loss) as a function of the parameters it declares,
-    those of the function it wraps: ``def loss(w, X, y): return wrapped(w, X, y)``.
-    Positions in ``wrt``, and ``wrt=None``, then count the arguments as the caller
-    passes them, one gradient each, as for the undecorated function (and as
-    autograd's ``argnum`` and JAX's ``argnums`` do).  ``func`` itself when its own
-    parameters are already plain, or when the declared ones have defaults or are
-    keyword-only (a call could not be passed on unchanged)."""
-    own = inspect.signature(func, follow_wrapped=False).parameters.values()
-    if not any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in own) or \
-            any(p.kind is p.KEYWORD_ONLY for p in own):
-        return func         # (a keyword-only option of the wrapper's own: kept)
-    try:
-        declared = list(inspect.signature(func).parameters.values())
-    except (TypeError, ValueError):
-        return func
-    if not declared or any(p.kind is not p.POSITIONAL_OR_KEYWORD or
-                           p.default is not p.empty for p in declared):
-        return func
-    key = id(func)
-    made = _DECLARED.get(key)
-    if made is None or made[0] is not func:
-        names = [p.name for p in declared]
-        fn = caller(func, func.__name__, names, names)
-        fn.__qualname__ = func.__qualname__
-        made = _DECLARED[key] = (func, fn)     # (func kept: its id names it)
-    return made[1]
 
 
 def refuse_generator(f):
