@@ -67,6 +67,14 @@ CASES = [(euler, (0.5, 1.0, 0.3)), (accumulate, (0.7, 1.3)), (big_counter, (0.3,
          (nested, (0.4, 0.8)), (no_trips, (0.4, 0.8, 0)), (no_trips, (0.4, 0.8, 6))]
 
 
+@pytest.fixture(autouse=True)
+def every_loop_long(monkeypatch):
+    """Tapes for loops of any length here (runtime/tapes.py's MIN_TRIPS: 0), so that
+    the short loops below run through the array."""
+    from srcgrad.runtime import tapes
+    monkeypatch.setattr(tapes, "MIN_TRIPS", 0)
+
+
 def _without_tapes(monkeypatch):
     driver._CACHE.clear()
     monkeypatch.setattr(records.ForwardSweep, "float_tapes", lambda self, loop, depth: None)
@@ -93,7 +101,7 @@ def test_the_euler_loop_saves_onto_a_float_tape():
     g = sg.grad(euler, wrt=(0, 1, 2))
     g(0.5, 1.0, 0.3)
     src = g.source
-    assert "ad.float_tape(a, b, x)" in src and "tape.append(x)" in src
+    assert "ad.float_tape(range(100), a, b, x)" in src and "tape.append(x)" in src
     assert "x = tape.pop()" in src and "stack" not in src
 
 
@@ -109,10 +117,20 @@ def test_an_int_record_is_never_taped():
 
 def test_the_tape_is_an_array_of_doubles_only_for_python_floats():
     from array import array
-    from srcgrad.runtime import float_tape
-    assert type(float_tape(1.0, 2.5)) is array and float_tape(1.0, 2.5).typecode == "d"
+    from srcgrad.runtime import float_tape, tapes
+    steps = range(5)
+    assert type(float_tape(steps, 1.0, 2.5)) is array
+    assert float_tape(steps, 1.0, 2.5).typecode == "d"
     for other in (np.float64(2.0), 2, True, 2.0 + 0j, np.array(2.0)):
-        assert float_tape(1.0, other) == []
+        assert float_tape(steps, 1.0, other) == []
+
+
+def test_a_short_loop_keeps_its_list(monkeypatch):
+    """Below MIN_TRIPS trips the list's faster append and pop win over the memory."""
+    from srcgrad.runtime import float_tape, tapes
+    monkeypatch.setattr(tapes, "MIN_TRIPS", 2048)
+    assert float_tape(range(2047), 1.0) == [] and len(float_tape(range(2048), 1.0)) == 0
+    assert type(float_tape(range(2048), 1.0)) is not list
 
 
 @pytest.mark.parametrize("a", [np.float64(1.0), 1, 1.0 + 0.5j], ids=["np.float64", "int",

@@ -3,9 +3,11 @@
 A loop that saves a Python float each trip would keep a list of float objects (a
 pointer and a boxed float: 32 bytes each).  Where this module proves that every value
 a name records is a Python ``float``, the forward sweep pushes it onto the loop's
-tape, an ``array('d')`` (runtime/tapes.py), and the adjoint sweep pops it from there:
+tape, an ``array('d')`` (runtime/tapes.py: for a loop of at least ``MIN_TRIPS`` trips,
+where the memory matters more than the array's slower ``append``), and the adjoint
+sweep pops it from there:
 
-    tape = ad.float_tape(a, b, x)       # (the parameters the proof assumes floats)
+    tape = ad.float_tape(range(10000), a, b, x)    # (the trips; the floats assumed)
     for i in range(10000):
         tape.append(x)                  # was: stack.append(x)
         x = x + dt * (a * x - b * x * x)
@@ -28,8 +30,8 @@ Guarantees:
   list otherwise (the same code then saves the objects themselves).  An ``int``,
   ``bool``, ``complex`` or NumPy scalar therefore never passes through the tape, and
   a restored value is bit for bit the saved one.
-* Only loops ``for`` at the function's top level, without ``break``; only saves made
-  directly in the loop's body.
+* Only loops ``for ... in range(...)`` at the function's top level, without
+  ``break``; only saves made directly in the loop's body.
 * A taped name that no statement before the loop assigns starts the loop holding
   ``0.0`` instead of ``None``: the value its first trip saves is restored after the
   adjoint sweep's last trip, where nothing reads it (no statement before the loop

@@ -194,7 +194,7 @@ class ForwardSweep:
         if depth > 0:
             return None     # (a loop in a loop: the outer loop's slots stay)
         self.tape_slots, self.taped = {}, set()
-        if _ends_with_break(loop.body):
+        if _ends_with_break(loop.body) or not _is_range_call(loop.iter):
             return None
         if self.exact is None:
             self.exact = float_tapes.exact_floats(self.body, self.params, self.kinds,
@@ -214,7 +214,8 @@ class ForwardSweep:
         if tape is None or not self.taped:
             return []
         _, assumed = self.exact
-        call = A.call(A.attr(self.names.ad, "float_tape"), [A.name(p) for p in assumed])
+        call = A.call(A.attr(self.names.ad, "float_tape"),
+                      [A.clone(loop.iter)] + [A.name(p) for p in assumed])
         out = [A.assign(tape, call, like=loop)]
         for name in sorted(self.taped):
             if name not in self.params and \
