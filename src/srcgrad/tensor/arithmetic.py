@@ -189,8 +189,21 @@ class ArithmeticMethods:
     def __xor__(self, other):
         return apply(np.bitwise_xor, (self, other), promote=True)
 
+    def __lshift__(self, other):
+        return apply(np.left_shift, (self, other), promote=True)
+
+    def __rshift__(self, other):
+        return apply(np.right_shift, (self, other), promote=True)
+
+    def __rlshift__(self, other):
+        return apply(np.left_shift, (other, self), promote=True)
+
+    def __rrshift__(self, other):
+        return apply(np.right_shift, (other, self), promote=True)
+
     __rand__, __ror__, __rxor__ = __and__, __or__, __xor__
     bitwise_and, bitwise_or, bitwise_xor, bitwise_not = __and__, __or__, __xor__, __invert__
+    bitwise_left_shift, bitwise_right_shift = __lshift__, __rshift__
 
     def _compare(self, func, other):
         return apply(func, (self, other), promote=True)

@@ -350,6 +350,17 @@ class Tensor:
         if dtype is None:
             prefix = "torch.cuda." if self.is_cuda else "torch."
             return prefix + self.dtype.legacy
+        if isinstance(dtype, str) and dtype.startswith("torch."):    # "torch.LongTensor"
+            from . import dtypes
+            legacy = dtype.rsplit(".", 1)[-1]
+            found = next((d for d in vars(dtypes).values()
+                          if isinstance(d, dtypes.dtype) and d.legacy == legacy), None)
+            if found is None:
+                raise ValueError(f"invalid type: '{dtype}'")
+            out = self.to(found)
+            return out.cuda() if dtype.startswith("torch.cuda.") else out
+        if isinstance(dtype, type) and hasattr(dtype, "dtype"):     # torch.DoubleTensor
+            dtype = dtype.dtype
         return self.to(dtype)
 
     def __len__(self):

@@ -23,17 +23,17 @@ _METHODS = [
     "remainder", "floor_divide", "rsub", "maximum", "minimum", "eq", "ne", "lt", "le", "gt",
     "ge", "greater", "less", "greater_equal", "less_equal", "not_equal", "logical_not",
     "logical_and", "logical_or", "logical_xor", "isnan", "isinf", "isfinite", "bitwise_and",
-    "bitwise_or", "bitwise_xor", "bitwise_not",
+    "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
     "reshape", "flatten", "ravel", "t", "transpose", "swapaxes", "swapdims", "permute",
     "squeeze", "unsqueeze", "flip", "roll", "clone", "chunk", "split", "unbind",
     "masked_fill", "index_select", "numel", "trace", "tril", "triu", "diagonal",
-    "sort", "argsort", "topk", "take_along_dim", "gather", "unique",
+    "sort", "argsort", "topk", "take_along_dim", "gather", "unique", "unique_consecutive",
     "atan2", "arctan2", "hypot", "logaddexp", "lerp", "addmm", "kron", "diag", "narrow",
     "select", "movedim", "moveaxis", "is_floating_point", "is_complex", "bernoulli",
 ]
 
 __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",
-                            "isclose", "equal", "einsum", "erf"]
+                            "isclose", "equal", "einsum", "erf", "cross"]
 
 
 def _method_function(name):
@@ -135,6 +135,30 @@ def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def equal(input, other):
     return input.equal(other)
+
+
+def cross(input, other, dim=None, *, out=None):
+    """``torch.cross``: without ``dim``, the first dimension of size 3 (PyTorch's
+    deprecated default, with its warning); ``linalg.cross`` defaults to the last."""
+    from .linalg import cross as linalg_cross
+    if dim is None:
+        import warnings
+        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+                      "The default value of dim will change to agree with that of linalg.cross "
+                      "in a future release.", UserWarning, stacklevel=2)
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(other.shape))
+        dim = next((d for d, n in enumerate(shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    result = linalg_cross(input, other, dim=dim)
+    if out is not None:
+        out.copy_(result)
+        return out
+    return result
+
+
+Tensor.cross = cross
 
 
 def einsum(equation, *operands):

@@ -17,7 +17,8 @@ from .nn.padding import _named
 
 __all__ = ["matmul", "cross", "vecdot", "multi_dot", "norm", "vector_norm", "matrix_norm",
            "inv", "inv_ex", "det", "solve", "solve_ex", "cholesky", "cholesky_ex", "svdvals",
-           "eigvalsh", "pinv", "matrix_power", "svd", "eigh", "qr", "slogdet", "LinAlgError"]
+           "eigvalsh", "pinv", "matrix_rank",
+           "matrix_power", "svd", "eigh", "qr", "slogdet", "LinAlgError"]
 
 
 
@@ -180,8 +181,24 @@ def eigvalsh(A, UPLO="L", *, out=None):
 
 
 def pinv(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    if atol is not None or rtol is not None:
+        raise NotImplementedError("srcgrad: linalg.pinv(atol=..., rtol=...) is not supported")
     return apply(np.linalg.pinv, (A,), {"hermitian": hermitian}, name="LinalgPinvBackward0",
                  floating=True)
+
+
+def matrix_rank(A, *, atol=None, rtol=None, hermitian=False, out=None):
+    """The number of singular values above ``max(atol, rtol * largest)`` (PyTorch's
+    default: ``rtol = eps * max(m, n)`` when neither is given); an int64 tensor, no node."""
+    from . import dtypes
+    a = _floating(A).detach()
+    s = np.abs(np.linalg.eigvalsh(a._data)) if hermitian else np.linalg.svd(a._data,
+                                                                            compute_uv=False)
+    if atol is None and rtol is None:
+        rtol = np.finfo(s.dtype).eps * max(A.shape[-2:])
+    largest = s.max(axis=-1, keepdims=True) if s.shape[-1] else np.zeros(s.shape[:-1] + (1,))
+    tol = np.maximum(atol or 0.0, (rtol or 0.0) * largest)
+    return Tensor._make(np.asarray((s > tol).sum(axis=-1), dtype=dtypes.int64.numpy))
 
 
 def matrix_power(A, n, *, out=None):

@@ -191,6 +191,26 @@ class ReductionMethods:
             out.append(Tensor._make(counts.astype(np.int64)))
         return out[0] if len(out) == 1 else tuple(out)
 
+    def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+        """Each run of equal consecutive values (rows along ``dim``) once; no node."""
+        xp = runtime.array_ns(self._data)
+        d = 0 if dim is None else _wrap_dim(dim, self.ndim)
+        flat = self._data.reshape(-1) if dim is None else xp.moveaxis(self._data, d, 0)
+        differs = flat[1:] != flat[:-1]
+        change = differs.reshape(len(differs), -1).any(axis=1) if differs.size else \
+            xp.zeros(len(differs), dtype=bool)
+        starts = xp.concatenate([xp.ones(min(len(flat), 1), dtype=bool), change])
+        values = flat[starts]
+        out = [Tensor._make(values if dim is None else xp.moveaxis(values, 0, d))]
+        if return_inverse:
+            inverse = xp.cumsum(starts) - 1
+            out.append(Tensor._make(inverse.reshape(self.shape if dim is None else -1)
+                                    .astype(np.int64)))
+        if return_counts:
+            edges = xp.flatnonzero(xp.concatenate([starts, xp.ones(1, dtype=bool)]))
+            out.append(Tensor._make(xp.diff(edges).astype(np.int64)))
+        return out[0] if len(out) == 1 else tuple(out)
+
     def argsort(self, dim=-1, descending=False):
         return self.sort(dim, descending)[1]
 

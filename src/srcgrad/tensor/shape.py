@@ -188,7 +188,11 @@ class ShapeMethods:
         return apply(np.roll, (self, shifts), {"axis": dims}, name="RollBackward0")
 
     def contiguous(self, memory_format=None):
-        return self if self.is_contiguous() else self.clone()
+        if self.is_contiguous():
+            return self
+        # a copy in C order (clone keeps the layout, as PyTorch's preserve_format does)
+        return apply(np.copy, (self,), name="CloneBackward0",
+                     forward=lambda a: runtime.array_ns(a).ascontiguousarray(a))
 
     def clone(self, memory_format=None):
         return apply(np.copy, (self,), name="CloneBackward0")

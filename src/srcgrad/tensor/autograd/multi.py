@@ -8,6 +8,8 @@ a result no gradient reached: each rule's template skips those terms).  Under
 ``create_graph=True`` the gradient is computed on arrays and refuses a second backward
 (never a silently wrong second derivative).
 """
+import numpy as np
+
 from ...errors import NonDifferentiableError
 from ...rules import lookup
 from .. import grad_mode
@@ -73,7 +75,8 @@ def several_results(func, name, x, *args, adjust=None, **kwargs):
     """``func(x's array, *args, **kwargs)`` (a tuple of arrays) as tensors; when ``x``
     needs a gradient, their floating-point ones share one node named ``name``, whose
     gradient for ``x`` is the rule's, passed through ``adjust`` when given."""
-    ans = tuple(func(x._data, *args, **kwargs))
+    ans = tuple(np.asarray(a) if isinstance(a, np.generic) else a     # (slogdet of a matrix)
+                for a in func(x._data, *args, **kwargs))
     outs = [Tensor._make(a) for a in ans]
     if not (grad_mode._state.enabled and x._requires_grad):
         return outs

@@ -161,6 +161,9 @@ class AccumulateGrad(Node):
                 g = out
         if g.dtype is not var.dtype:
             g = g.to(var.dtype)
+        if var._grad is None and g._requires_grad:
+            from ..dispatch import apply        # a first gradient with a graph is stored
+            g = apply(np.copy, (g,), name="CopyBackwards")  # as a copy, as PyTorch does
         var._grad = g if var._grad is None else var._grad + g
         return ()
 
