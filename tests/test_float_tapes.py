@@ -180,3 +180,10 @@ def test_a_long_scalar_loop_keeps_about_two_doubles_per_step(monkeypatch):
     stack = sg.grad(long_euler, wrt=0)
     stack(0.5, 1.0, 0.3)
     assert _peak(lambda: stack(0.5, 1.0, 0.3)) / 10000 >= 60    # two boxed floats
+
+
+def test_memory_report_counts_the_tapes_doubles():
+    report = sg.memory_report(long_euler, 0.5, 1.0, 0.3, wrt=0)
+    pushed = [e for e in report.entries if e.how == "pushed"]
+    assert sorted(e.name for e in pushed) == ["mul1", "x"]      # b * x, and x
+    assert report.total_bytes == 2 * 8 * 10000      # two doubles a trip, nothing boxed

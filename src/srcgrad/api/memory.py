@@ -21,6 +21,7 @@ scalar, its object's size), except
 dicts count their own size and their items'.  The record lists' own size (8 bytes
 a slot) is ``overhead_bytes``; ``total_bytes`` is everything.
 """
+import array
 import ast
 import inspect
 import sys
@@ -144,7 +145,9 @@ def memory_report(f, *args, wrt=None, **kwargs):
                                  sizes.of(value)))
     for site, values in pushed.items():
         line, text = layout.sites[site][1:]
-        entries.append(Saved(line, text, "pushed", values, sum(map(sizes.of, values))))
+        unboxed = getattr(values, "itemsize", None)     # a float tape: its doubles
+        nbytes = unboxed * len(values) if unboxed else sum(map(sizes.of, values))
+        entries.append(Saved(line, text, "pushed", list(values), nbytes))
     overhead = sum(sys.getsizeof(v) for n, v in zip(layout.saved, saved) if n in layout.lists
                    and isinstance(v, list))
     entries.sort(key=lambda e: (e.line is None, e.line or 0, e.how != "pushed", e.name))
@@ -205,11 +208,11 @@ def _run_recording(fwd, layout, call):
         if prev in sites:
             name = sites[prev][0]
             lst = frame.f_locals.get(name)
-            if isinstance(lst, list):
+            if isinstance(lst, (list, array.array)):     # (a loop's float tape: an array)
                 known = state["lens"].get(name)
                 start = known[1] if known and known[0] is lst else 0
                 if len(lst) > start:
-                    pushed.setdefault(prev, []).extend(lst[start:])
+                    pushed.setdefault(prev, lst[:0]).extend(lst[start:])
                 state["lens"][name] = (lst, len(lst))
 
     def local(frame, event, arg):
