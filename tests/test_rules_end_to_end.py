@@ -258,13 +258,9 @@ def test_complex_norms_second_order(norms):
         np.testing.assert_allclose(mine(_Z), theirs(_Z), rtol=1e-10)
 
 
+# (complex svd, eigh, eig and the spectral norms: tests/test_rules_complex_decompositions.py)
 REAL_ONLY = {
-    "norm_nuclear": (lambda z: np.linalg.norm(z, "nuc"), _Z),
-    "norm_2": (lambda z: np.linalg.norm(z, 2), _Z),
     "nanvar": (lambda z: np.nanvar(z), _Z),
-    "svd": (lambda z: np.sum(np.linalg.svd(z)[1]), _Z),
-    "eigh": (lambda z: np.sum(np.linalg.eigh(z)[0] ** 2), _HERM),
-    "eigvalsh": (lambda z: np.sum(np.linalg.eigvalsh(z) ** 2), _HERM),
     "qr": (lambda z: np.sum(np.abs(np.linalg.qr(z)[1])), _Z),
     "cholesky": (lambda z: np.sum(np.abs(np.linalg.cholesky(z))), _HERM),
 }

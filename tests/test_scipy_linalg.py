@@ -185,3 +185,31 @@ def solve_banded_kind(a):
 def test_unsupported_calls_are_refused(f, x, match):
     with pytest.raises(sg.NonDifferentiableError, match=match):
         sg.grad(f)(x)
+
+
+# -- the principal square root of a real matrix with negative eigenvalues is complex --
+NEG = np.array([[-1.5, 0.4, 0.2], [0.4, 1.2, -0.3], [0.2, -0.3, -0.8]])   # eigenvalues -+
+U3, V3, D3 = (_rng.normal(size=(3, 3)) for _ in range(3))
+
+
+def complex_root(a):
+    s = sl.sqrtm(0.5 * (a + a.T))
+    return np.sum(np.real(s) * U3) + np.sum(np.imag(s) * V3)
+
+
+def test_complex_square_root_to_second_order():
+    assert np.iscomplexobj(sl.sqrtm(NEG)) and np.min(np.linalg.eigvalsh(NEG)) < 0
+    along = lambda f, a, e: (f(a + e * D3) - f(a - e * D3)) / (2 * e)   # noqa: E731
+    g = sg.grad(complex_root)(NEG)
+    assert g.dtype == np.float64
+    np.testing.assert_allclose(np.sum(g * D3), along(complex_root, NEG, 1e-6), rtol=1e-6)
+    np.testing.assert_allclose(sg.jvp(complex_root, (NEG,), (D3,))[1],
+                               along(complex_root, NEG, 1e-6), rtol=1e-6)
+
+    def slope(a):
+        return np.sum(sg.grad(complex_root)(a) * D3)
+    # (the block identity on a matrix with negative eigenvalues gave 1e13 here)
+    np.testing.assert_allclose(np.sum(sg.grad(slope)(NEG) * D3), along(slope, NEG, 1e-5),
+                               rtol=1e-5)
+    np.testing.assert_allclose(sg.jvp(slope, (NEG,), (D3,))[1], along(slope, NEG, 1e-5),
+                               rtol=1e-5)

@@ -1,7 +1,9 @@
-"""Matrix factorizations: slogdet, cholesky, eigh, eigvalsh, svd, pinv, qr, tensorinv.
+"""Matrix factorizations: slogdet, cholesky, eig, eigh, eigvalsh, svd, pinv, qr, tensorinv.
 
-Real input; eigen- and singular values are assumed distinct (the adjoints divide
-by their gaps).
+Eigen- and singular values are assumed distinct (the adjoints divide by their gaps).
+eig, eigh and svd take complex matrices too: their vectors' phases are free (LAPACK
+picks them), so only losses that do not read the phases are differentiated, and a
+reverse sweep that sees one raises; cholesky and qr are for real matrices.
 """
 import numpy as np
 
@@ -24,17 +26,32 @@ def _eye_like(x):
 
 def _from_triangle(s, lower=True):
     """The gradient with respect to ``a`` of a function that reads one triangle of ``a``
-    (LAPACK's symmetric routines), from ``s``, its gradient with respect to the
-    symmetric matrix that triangle defines: the off-diagonal entries count twice."""
+    (LAPACK's symmetric and Hermitian routines), from ``s``, its gradient with respect
+    to the symmetric (Hermitian) matrix that triangle defines: the off-diagonal entries
+    count twice."""
     np = array_ns(s, lower)
     t = s + mT(s)
     off = np.tril(t, -1) if lower else np.triu(t, 1)
     return off + s * _eye_like(s)
 
 
+def _from_hermitian(s, lower=True):
+    """:func:`_from_triangle` of a complex ``s``, in the conjugated convention: the
+    Hermitian matrix reads ``conj`` of the other triangle, and only the real part of the
+    diagonal."""
+    np = array_ns(s, lower)
+    t = s + _mH(s)
+    off = np.tril(t, -1) if lower else np.triu(t, 1)
+    return off + np.real(s) * _eye_like(s)
+
+
 def _to_symmetric(da, lower=True):
-    """The tangent of the symmetric matrix that one triangle of ``a`` defines."""
+    """The tangent of the symmetric matrix that one triangle of ``a`` defines (for a
+    complex ``a``: the Hermitian one, whose diagonal is the real part of ``a``'s)."""
     np = array_ns(da, lower)
+    if _is_complex(da):
+        low = np.tril(da, -1) if lower else np.triu(da, 1)
+        return low + _mH(low) + np.real(da) * _eye_like(da)
     if lower:
         return np.tril(da) + mT(np.tril(da, -1))
     return np.triu(da) + mT(np.triu(da, 1))
@@ -82,28 +99,36 @@ def _parts(g, k):
 
 
 def eigh_grad(g, ans, a, UPLO="L"):
-    """Adjoint of ``np.linalg.eigh(a, UPLO)`` (distinct eigenvalues)."""
+    """Adjoint of ``np.linalg.eigh(a, UPLO)`` (distinct eigenvalues).  A complex ``a``:
+    the conjugated convention of :func:`svd_grad`; the eigenvectors' free phases must not
+    change the loss (:func:`_phase_free`)."""
     np = array_ns(g, ans, a, UPLO)
-    _real_only(a, "np.linalg.eigh")
+    cx = _is_complex(a)
     w, v = ans
     gw, gv = _parts(g, 2)
     inner = 0.0
     if gw is not None:
         inner = inner + gw[..., None, :] * _eye_like(v)
     if gv is not None:
-        inner = inner + _gap_inverse(w) * (mT(v) @ gv)
-    s = v @ inner @ mT(v) if not np.isscalar(inner) else np.zeros_like(a, dtype=_fdtype(a))
+        vt_gv = _mH(v) @ (np.conj(gv) if cx else gv)
+        inner = inner + _gap_inverse(w) * vt_gv
+        if cx:
+            _phase_free(np.diagonal(vt_gv, axis1=-2, axis2=-1), "np.linalg.eigh")
+    if np.isscalar(inner):
+        return np.zeros_like(a, dtype=_fdtype(a))
+    s = v @ inner @ _mH(v)
+    if cx:
+        return np.conj(_from_hermitian(0.5 * (s + _mH(s)), lower=UPLO.upper() == "L"))
     return _from_triangle(0.5 * (s + mT(s)), lower=UPLO.upper() == "L")
 
 
 def eigh_jvp(da, ans, a, UPLO="L"):
     np = array_ns(da, ans, a, UPLO)
-    _real_only(a, "np.linalg.eigh")
     w, v = ans
-    dp = mT(v) @ _to_symmetric(da, lower=UPLO.upper() == "L") @ v
+    dp = _mH(v) @ _to_symmetric(da, lower=UPLO.upper() == "L") @ v
     dw = np.diagonal(dp, axis1=-2, axis2=-1)
     dv = v @ (_gap_inverse(w) * dp)
-    return (dw, dv)
+    return (np.real(dw) if _is_complex(dw) else dw, dv)
 
 
 def eigvalsh_grad(g, a, UPLO="L"):
@@ -114,14 +139,6 @@ def eigvalsh_grad(g, a, UPLO="L"):
 def eigvalsh_jvp(da, a, UPLO="L"):
     np = array_ns(da, a, UPLO)
     return eigh_jvp(da, np.linalg.eigh(a, UPLO), a, UPLO)[0]
-
-
-def _real_eig(w):
-    np = array_ns(w)
-    if np.iscomplexobj(w):
-        from ...errors import NonDifferentiableError
-        raise NonDifferentiableError("np.linalg.eig: derivative for real eigenvalues only "
-                                     "(this matrix has complex ones)")
 
 
 def _real_only(a, name):
@@ -135,30 +152,37 @@ def _real_only(a, name):
 
 
 def eig_grad(g, ans, a):
-    """Adjoint of ``np.linalg.eig(a)`` for a real matrix with real, distinct eigenvalues
-    (eigenvectors of unit norm, as LAPACK returns them)."""
+    """Adjoint of ``np.linalg.eig(a)`` (distinct eigenvalues; eigenvectors of unit norm,
+    as LAPACK returns them).  Complex eigenvectors (of a complex matrix, or of a real one
+    with complex eigenvalues): the conjugated convention of :func:`svd_grad`, each
+    vector's free phase fixed by ``v_i^H dv_i = 0`` and refused if the loss reads it; a
+    real ``a`` gets the real part."""
     np = array_ns(g, ans, a)
     w, v = ans
-    _real_eig(w)
+    cx = _is_complex(v)
     gw, gv = _parts(g, 2)
     gp = 0.0 * _eye_like(v)
     if gw is not None:
         gp = gp + gw[..., None, :] * _eye_like(v)
     if gv is not None:
-        vt_gv = mT(v) @ gv
-        gv_free = gv - v * np.diagonal(vt_gv, axis1=-2, axis2=-1)[..., None, :]  # normalization
+        diag = np.diagonal(mT(v) @ gv, axis1=-2, axis2=-1)
+        if cx:
+            _phase_free(diag, "np.linalg.eig")
+        # the normalization to unit norm (and, complex, the fixed phase)
+        gv_free = gv - (np.conj(v) if cx else v) * diag[..., None, :]
         gp = gp + _gap_inverse(w) * (mT(v) @ gv_free)
-    return np.linalg.solve(mT(v), gp @ mT(v))                # v^-T gp v^T
+    grad = np.linalg.solve(mT(v), gp @ mT(v))                # v^-T gp v^T
+    return np.real(grad) if cx and not _is_complex(a) else grad
 
 
 def eig_jvp(da, ans, a):
     np = array_ns(da, ans, a)
     w, v = ans
-    _real_eig(w)
     p = np.linalg.solve(v, da @ v)                            # v^-1 da v
     dw = np.diagonal(p, axis1=-2, axis2=-1)
     dv = v @ (_gap_inverse(w) * p)
-    dv = dv - v * np.sum(v * dv, axis=-2, keepdims=True)        # keep unit norms
+    # keep unit norms (complex: and v_i^H dv_i = 0)
+    dv = dv - v * np.sum((np.conj(v) if _is_complex(v) else v) * dv, axis=-2, keepdims=True)
     return (dw, dv)
 
 
@@ -205,59 +229,111 @@ def _refuse_nonzero(t, message):
     return np.where(np.any(t != 0), np.nan, 0 * t[..., :1, :1])
 
 
+def _mH(x):
+    """The conjugate transpose of a stack of matrices (the transpose of a real one)."""
+    np = array_ns(x)
+    return np.conj(mT(x)) if _is_complex(x) else mT(x)
+
+
+def _phase_free(t, name):
+    """``t[..., i]`` is the derivative of the loss when singular / eigenvector ``i`` is
+    multiplied by ``exp(i theta)`` (what the decomposition leaves free): it must be 0.
+    A loss that reads the vectors' phases (``np.real(u)``) has no derivative, since
+    LAPACK's choice of phase is not a function of the matrix; refused on the host."""
+    np = array_ns(t)
+    if t is None or not _on_host(t):
+        return
+    scale = 1.0 + np.max(np.abs(t)) if np.size(t) else 1.0
+    if np.any(np.abs(np.imag(t)) > 1e-8 * scale * np.shape(t)[-1]):
+        from ...errors import NonDifferentiableError
+        raise NonDifferentiableError(
+            f"{name} of a complex matrix: the result depends on the phases of the vectors "
+            f"it returns, which LAPACK chooses arbitrarily, so it has no derivative; only "
+            f"functions invariant to those phases are differentiable (np.abs(v), u * s @ vh, "
+            f"v @ np.conj(v).T ...)")
+
+
 def svd_grad(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
-    """Adjoint of ``np.linalg.svd`` (distinct, non-zero singular values)."""
+    """Adjoint of ``np.linalg.svd`` (distinct, non-zero singular values).
+
+    A complex ``a``: ``g`` pairs with the tangent as ``Re sum(g * t)`` (no conjugate), so
+    the conjugated cotangents ``G`` of the usual formula are ``conj(gu)`` and ``gvt^T``
+    and the result is ``conj`` of it.  The phase left free by the SVD (``u_i`` and
+    ``v_i`` times the same ``exp(i theta)``) is fixed so that ``v_i^H dv_i = 0``; a loss
+    that reads it is refused (:func:`_phase_free`)."""
     np = array_ns(g, ans, a, full_matrices, compute_uv, hermitian)
-    _real_only(a, "np.linalg.svd")
+    cx = _is_complex(a)
+    if cx and hermitian:
+        _real_only(a, "np.linalg.svd(hermitian=True)")
     u, s, vt, gu, gs, gvt = _reduced_svd(ans, a, full_matrices, compute_uv, g)
-    v = mT(vt)
+    v = _mH(vt)
     m, n = np.shape(a)[-2:]
     eye = _eye_like(v[..., :1, :])              # k x k
     inner = (gs[..., None, :] * eye) if gs is not None else 0.0 * eye
     f = _gap_inverse(s ** 2)
     smat = s[..., None, :] * eye
     out = 0.0
+    phase = 0.0
     if gu is not None:
-        ut_gu = mT(u) @ gu
-        inner = inner + (f * (ut_gu - mT(ut_gu))) @ smat
+        cu = np.conj(gu) if cx else gu
+        ut_gu = _mH(u) @ cu
+        inner = inner + (f * (ut_gu - _mH(ut_gu))) @ smat
+        if cx:
+            diag = np.diagonal(ut_gu, axis1=-2, axis2=-1)
+            inner = inner + 1j * (np.imag(diag) / s)[..., None, :] * eye
+            phase = phase + diag
         if m > s.shape[-1]:
-            out = out + (gu - u @ ut_gu) / s[..., None, :] @ vt
+            out = out + (cu - u @ ut_gu) / s[..., None, :] @ vt
     if gvt is not None:
         gv = mT(gvt)
         vt_gv = vt @ gv
-        inner = inner + smat @ (f * (vt_gv - mT(vt_gv)))
+        inner = inner + smat @ (f * (vt_gv - _mH(vt_gv)))
+        if cx:
+            phase = phase + np.diagonal(vt_gv, axis1=-2, axis2=-1)
         if n > s.shape[-1]:
-            out = out + (u / s[..., None, :]) @ mT(gv - v @ vt_gv)
+            out = out + (u / s[..., None, :]) @ _mH(gv - v @ vt_gv)
+    if cx and compute_uv:
+        _phase_free(phase, "np.linalg.svd")
     grad = u @ inner @ vt + out
+    if cx:
+        return np.conj(grad)
     if hermitian:                       # NumPy then reads the lower triangle (eigh)
         return _from_triangle(grad)
     return grad
 
 
 def svd_jvp(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Tangent of ``np.linalg.svd``; of a complex matrix, with the free phase of each
+    pair ``u_i, v_i`` fixed by ``v_i^H dv_i = 0`` (see :func:`svd_grad`)."""
     np = array_ns(da, ans, a, full_matrices, compute_uv, hermitian)
-    _real_only(a, "np.linalg.svd")
+    cx = _is_complex(a)
+    if cx and hermitian:
+        _real_only(a, "np.linalg.svd(hermitian=True)")
     if hermitian:
         da = _to_symmetric(da)
     m, n = np.shape(a)[-2:]
     if compute_uv and full_matrices and m != n:
         raise ValueError(_SVD_EXTRA)
     u, s, vt, _, _, _ = _reduced_svd(ans, a, False, compute_uv)
-    v = mT(vt)
-    dp = mT(u) @ da @ v
+    v = _mH(vt)
+    dp = _mH(u) @ da @ v
     ds = np.diagonal(dp, axis1=-2, axis2=-1)
+    if cx:
+        ds = np.real(ds)
     if not compute_uv:
         return ds
     f = _gap_inverse(s ** 2)
     sr = s[..., None, :]                        # scales columns
     sl = s[..., :, None]                        # scales rows
-    du = u @ (f * (dp * sr + sl * mT(dp)))
-    dv = v @ (f * (sl * dp + mT(dp) * sr))
+    du = u @ (f * (dp * sr + sl * _mH(dp)))
+    dv = v @ (f * (sl * dp + _mH(dp) * sr))
+    if cx:
+        du = du + u * (1j * np.imag(np.diagonal(dp, axis1=-2, axis2=-1)) / s)[..., None, :]
     if m > s.shape[-1]:
-        du = du + (da @ v - u @ (mT(u) @ da @ v)) / sr
+        du = du + (da @ v - u @ (_mH(u) @ da @ v)) / sr
     if n > s.shape[-1]:
-        dv = dv + (mT(da) @ u - v @ (mT(v) @ mT(da) @ u)) / sr
-    return (du, ds, mT(dv))
+        dv = dv + (_mH(da) @ u - v @ (_mH(v) @ _mH(da) @ u)) / sr
+    return (du, ds, _mH(dv))
 
 
 def pinv_grad(g, ans, a, hermitian=False):
@@ -406,12 +482,12 @@ def slogdet_grad_da(da, t, a):
 
 # the kernels are written in differentiable primitives: the compiler differentiates
 # their source again for second and higher derivatives
-deftransformable(eig_grad, eig_jvp, _from_triangle, _to_symmetric, _phi, _gap_inverse, _parts, cholesky_grad,
+deftransformable(eig_grad, eig_jvp, _mH, _from_triangle, _from_hermitian, _to_symmetric, _phi, _gap_inverse, _parts, cholesky_grad,
                  cholesky_jvp, eigh_grad, eigh_jvp, eigvalsh_grad, eigvalsh_jvp, _reduced_svd,
                  svd_grad, svd_jvp, pinv_grad, pinv_jvp, _qr_parts, qr_grad, qr_jvp, _refuse_nonzero,
                  slogdet_jvp, tensorinv_grad, tensorinv_jvp, slogdet_grad_t, slogdet_grad_a,
                  slogdet_grad_da)
-defnograd(_eye_like, _tensorinv_shapes, _real_eig, _real_only)
+defnograd(_eye_like, _tensorinv_shapes, _real_only, _phase_free)
 
 # -- rules ------------------------------------------------------------------------------
 # linear algebra: factorizations (real input; distinct eigen- / singular values)

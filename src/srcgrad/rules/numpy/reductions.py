@@ -185,33 +185,72 @@ def _real_norm(x):
                                      "differentiates)")
 
 
-def _abs_norm(x, ord, axis, vector):
-    """Whether the norm of ``x`` is the same norm of ``|x|``: every vector norm, and the
-    Frobenius and 1 / inf matrix norms; not the spectral ones ('nuc', 2, -2), whose
-    complex matrices are refused."""
+def _spectral(x, ord, axis, vector):
+    """Whether this norm of ``x`` is a spectral one ('nuc', 2, -2 of matrices)."""
     nd = np.ndim(x)
     matrix = not vector and ((axis is None and nd == 2 and ord is not None) or
                              (axis is not None and not isinstance(axis, (int, np.integer))
                               and len(axis) == 2))
-    if matrix and (ord == "nuc" or ord in (2, -2)):
-        _real_norm(x)
-    return True
+    return matrix and (ord == "nuc" or (not isinstance(ord, str) and ord in (2, -2)))
+
+
+def _abs_norm(x, ord, axis, vector):
+    """Whether the norm of ``x`` is the same norm of ``|x|``: every vector norm, and the
+    Frobenius and 1 / inf matrix norms; not the spectral ones ('nuc', 2, -2), which
+    :func:`spectral_grad` differentiates through the SVD."""
+    return not _spectral(x, ord, axis, vector)
+
+
+def spectral_weights(x, ord, axis, vector):
+    """``conj(U V^H)`` (nuclear norm) or ``conj(u_i v_i^H)`` (2: the largest singular
+    value, -2: the smallest), moved back to ``x``'s axes: the norm's derivative is
+    ``Re sum(W * dx)`` (a complex ``x``; written with the SVD, so it differentiates
+    again)."""
+    np = array_ns(x, ord, axis, vector)
+    nd = np.ndim(x)
+    r, c = (a % nd for a in _norm_axes(x, ord, axis, vector))
+    u, s, vt = np.linalg.svd(np.moveaxis(x, (r, c), (-2, -1)), full_matrices=False)
+    if ord == "nuc":
+        w = u @ vt
+    elif ord == 2:
+        w = u[..., :, :1] @ vt[..., :1, :]
+    else:
+        w = u[..., :, -1:] @ vt[..., -1:, :]
+    return np.moveaxis(np.conj(w), (-2, -1), (r, c))
+
+
+def spectral_grad(g, x, ord, axis, keepdims, vector):
+    np = array_ns(g, x, ord, axis, keepdims, vector)
+    w = spectral_weights(x, ord, axis, vector)
+    return _keep(g, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims) * w
+
+
+def spectral_jvp(dx, x, ord, axis, keepdims, vector):
+    np = array_ns(dx, x, ord, axis, keepdims, vector)
+    w = spectral_weights(x, ord, axis, vector)
+    return np.real(np.sum(w * dx, axis=_norm_axes(x, ord, axis, vector), keepdims=keepdims))
 
 
 def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False, vector=False):
     """The norms' reverse template: :func:`norm_grad`; a complex ``x``'s norm is the norm of
-    ``|x|`` (:func:`_abs_norm`), its cotangent goes on through ``abs``."""
+    ``|x|`` (:func:`_abs_norm`), its cotangent goes on through ``abs``; its spectral
+    norms go through the SVD (:func:`spectral_grad`)."""
     np = array_ns(g, ans, x, ord, axis, keepdims, vector)
-    if _is_complex(x) and _abs_norm(x, ord, axis, vector):
+    if _is_complex(x):
+        if not _abs_norm(x, ord, axis, vector):
+            return spectral_grad(g, x, ord, axis, keepdims, vector)
         r = np.abs(x)
         return abs_grad(norm_grad(g, ans, r, ord, axis, keepdims, vector), x, r)
     return norm_grad(g, ans, x, ord, axis, keepdims, vector)
 
 
 def norm_tangent(dx, ans, x, ord=None, axis=None, keepdims=False, vector=False):
-    """The norms' forward template: :func:`norm_jvp`, through ``abs`` for a complex ``x``."""
+    """The norms' forward template: :func:`norm_jvp`, through ``abs`` for a complex ``x``
+    (through the SVD for its spectral norms)."""
     np = array_ns(dx, ans, x, ord, axis, keepdims, vector)
-    if _is_complex(x) and _abs_norm(x, ord, axis, vector):
+    if _is_complex(x):
+        if not _abs_norm(x, ord, axis, vector):
+            return spectral_jvp(dx, x, ord, axis, keepdims, vector)
         r = np.abs(x)
         return norm_jvp(abs_tangent(dx, x, r), ans, r, ord, axis, keepdims, vector)
     return norm_jvp(dx, ans, x, ord, axis, keepdims, vector)
@@ -594,7 +633,8 @@ def norm_jvp_n(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
 
 
 # written in differentiable primitives: differentiated again through their source
-deftransformable(norm_vjp, norm_tangent, var_vjp, var_tangent)
+deftransformable(norm_vjp, norm_tangent, var_vjp, var_tangent, spectral_weights, spectral_grad,
+                 spectral_jvp)
 deftransformable(gradient_apply, std_scale, nanmean_grad, nanvar_grad, nanvar_jvp, cumprod_grad, cumprod_jvp,
                  _affine_scan, _exclusive_cumprod)
 
@@ -661,7 +701,7 @@ _cumprod = defrule(np.cumprod, "a, axis=None, dtype=None, out=None",
                    vjp=dict(a="cumprod_grad(g, ans, a, axis)"),
                    jvp=dict(a="cumprod_jvp(da, ans, a, axis)"),
                    torch_name="CumprodBackward0")
-defnograd(_gradient_plan, _ptp_weights, _real_norm, _real_var, _abs_norm)
+defnograd(_gradient_plan, _ptp_weights, _real_norm, _real_var, _abs_norm, _spectral, _norm_axes)
 defnograd(gradient_spacing)         # (a refusal: it raises)
 deftransformable(ptp_grad, ptp_jvp)
 defrule(np.gradient, "f, *varargs, axis=None, edge_order=1", linear_in="f",

@@ -384,12 +384,22 @@ def _real(x, name):
 
 
 def sl_sqrtm_jvp(da, a):
+    """The Frechet derivative of the principal square root.  A real matrix with negative
+    eigenvalues has a complex root ``x``; there the block identity would put the block's
+    eigenvalues on the branch cut, so the derivative solves ``x dx + dx x = da`` instead
+    (complex-linear: sqrtm is holomorphic)."""
+    x = sl.sqrtm(a)
+    if np.iscomplexobj(x) and not np.iscomplexobj(a):
+        return sl.solve_sylvester(x, x, da)
     n = np.shape(a)[-1]
-    return _real(sl.sqrtm(_upper_block(a, da)), "sqrtm")[..., :n, n:]
+    return sl.sqrtm(_upper_block(a, da))[..., :n, n:]
 
 
 def sl_sqrtm_grad(g, a):
-    return sl_sqrtm_jvp(g, mT(a))
+    """``L(a^T, g)``; of a real matrix with a complex root, its real part (the pairing
+    ``Re sum(g * t)`` of a complex cotangent with a real tangent)."""
+    d = sl_sqrtm_jvp(g, mT(a))
+    return np.real(d) if np.iscomplexobj(d) and not np.iscomplexobj(a) else d
 
 
 def sl_logm_jvp(da, a):

@@ -1,0 +1,160 @@
+"""np.linalg.svd / eigh / eig and the spectral norms of complex matrices, end to end.
+
+A complex matrix's singular and eigenvectors come with free phases (LAPACK picks them),
+so only losses that do not read the phases have a derivative: ``np.abs(u)``, the values,
+``u * s @ vh``, projectors ``v @ conj(v).T``.  Each such loss is checked in float64 against
+central differences along a random complex direction (reverse: ``Re sum(dz * grad)``, the
+pairing of srcgrad's and autograd's convention; forward: the jvp), to second order
+(reverse over reverse and forward over reverse), and against torch, whose gradient is the
+conjugate of this one.  A loss that reads the phases is refused by the reverse sweep.
+"""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+try:
+    import torch
+except ImportError:          # the comparison with torch is optional
+    torch = None
+
+_rng = np.random.default_rng(5)
+
+
+def _cz(*shape):
+    return _rng.normal(size=shape) + 1j * _rng.normal(size=shape)
+
+
+W = {k: _rng.normal(size=64) for k in range(4)}
+
+
+def _w(x, k):
+    return W[k][:x.size].reshape(x.shape)
+
+
+def svd_vectors(z):
+    u, s, vh = np.linalg.svd(z, full_matrices=False)
+    return np.sum(np.abs(u) * _w(u, 0)) + np.sum(s * _w(s, 1)) + np.sum(np.abs(vh) * _w(vh, 2))
+
+
+def svd_values(z):
+    return np.sum(np.linalg.svd(z, compute_uv=False) * _w(np.zeros(3), 1))
+
+
+def svd_low_rank(z):
+    u, s, vh = np.linalg.svd(z, full_matrices=False)
+    approx = (u[:, :2] * s[:2]) @ vh[:2, :]
+    return np.sum(np.real(approx) * _w(approx, 3)) + np.sum(np.imag(approx) ** 2)
+
+
+def eigh_lower(z):
+    w, v = np.linalg.eigh(z)
+    return np.sum(w * _w(w, 0)) + np.sum(np.abs(v) * _w(v, 1))
+
+
+def eigh_upper_projector(z):
+    w, v = np.linalg.eigh(z, "U")
+    p = v[:, :2] @ np.conj(v[:, :2]).T
+    return np.sum(np.real(p) * _w(p, 2)) + np.sum(np.imag(p) * _w(p, 3)) + np.sum(w ** 2)
+
+
+def eig_vectors(z):
+    w, v = np.linalg.eig(z)
+    return np.sum(np.real(w) * _w(w, 0)) + np.sum(np.imag(w) * _w(w, 1)) + \
+        np.sum(np.abs(v) * _w(v, 2))
+
+
+def eig_of_real(x):
+    w, v = np.linalg.eig(x)                        # complex pairs of a real matrix
+    return np.sum(np.abs(w) * _w(w, 0)) + np.sum(np.abs(v) * _w(v, 3))
+
+
+def spectral_norms(z):
+    return np.linalg.norm(z, "nuc") + np.linalg.norm(z, 2) ** 2 + np.linalg.norm(z, -2)
+
+
+def nuclear_axes(z):
+    return np.sum(np.linalg.norm(z, "nuc", axis=(0, 2)) * _w(np.zeros(4), 0))
+
+
+CASES = [(svd_vectors, _cz(3, 5)), (svd_vectors, _cz(5, 3)), (svd_vectors, _cz(4, 4)),
+         (svd_values, _cz(5, 3)), (svd_low_rank, _cz(4, 3)), (eigh_lower, _cz(4, 4)),
+         (eigh_upper_projector, _cz(4, 4)), (eig_vectors, _cz(4, 4)),
+         (eig_of_real, _rng.normal(size=(5, 5))), (spectral_norms, _cz(4, 3)),
+         (nuclear_axes, _cz(3, 4, 2))]
+IDS = [f"{f.__name__}-{'x'.join(map(str, z.shape))}" for f, z in CASES]
+
+
+def _direction(z):
+    return _cz(*z.shape) if np.iscomplexobj(z) else _rng.normal(size=z.shape)
+
+
+def _along(f, z, dz, eps=1e-6):
+    return (f(z + eps * dz) - f(z - eps * dz)) / (2 * eps)
+
+
+@pytest.mark.parametrize("f, z", CASES, ids=IDS)
+def test_phase_invariant_losses_to_second_order(f, z):
+    dz = _direction(z)
+    g = sg.grad(f)(z)
+    assert g.shape == z.shape and np.iscomplexobj(g) == np.iscomplexobj(z)
+    fd = _along(f, z, dz)
+    np.testing.assert_allclose(np.real(np.sum(dz * g)), fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(sg.jvp(f, (z,), (dz,))[1], fd, rtol=1e-6, atol=1e-8)
+    # second order: the directional derivative of the gradient, two ways
+    gr = sg.grad(f)
+    fd2 = _along(gr, z, dz, eps=1e-5)
+    np.testing.assert_allclose(sg.jvp(gr, (z,), (dz,))[1], fd2, rtol=1e-5, atol=1e-7)
+    dz2 = _direction(z)
+
+    def slope(z):
+        return np.real(np.sum(gr(z) * dz2))
+    np.testing.assert_allclose(np.real(np.sum(dz * sg.grad(slope)(z))), _along(slope, z, dz,
+                               eps=1e-5), rtol=1e-5, atol=1e-7)
+
+
+def _torch_loss(name, z):
+    t = torch
+    if name == "svd_vectors":
+        u, s, vh = t.linalg.svd(z, full_matrices=False)
+        return (t.sum(u.abs() * t.tensor(_w(u.detach().numpy(), 0))) +
+                t.sum(s * t.tensor(_w(s.detach().numpy(), 1))) +
+                t.sum(vh.abs() * t.tensor(_w(vh.detach().numpy(), 2))))
+    if name == "eigh_lower":
+        # NumPy reads the lower triangle (and the diagonal's real part): built here, so
+        # that torch differentiates the same function of z
+        low = t.tril(z, -1)
+        w, v = t.linalg.eigh(low + low.conj().T + t.diag(t.diagonal(z).real).to(z.dtype))
+        return t.sum(w * t.tensor(_w(w.detach().numpy(), 0))) + \
+            t.sum(v.abs() * t.tensor(_w(v.detach().numpy(), 1)))
+    w, v = t.linalg.eig(z)                          # eig_vectors
+    return (t.sum(w.real * t.tensor(_w(w.detach().numpy(), 0))) +
+            t.sum(w.imag * t.tensor(_w(w.detach().numpy(), 1))) +
+            t.sum(v.abs() * t.tensor(_w(v.detach().numpy(), 2))))
+
+
+@pytest.mark.skipif(torch is None, reason="torch is not installed")
+@pytest.mark.parametrize("f, z", [CASES[0], CASES[1], CASES[5], CASES[7]], ids=[
+    IDS[0], IDS[1], IDS[5], IDS[7]])
+def test_matches_torch(f, z):
+    zt = torch.tensor(z, requires_grad=True)
+    _torch_loss(f.__name__, zt).backward()
+    np.testing.assert_allclose(sg.grad(f)(z), np.conj(zt.grad.numpy()), rtol=1e-8, atol=1e-10)
+
+
+def svd_phase(z):
+    return np.sum(np.real(np.linalg.svd(z)[0]))
+
+
+def eigh_phase(z):
+    return np.sum(np.imag(np.linalg.eigh(z)[1]))
+
+
+def eig_phase(z):
+    return np.sum(np.real(np.linalg.eig(z)[1][0]))
+
+
+@pytest.mark.parametrize("f", [svd_phase, eigh_phase, eig_phase])
+def test_a_loss_that_reads_the_phases_is_refused(f):
+    with pytest.raises(sg.NonDifferentiableError, match="phases"):
+        sg.grad(f)(_cz(4, 4))
