@@ -186,4 +186,5 @@ def test_memory_report_counts_the_tapes_doubles():
     report = sg.memory_report(long_euler, 0.5, 1.0, 0.3, wrt=0)
     pushed = [e for e in report.entries if e.how == "pushed"]
     assert sorted(e.name for e in pushed) == ["mul1", "x"]      # b * x, and x
-    assert report.total_bytes == 2 * 8 * 10000      # two doubles a trip, nothing boxed
+    assert sum(e.bytes for e in pushed) == 2 * 8 * 10000      # two doubles a trip
+    assert report.total_bytes < 2 * 8 * 10000 + 1000         # (and a few values once)
