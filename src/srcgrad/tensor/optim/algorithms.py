@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from ..rounding import fma, lerp
-from .optimizer import Optimizer, f32, required, step_tensor
+from .optimizer import Optimizer, f32, required, scalar_dtype, step_tensor
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta"]
 
@@ -123,7 +123,7 @@ class Adam(Optimizer):
         beta1, beta2 = group["betas"]
         lr, wd = group["lr"], group["weight_decay"]
         if "exp_avg" not in state:
-            state["step"] = _state_tensor(np.asarray(0.0, dtype=np.float32))
+            state["step"] = _state_tensor(np.asarray(0.0, dtype=scalar_dtype()))
             state["exp_avg"] = _state_tensor(np.zeros_like(x))
             state["exp_avg_sq"] = _state_tensor(np.zeros_like(x))
             if group["amsgrad"]:
@@ -237,7 +237,7 @@ class RMSprop(Optimizer):
         x = p._data
         g = _grad(p, grad, group)
         if "square_avg" not in state:
-            state["step"] = _state_tensor(np.asarray(0.0, dtype=np.float32))
+            state["step"] = _state_tensor(np.asarray(0.0, dtype=scalar_dtype()))
             state["square_avg"] = _state_tensor(np.zeros_like(x))
             if group["momentum"] > 0:
                 state["momentum_buffer"] = _state_tensor(np.zeros_like(x))
@@ -277,7 +277,7 @@ class Adagrad(Optimizer):
         for group in self.param_groups:
             for p in group["params"]:
                 self.state[p] = {
-                    "step": _state_tensor(np.asarray(0.0, dtype=np.float32)),
+                    "step": _state_tensor(np.asarray(0.0, dtype=scalar_dtype())),
                     "sum": _state_tensor(np.full_like(p._data, initial_accumulator_value))}
 
     def _update(self, p, grad, state, group):
@@ -312,7 +312,7 @@ class Adadelta(Optimizer):
         x = p._data
         g = _grad(p, grad, group)
         if "square_avg" not in state:
-            state["step"] = _state_tensor(np.asarray(0.0, dtype=np.float32))
+            state["step"] = _state_tensor(np.asarray(0.0, dtype=scalar_dtype()))
             state["square_avg"] = _state_tensor(np.zeros_like(x))
             state["acc_delta"] = _state_tensor(np.zeros_like(x))
         step_tensor(state)

@@ -35,11 +35,13 @@ class LRScheduler:
         self._initial_step()
 
     def _initial_step(self):
+        self._step_count = 0
         self._is_initial = True          # (some schedulers leave the lr alone then)
         try:
             self.step()
         finally:
             self._is_initial = False
+            self.__dict__.setdefault("_get_lr_called_within_step", False)
 
     def get_last_lr(self):
         return self._last_lr
@@ -48,9 +50,15 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch=None):
+        # (the counters PyTorch keeps, in its order: its state_dict shows them)
+        self._step_count = self.__dict__.get("_step_count", 0) + 1
         if epoch is not None:
             warnings.warn(_EPOCH_DEPRECATION, UserWarning, stacklevel=2)
-        self._update_lr(epoch)
+        self._get_lr_called_within_step = True
+        try:
+            self._update_lr(epoch)
+        finally:
+            self._get_lr_called_within_step = False
 
     def _update_lr(self, epoch=None):
         """The next epoch's lrs by the chainable formula; ``epoch`` given: that epoch's

@@ -141,8 +141,15 @@ def f32(value, like):
     return like.dtype.type(value)
 
 
+def scalar_dtype():
+    """The dtype of a step count tensor: float64 when that is the default dtype, else
+    float32 (PyTorch's ``_get_scalar_dtype``)."""
+    from .. import dtypes
+    return np.float64 if dtypes.get_default_dtype() is dtypes.float64 else np.float32
+
+
 def step_tensor(state):
-    """PyTorch keeps Adam's step count as a float32 tensor: ``state['step']``."""
+    """PyTorch keeps Adam's step count as a tensor: ``state['step']``."""
     step = state["step"]
-    step._data = np.asarray(step._data + 1, dtype=np.float32)
+    step._data = np.asarray(step._data + 1, dtype=step._data.dtype)
     return float(step._data)
