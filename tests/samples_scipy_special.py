@@ -83,9 +83,10 @@ def add_samples(SAMPLES, S, A, P, M, B):
     order("yn", np.array([0, 1, 3]), 0.5, 6)
     order("gammainc", np.array([0.5, 1.0, 3.0]), 0.1, 4)
     order("gammaincc", np.array([0.5, 1.0, 3.0]), 0.1, 4)
-    SAMPLES[sp("zeta")] = [S(np.array([2.0, 3.5, 1.5]), A(2, 3, lo=0.5, hi=3), _wrt=("q",)),
-                           S(3.0, A(4, lo=0.5, hi=3), _wrt=("q",)),
-                           S(np.array([2.0, 4.0]), q=np.array([1.0, 0.7]), _wrt=("q",))]
+    SAMPLES[sp("zeta")] = [S(np.array([2.0, 3.5, 1.5]), A(2, 3, lo=0.5, hi=3)),
+                           S(3.0, A(4, lo=0.5, hi=3)), S(A(3, lo=1.2, hi=12.0), 0.4),
+                           S(np.array([2.0, 4.0]), q=np.array([1.0, 0.7])),
+                           S(np.array([-0.5, 0.5, 2.5]))]                # Riemann's
     SAMPLES[sp("multigammaln")] = [S(A(3, 4, lo=2.0, hi=4.0), 3), S(2.5, 4), S(A(5, lo=0.6, hi=3), 1),
                                    S(np.array([1.2, 3.0]), d=2)]
 

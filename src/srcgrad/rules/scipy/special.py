@@ -23,9 +23,10 @@ from scipy.special import (digamma, polygamma, gammaln, betaln, ndtr, log_ndtr, 
 
 from ..numpy.conventions import _fdtype, _keep
 from ..numpy.elementwise import _elementwise
-from ..registry import declare, defkernel, deflinear, defnograd, defrule, is_nograd, lookup
+from ..registry import (declare, defkernel, deflinear, defnograd, defrule, deftransformable,
+                        is_nograd, lookup)
 
-__all__ = ['no_derivative', 'half_steps', 'lse_value', 'lse_pack', 'lse_weights',
+__all__ = ['no_derivative', 'half_steps', 'lse_value', 'lse_pack', 'lse_weights', 'zeta_dx',
            # SciPy's functions that the partials below call (they have rules here)
            'digamma', 'polygamma', 'gammaln', 'betaln', 'ndtr', 'log_ndtr', 'expit', 'i0', 'i1', 'i0e', 'i1e', 'iv', 'ive',
            'k0', 'k1', 'k0e', 'k1e', 'kv', 'kve', 'j0', 'j1', 'jv', 'y0', 'y1', 'yv', 'yn',
@@ -72,6 +73,42 @@ def lse_weights(a, b, like, axis=None, keepdims=False, return_sign=False):
 
 
 # -- rules ------------------------------------------------------------------------------
+
+# B_2, B_4, ..., B_20 over (2k)!: the Euler-Maclaurin coefficients
+_EM = [b / math.factorial(2 * k) for k, b in enumerate(
+    [1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730, 7 / 6, -3617 / 510, 43867 / 798,
+     -174611 / 330], start=1)]
+
+
+def zeta_dx(x, q=None):
+    """d/dx of ``scipy.special.zeta(x, q)`` (Hurwitz; ``q=None``: Riemann's, ``q = 1``).
+
+    No closed form: the derivative of the Euler-Maclaurin sum ``zeta(x, q) = sum_{n<N}
+    (n+q)^-x + b^(1-x)/(x-1) + b^-x/2 + sum_k B_2k/(2k)! x(x+1)...(x+2k-2) b^(-x-2k+1)``,
+    ``b = q + N``, with ten correction terms and ``N = 20 + ceil(max x)``, which keeps
+    the remainder below ``(2 pi)^-20`` of the last term.  Written in differentiable
+    primitives, so that it differentiates again (in ``x`` and ``q``).  NaN where SciPy's
+    zeta is (``q <= 0``)."""
+    q1 = 1.0 if q is None else q
+    xs = np.asarray(x, dtype=np.float64) + 0.0 * np.asarray(q1, dtype=np.float64)
+    qs = np.asarray(q1, dtype=np.float64) + 0.0 * xs
+    n = 20 + int(math.ceil(max(float(np.max(xs)), 0.0)))
+    a = np.expand_dims(qs, -1) + np.arange(n, dtype=np.float64)
+    total = -np.sum(np.log(a) * a ** -np.expand_dims(xs, -1), axis=-1)
+    b = qs + n
+    lb = np.log(b)
+    total = total - (lb + 1 / (xs - 1)) * b ** (1 - xs) / (xs - 1) - lb * b ** -xs / 2
+    rising, slope = xs, 1.0 + 0.0 * xs          # x (x+1) ... (x+2k-2) and its derivative
+    for k in range(1, len(_EM) + 1):
+        total = total + _EM[k - 1] * (slope - rising * lb) * b ** (1 - xs - 2 * k)
+        step = (xs + 2 * k - 1) * (xs + 2 * k)
+        slope = slope * step + rising * (2 * xs + 4 * k - 1)
+        rising = rising * step
+    return np.where(qs > 0, total, np.nan)
+
+
+deftransformable(zeta_dx)        # its second derivative: the compiler, from this source
+
 
 def _name(func):
     return "scipy.special.digamma" if func is sp.digamma else f"scipy.special.{func.__name__}"
@@ -128,10 +165,11 @@ defrule(sp.betainc, "a, b, x, out=None", name="scipy.special.betainc", elementwi
 _REG_GAMMA = "cast_like(np.exp((a - 1) * np.log(x) - x - gammaln(a)), x)"   # d gammainc / dx
 _binary(sp.gammainc, "a, x", a=_none(sp.gammainc, "a"), x=f"g * {_REG_GAMMA}")
 _binary(sp.gammaincc, "a, x", a=_none(sp.gammaincc, "a"), x=f"-g * {_REG_GAMMA}")
-# d/dq zeta(x, q) = -x zeta(x + 1, q); the exponent x has no closed-form derivative
+# d/dq zeta(x, q) = -x zeta(x + 1, q); d/dx by its Euler-Maclaurin sum (zeta_dx)
 defrule(sp.zeta, "x, q=None, out=None", name="scipy.special.zeta", elementwise=True,
-        vjp=dict(x=_none(sp.zeta, "x"), q="unbroadcast(-g * x * zeta(x + 1, q), q)"),
-        jvp=dict(x=_none(sp.zeta, "x"), q="expand(-dq * x * zeta(x + 1, q), ans)"))
+        vjp=dict(x="unbroadcast(g * zeta_dx(x, q), x)",
+                 q="unbroadcast(-g * x * zeta(x + 1, q), q)"),
+        jvp=dict(x="expand(dx * zeta_dx(x, q), ans)", q="expand(-dq * x * zeta(x + 1, q), ans)"))
 
 # ---------------------------------------------------------------------------------------
 # Error function, normal distribution, logistic function
