@@ -43,6 +43,12 @@ class Sequential(Module):
         keys = list(self._modules)
         for k in (keys[i] if isinstance(i, slice) else [keys[_index(i, len(keys))]]):
             del self._modules[k]
+        self._renumber(list(self._modules.values()))      # PyTorch renumbers: 0, 1, ...
+
+    def _renumber(self, modules):
+        self._modules.clear()
+        for k, m in enumerate(modules):
+            self._modules[str(k)] = m
 
     def __len__(self):
         return len(self._modules)
@@ -52,6 +58,22 @@ class Sequential(Module):
 
     def append(self, module):
         self.add_module(str(len(self)), module)
+        return self
+
+    def insert(self, index, module):
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not (-n <= index <= n):
+            raise IndexError(f"Index out of range: {index}")
+        mods = list(self._modules.values())
+        mods.insert(index + n if index < 0 else index, module)
+        self._renumber(mods)
+        return self
+
+    def extend(self, sequential):
+        for m in sequential:
+            self.append(m)
         return self
 
 

@@ -12,7 +12,7 @@ from ..generator import _rng
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "ones_", "zeros_", "eye_",
            "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_",
-           "trunc_normal_", "orthogonal_"]
+           "trunc_normal_", "orthogonal_", "dirac_", "sparse_"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -93,6 +93,37 @@ def eye_(tensor):
     if tensor.ndim != 2:
         raise ValueError("Only tensors with 2 dimensions are supported")
     return _fill(tensor, np.eye(*tensor.shape))
+
+
+def dirac_(tensor, groups=1):
+    """The identity of a convolution: 1 at the centre of filter ``d`` for channel ``d`` (in
+    each of ``groups`` groups of output channels), 0 elsewhere."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tuple(tensor.shape)
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = sizes[0] // groups
+    values = np.zeros(sizes)
+    centre = tuple(n // 2 for n in sizes[2:])
+    for g in range(groups):
+        for d in range(min(per_group, sizes[1])):
+            values[(g * per_group + d, d) + centre] = 1
+    return _fill(tensor, values)
+
+
+def sparse_(tensor, sparsity, std=0.01, generator=None):
+    """Normal(0, std) entries, then in each column ``ceil(sparsity * rows)`` of them, at
+    rows drawn by a random permutation, set to 0 (PyTorch's draws, in its order)."""
+    if tensor.ndim != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros = int(math.ceil(sparsity * rows))
+    normal_(tensor, 0.0, std, generator)
+    values = tensor._data.copy()
+    for col in range(cols):
+        values[_rng(generator).permutation(rows)[:zeros], col] = 0
+    return _fill(tensor, values)
 
 
 def xavier_uniform_(tensor, gain=1.0, generator=None):

@@ -116,7 +116,16 @@ class Module:
     # -- calling ------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         d = self.__dict__
-        for hook in list(d.get("_forward_pre_hooks", {}).values()):
+        with_kwargs = d.get("_hooks_with_kwargs", ())
+        for key, hook in list(d.get("_forward_pre_hooks", {}).items()):
+            if key in with_kwargs:
+                out = hook(self, args, kwargs)
+                if out is not None:
+                    if not (isinstance(out, tuple) and len(out) == 2):
+                        raise RuntimeError("forward pre-hook must return None or a tuple of "
+                                           f"(new_args, new_kwargs), but got {out}.")
+                    args, kwargs = out
+                continue
             out = hook(self, args)
             if out is not None:
                 args = out if isinstance(out, tuple) else (out,)
@@ -128,8 +137,9 @@ class Module:
                                     list(d.get("_backward_pre_hooks", {}).values()))
             args = backward.setup_input(args)
         result = self.forward(*args, **kwargs)
-        for hook in list(d.get("_forward_hooks", {}).values()):
-            out = hook(self, args, result)
+        for key, hook in list(d.get("_forward_hooks", {}).items()):
+            out = hook(self, args, kwargs, result) if key in with_kwargs else \
+                hook(self, args, result)
             if out is not None:
                 result = out
         if backward is not None:
@@ -140,8 +150,20 @@ class Module:
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False,
                               always_call=False):
-        handle = _Handle(self._forward_hooks)
-        self._forward_hooks[handle.id] = hook
+        """``hook(module, args, output)`` (``hook(module, args, kwargs, output)`` with
+        ``with_kwargs``) after each call; it may return a replacement output."""
+        return self._add_hook(self._forward_hooks, hook, prepend, with_kwargs)
+
+    def _add_hook(self, hooks, hook, prepend, with_kwargs):
+        handle = _Handle(hooks)
+        hooks[handle.id] = hook
+        if prepend:                       # first to run
+            rest = [(k, v) for k, v in hooks.items() if k != handle.id]
+            hooks.clear()
+            hooks[handle.id] = hook
+            hooks.update(rest)
+        if with_kwargs:
+            self.__dict__.setdefault("_hooks_with_kwargs", set()).add(handle.id)
         return handle
 
     def register_full_backward_hook(self, hook, prepend=False):
@@ -164,9 +186,9 @@ class Module:
         return handle
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
-        handle = _Handle(self._forward_pre_hooks)
-        self._forward_pre_hooks[handle.id] = hook
-        return handle
+        """``hook(module, args)`` before each call (``hook(module, args, kwargs)``, giving
+        ``(args, kwargs)``, with ``with_kwargs``); it may return replacement arguments."""
+        return self._add_hook(self._forward_pre_hooks, hook, prepend, with_kwargs)
 
     # -- registration -------------------------------------------------------------------------
     def __setattr__(self, name, value):
@@ -476,5 +498,7 @@ def _casts(args, kwargs):
 
 
 def _type_name(value):
+    if isinstance(value, Tensor):
+        return value.type()                 # torch.typename: 'torch.FloatTensor'
     t = type(value)
     return f"{t.__module__}.{t.__qualname__}" if t.__module__ != "builtins" else t.__qualname__
