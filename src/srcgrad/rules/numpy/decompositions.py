@@ -10,7 +10,7 @@ import numpy as np
 from ...runtime.backends import array_ns
 
 from ..registry import defkernel, defnograd, defrule, deftransformable
-from .conventions import _eye, _fdtype, _is_complex, _on_host
+from .conventions import _eye, _fdtype, _is_complex, _keep, _on_host
 from .linalg import mT
 
 __all__ = ['eig_grad', 'eig_jvp', 'cholesky_grad', 'cholesky_jvp', 'eigh_grad', 'eigh_jvp', 'eigvalsh_grad', 'eigvalsh_jvp', 'svd_grad', 'svd_jvp', 'pinv_grad', 'pinv_jvp', 'qr_grad', 'qr_jvp', 'slogdet_grad', 'slogdet_jvp', 'tensorinv_grad', 'tensorinv_jvp', 'slogdet_grad_t', 'slogdet_grad_a', 'slogdet_grad_da']
@@ -336,6 +336,36 @@ def svd_jvp(da, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
     return (du, ds, _mH(dv))
 
 
+def spectral_weights(x, ord, axes):
+    """``conj(U V^H)`` (nuclear norm) or ``conj(u_i v_i^H)`` (2: the largest singular
+    value, -2: the smallest) of the matrices along ``axes`` of ``x``, moved back to
+    them: the norm's derivative is ``Re sum(W * dx)`` (for a complex ``x``; written with
+    the SVD, so it differentiates again)."""
+    np = array_ns(x, ord, axes)
+    nd = np.ndim(x)
+    r, c = (a % nd for a in axes)
+    u, s, vt = np.linalg.svd(np.moveaxis(x, (r, c), (-2, -1)), full_matrices=False)
+    if ord == "nuc":
+        w = u @ vt
+    elif ord == 2:
+        w = u[..., :, :1] @ vt[..., :1, :]
+    else:
+        w = u[..., :, -1:] @ vt[..., -1:, :]
+    return np.moveaxis(np.conj(w), (-2, -1), (r, c))
+
+
+def spectral_grad(g, x, ord, axes, keepdims):
+    """Adjoint of a spectral norm ('nuc', 2, -2) of a complex ``x``."""
+    np = array_ns(g, x, ord, axes, keepdims)
+    return _keep(g, np.ndim(x), axes, keepdims) * spectral_weights(x, ord, axes)
+
+
+def spectral_jvp(dx, x, ord, axes, keepdims):
+    np = array_ns(dx, x, ord, axes, keepdims)
+    w = spectral_weights(x, ord, axes)
+    return np.real(np.sum(w * dx, axis=axes, keepdims=keepdims))
+
+
 def pinv_grad(g, ans, a, hermitian=False):
     """Adjoint of ``np.linalg.pinv`` (where the rank is locally constant)."""
     x = ans
@@ -482,7 +512,7 @@ def slogdet_grad_da(da, t, a):
 
 # the kernels are written in differentiable primitives: the compiler differentiates
 # their source again for second and higher derivatives
-deftransformable(eig_grad, eig_jvp, _mH, _from_triangle, _from_hermitian, _to_symmetric, _phi, _gap_inverse, _parts, cholesky_grad,
+deftransformable(spectral_weights, spectral_grad, spectral_jvp, eig_grad, eig_jvp, _mH, _from_triangle, _from_hermitian, _to_symmetric, _phi, _gap_inverse, _parts, cholesky_grad,
                  cholesky_jvp, eigh_grad, eigh_jvp, eigvalsh_grad, eigvalsh_jvp, _reduced_svd,
                  svd_grad, svd_jvp, pinv_grad, pinv_jvp, _qr_parts, qr_grad, qr_jvp, _refuse_nonzero,
                  slogdet_jvp, tensorinv_grad, tensorinv_jvp, slogdet_grad_t, slogdet_grad_a,

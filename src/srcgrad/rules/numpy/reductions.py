@@ -11,6 +11,7 @@ import numpy as np
 from ..registry import defkernel, deflinear, defmethod, defnograd, defrule, deftransformable
 from .conventions import _along, _axes, _eye, _fdtype, _fit, _flat_axes, _is_complex, _keep, _like, _on_host
 from .linalg import mT
+from .decompositions import spectral_grad, spectral_jvp
 from .spectral import abs_grad, abs_tangent
 from ...runtime.backends import array_ns
 
@@ -197,38 +198,8 @@ def _spectral(x, ord, axis, vector):
 def _abs_norm(x, ord, axis, vector):
     """Whether the norm of ``x`` is the same norm of ``|x|``: every vector norm, and the
     Frobenius and 1 / inf matrix norms; not the spectral ones ('nuc', 2, -2), which
-    :func:`spectral_grad` differentiates through the SVD."""
+    :func:`.decompositions.spectral_grad` differentiates through the SVD."""
     return not _spectral(x, ord, axis, vector)
-
-
-def spectral_weights(x, ord, axis, vector):
-    """``conj(U V^H)`` (nuclear norm) or ``conj(u_i v_i^H)`` (2: the largest singular
-    value, -2: the smallest), moved back to ``x``'s axes: the norm's derivative is
-    ``Re sum(W * dx)`` (a complex ``x``; written with the SVD, so it differentiates
-    again)."""
-    np = array_ns(x, ord, axis, vector)
-    nd = np.ndim(x)
-    r, c = (a % nd for a in _norm_axes(x, ord, axis, vector))
-    u, s, vt = np.linalg.svd(np.moveaxis(x, (r, c), (-2, -1)), full_matrices=False)
-    if ord == "nuc":
-        w = u @ vt
-    elif ord == 2:
-        w = u[..., :, :1] @ vt[..., :1, :]
-    else:
-        w = u[..., :, -1:] @ vt[..., -1:, :]
-    return np.moveaxis(np.conj(w), (-2, -1), (r, c))
-
-
-def spectral_grad(g, x, ord, axis, keepdims, vector):
-    np = array_ns(g, x, ord, axis, keepdims, vector)
-    w = spectral_weights(x, ord, axis, vector)
-    return _keep(g, np.ndim(x), _norm_axes(x, ord, axis, vector), keepdims) * w
-
-
-def spectral_jvp(dx, x, ord, axis, keepdims, vector):
-    np = array_ns(dx, x, ord, axis, keepdims, vector)
-    w = spectral_weights(x, ord, axis, vector)
-    return np.real(np.sum(w * dx, axis=_norm_axes(x, ord, axis, vector), keepdims=keepdims))
 
 
 def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False, vector=False):
@@ -238,7 +209,7 @@ def norm_vjp(g, ans, x, ord=None, axis=None, keepdims=False, vector=False):
     np = array_ns(g, ans, x, ord, axis, keepdims, vector)
     if _is_complex(x):
         if not _abs_norm(x, ord, axis, vector):
-            return spectral_grad(g, x, ord, axis, keepdims, vector)
+            return spectral_grad(g, x, ord, _norm_axes(x, ord, axis, vector), keepdims)
         r = np.abs(x)
         return abs_grad(norm_grad(g, ans, r, ord, axis, keepdims, vector), x, r)
     return norm_grad(g, ans, x, ord, axis, keepdims, vector)
@@ -250,7 +221,7 @@ def norm_tangent(dx, ans, x, ord=None, axis=None, keepdims=False, vector=False):
     np = array_ns(dx, ans, x, ord, axis, keepdims, vector)
     if _is_complex(x):
         if not _abs_norm(x, ord, axis, vector):
-            return spectral_jvp(dx, x, ord, axis, keepdims, vector)
+            return spectral_jvp(dx, x, ord, _norm_axes(x, ord, axis, vector), keepdims)
         r = np.abs(x)
         return norm_jvp(abs_tangent(dx, x, r), ans, r, ord, axis, keepdims, vector)
     return norm_jvp(dx, ans, x, ord, axis, keepdims, vector)
@@ -633,8 +604,7 @@ def norm_jvp_n(dn, t, n, x, ord=None, axis=None, keepdims=False, vector=False):
 
 
 # written in differentiable primitives: differentiated again through their source
-deftransformable(norm_vjp, norm_tangent, var_vjp, var_tangent, spectral_weights, spectral_grad,
-                 spectral_jvp)
+deftransformable(norm_vjp, norm_tangent, var_vjp, var_tangent)
 deftransformable(gradient_apply, std_scale, nanmean_grad, nanvar_grad, nanvar_jvp, cumprod_grad, cumprod_jvp,
                  _affine_scan, _exclusive_cumprod)
 
