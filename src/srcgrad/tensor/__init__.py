@@ -25,6 +25,7 @@ Modules, from the bottom up (each imports only modules above it in this list):
 """
 from . import autograd  # noqa: F401  (torch.autograd: backward, grad, Function)
 from . import methods  # noqa: F401  (gives Tensor its operations)
+from .autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .core import Size, Tensor, is_tensor
 from .device import cuda, device, get_default_device, set_default_device
 from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, dtype, float,
@@ -62,7 +63,7 @@ __all__ = [
     "cfloat", "complex128", "cdouble", "uint8", "int8", "int16", "short", "int32", "int",
     "int64", "long", "bool", "get_default_dtype", "set_default_dtype", "promote_types",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
-    "is_inference_mode_enabled",
+    "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "device", "cuda", "set_default_device", "get_default_device", "autograd",
     "set_printoptions", "get_printoptions", "nn", "optim",
     "save", "load", "utils", "accelerator", "func", "linalg", "get_num_threads", "set_num_threads",

@@ -11,6 +11,7 @@
     graph      saved_tensors_hooks, save_on_cpu, disable_saved_tensors_hooks; _saved_* names
 """
 from ..core import VersionCounter
+from . import engine as _engine
 from .engine import GraphMethods, backward, grad, run_backward
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable
 from .nodes import (_SECOND_TIME, AccumulateGrad, InputMeta, Node, RuleNode, _modified_message,
@@ -24,20 +25,57 @@ from ..legacy import Variable  # noqa: E402  (legacy: a tensor)
 __all__ = ["Node", "AccumulateGrad", "backward", "grad", "Function", "FunctionCtx",
            "once_differentiable", "set_detect_anomaly", "detect_anomaly", "VersionCounter",
            "functional", "forward_ad", "gradcheck", "gradgradcheck", "GradcheckError",
-           "Variable"]
+           "Variable", "is_anomaly_enabled", "is_anomaly_check_nan_enabled"]
 
 
 class set_detect_anomaly:
-    """Accepted for compatibility; srcgrad's errors already name the failing node."""
+    """Anomaly mode on or off from the call (a context manager restores the previous
+    mode): a backward node whose gradient has a NaN then raises PyTorch's error.
+    (srcgrad's other errors name the failing node already; no forward trace is kept.)"""
 
-    def __init__(self, mode=True, check_nan=True):
-        self.mode = mode
+    def __init__(self, mode, check_nan=True):
+        self.prev = list(_engine.ANOMALY)
+        _engine.ANOMALY[:] = [bool(mode), bool(check_nan)]
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
+        _engine.ANOMALY[:] = self.prev
         return False
 
 
-detect_anomaly = set_detect_anomaly
+class detect_anomaly:
+    """Anomaly mode inside ``with detect_anomaly():`` (or a decorated function)."""
+
+    def __init__(self, check_nan=True):
+        self.check_nan = check_nan
+
+    def __enter__(self):
+        import warnings
+        warnings.warn("Anomaly Detection has been enabled. This mode will increase the runtime "
+                      "and should only be enabled for debugging.", UserWarning, stacklevel=2)
+        self.prev = list(_engine.ANOMALY)
+        _engine.ANOMALY[:] = [True, bool(self.check_nan)]
+        return self
+
+    def __exit__(self, *exc):
+        _engine.ANOMALY[:] = self.prev
+        return False
+
+    def __call__(self, fn):
+        import functools
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with type(self)(self.check_nan):
+                return fn(*args, **kwargs)
+        return wrapper
+
+
+def is_anomaly_enabled():
+    return _engine.ANOMALY[0]
+
+
+def is_anomaly_check_nan_enabled():
+    return _engine.ANOMALY[1]

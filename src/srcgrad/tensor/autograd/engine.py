@@ -149,6 +149,8 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                     g = None              # no asked-for gradient lies beyond this node
                 else:
                     grads = node.apply_graph(g) if create_graph else node.apply(g)
+                    if ANOMALY[0] and ANOMALY[1]:
+                        _check_nan(node, grads)
                     if node._fn_hooks and node._fn_hooks[1]:
                         grads = _post_hooks(node, grads, g, create_graph)
                     if not retain_graph:
@@ -163,6 +165,19 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
     finally:
         state.enabled = prev
         tasks.pop()
+
+
+# anomaly mode (torch.autograd.set_detect_anomaly): [enabled, check_nan]
+ANOMALY = [False, True]
+
+
+def _check_nan(node, grads):
+    """Anomaly mode: PyTorch's error for a node whose gradient has a NaN."""
+    for i, gi in enumerate(grads):
+        a = gi._data if isinstance(gi, Tensor) else gi
+        if hasattr(a, "dtype") and a.dtype.kind in "fc" and bool(np.isnan(a).any()):
+            raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th "
+                               "output.")
 
 
 class GraphTask:

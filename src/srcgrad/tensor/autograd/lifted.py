@@ -190,8 +190,13 @@ def _input_tensor(edge, array):
         return Tensor._make(array) if isinstance(array, np.ndarray) else array
     if type(node) is AccumulateGrad:
         return node.variable
-    if node._n_outputs != 1 or getattr(node, "_main", None) is not None:
-        raise NotLiftable("an output of a custom Function with several outputs")
+    main = getattr(node, "_main", None)
+    if main is not None:             # output k of a node with several: enters at its port
+        t = Tensor._make(array, True, main)
+        t.__dict__["_port"] = node
+        return t
+    if node._n_outputs != 1:
+        raise NotLiftable("an output of a node with several outputs")
     return Tensor._make(array, True, node)
 
 
