@@ -136,3 +136,35 @@ def test_float_power_of_float32_is_not_redirected():
     g = sg.grad(float_power_mean)
     assert "float_power(" in code(g)
     np.testing.assert_allclose(g(x), 2.0 * x.astype(np.float64) / 5, rtol=1e-6)
+
+
+# -- shape records in loops: ad.shape_of for numbers and arrays ----------------------
+
+def broadcast_rnn(W, b, xs, h0, c):
+    h = h0
+    for t in range(xs.shape[0]):
+        a = h @ W
+        s = a + xs[t] * c      # a: only its shape is read by the adjoint (un-broadcast)
+        h = np.tanh(s + b)
+    return np.sum(h * h)
+
+
+def test_a_loops_shape_records_use_shape_of_and_match_torch():
+    rng = np.random.default_rng(3)
+    W, b = rng.standard_normal((4, 4)) * 0.5, rng.standard_normal(4)
+    xs, h0 = rng.standard_normal((5, 3, 4)), rng.standard_normal((3, 4))
+    g = sg.grad(broadcast_rnn, wrt=(0, 1, 4))
+    dW, db, dc = g(W, b, xs, h0, 0.7)
+    src = code(g)
+    assert "ad.shape_of(a)" in src and "np.shape(" not in src
+    tW, tb, tc = (torch.tensor(v, dtype=torch.float64, requires_grad=True)
+                  for v in (W, b, 0.7))
+    h = torch.tensor(h0)
+    for t in range(xs.shape[0]):
+        h = torch.tanh(h @ tW + torch.tensor(xs[t]) * tc + tb)
+    (h * h).sum().backward()
+    np.testing.assert_allclose(dW, tW.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(db, tb.grad.numpy(), rtol=1e-12, atol=1e-12)
+    assert dc == pytest.approx(float(tc.grad), rel=1e-12)
+    np.testing.assert_allclose(db, central(lambda v: broadcast_rnn(W, v, xs, h0, 0.7), b),
+                               rtol=1e-6, atol=1e-8)

@@ -87,8 +87,13 @@ class ForwardSweep:
                                                like=s))
                         return out + [s]
                     if t.id in self.shape_only:
-                        # the adjoint sweep reads only its shape (to un-broadcast)
-                        value = A.call(A.attr(self.names.np, "shape"), [value])
+                        # the adjoint sweep reads only its shape (to un-broadcast): of a
+                        # number or an array, ``ad.shape_of`` (np.shape dispatches, at
+                        # four times the cost); of anything else, np.shape (a list's)
+                        shape = A.attr(self.names.ad, "shape_of") \
+                            if self.kinds.get(t.id) in ("num", "float") else \
+                            A.attr(self.names.np, "shape")
+                        value = A.call(shape, [value])
                     out.append(self.push(value, like=s))
                 if op.kind == "call" and self.call_active(s):
                     return out + self.fwd_call(s, depth)
