@@ -104,6 +104,13 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
     modes = ([(_analytical, "Jacobian")] if check_backward_ad else []) + \
         ([(_analytical_forward, "Jacobian computed with forward mode")] if check_forward_ad
          else [])
+    if fast_mode and check_backward_ad:
+        msg = _fast_mismatch(func, inputs, wrt, eps, atol, rtol)
+        if msg is not None:
+            if raise_exception:
+                raise GradcheckError(msg)
+            return False
+        modes = modes[1:]               # (forward mode, when asked, is checked in full)
     for n, i in enumerate(wrt):
         numerical = _numerical(func, inputs, i, eps)
         for analytical_of, what in modes:
@@ -118,6 +125,92 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                         raise GradcheckError(msg)
                     return False
     return True
+
+
+_FAST_FAIL_SLOW_OK = """
+Fast gradcheck failed but element-wise differences are small. This means that the
+test might've passed in slow_mode!
+
+If you are adding a new operator, please file an issue and then use one of the
+workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck:
+
+If the test
+- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck
+  with `fast_mode=False` as a keyword argument.
+- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test
+  to have `gradcheck_fast_mode=False`
+- is a Module test (e.g., in common_nn.py), then modify the corresponding
+  module_test entry to have `gradcheck_fast_mode=False`
+""".strip()
+
+
+def _unit_vector(t, gen):
+    """PyTorch's fast-mode direction: uniform draws (float32, from its own generator) in
+    ``t``'s dtype, divided by their norm."""
+    from ..factories import rand
+    v = rand(t.numel(), generator=gen).to(t.dtype)
+    return v / v.norm()
+
+
+def _fast_mismatch(func, inputs, wrt, eps, atol, rtol):
+    """Fast mode: ``v^T J u`` from the backward against ``v^T (J u)`` from central
+    differences along ``u``, for random unit ``u`` (per input) and ``v`` (per output), as
+    PyTorch draws them.  The message of the first mismatch (with the slow-mode Jacobians),
+    or None."""
+    from .. import grad_mode
+    from ..generator import Generator
+    gen = Generator()
+    outs = _outputs(func, inputs)
+    diff_outs = [o for o in outs if o.requires_grad]
+    us = [_unit_vector(inputs[i], gen) for i in wrt]
+    vs = [_unit_vector(o, gen) for o in diff_outs]
+    numerical = []
+    for i, u in zip(wrt, us):
+        x = inputs[i]
+        delta = (u.reshape(x.shape) * eps)._data
+        orig = x._data.copy()
+        x._data[...] = orig - delta
+        lo = [o.detach().clone() for o in _outputs(func, inputs)]
+        x._data[...] = orig + delta
+        hi = [o.detach().clone() for o in _outputs(func, inputs)]
+        x._data[...] = orig
+        ju = [((b - a) / (2 * eps)).reshape(-1) for a, b in zip(lo, hi)
+              if a.is_floating_point() or a.is_complex()]
+        numerical.append([(v * j).sum() for v, j in zip(vs, ju)])
+    for k, (o, v) in enumerate(zip(diff_outs, vs)):
+        with grad_mode.enable_grad():
+            vj = _grad([o], [inputs[i] for i in wrt], [v.reshape(o.shape)], retain_graph=True,
+                       allow_unused=True)
+        for n, (i, u, g) in enumerate(zip(wrt, us, vj)):
+            g = Tensor._make(np.zeros_like(inputs[i]._data)) if g is None else g.detach()
+            analytical = g.reshape(-1).dot(u)
+            num = numerical[n][k]
+            tol = atol * float(u.sum()) * float(v.sum())
+            if not analytical.allclose(num.to(analytical.dtype), rtol, tol):
+                return (f"Jacobian mismatch for output {k:d} with respect to input {n:d},\n"
+                        f"numerical:{num}\nanalytical:{analytical}\n"
+                        + _slow_report(func, inputs, i, _position(outs, o), eps, atol, rtol))
+    return None
+
+
+def _position(items, obj):
+    return next(k for k, t in enumerate(items) if t is obj)
+
+
+def _slow_report(func, inputs, i, o, eps, atol, rtol):
+    like = inputs[i]
+    numerical = _as_tensor(_numerical(func, inputs, i, eps)[o], like)
+    analytical = _as_tensor(_analytical(func, inputs, i)[o], like)
+    msg = ("\nThe above quantities relating the numerical and analytical jacobians are "
+           "computed \nin fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for "
+           "more background \nabout fast mode. Below, we recompute numerical and analytical "
+           "jacobians in slow mode:\n\n"
+           f"Numerical:\n {numerical}\nAnalytical:\n{analytical}\n\n"
+           f"The max per-element difference (slow mode) is: "
+           f"{(numerical - analytical).abs().max()}.\n")
+    if analytical.allclose(numerical, rtol, atol):
+        msg += _FAST_FAIL_SLOW_OK
+    return msg
 
 
 def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=1e-3,
