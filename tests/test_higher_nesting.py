@@ -268,6 +268,89 @@ def test_a_jacobian_with_no_code_form_is_refused_when_transformed_again():
         sg.jacobian(jac)(X)
 
 
+# -- Jacobians with respect to containers --------------------------------------------
+
+_P = [(np.arange(6.0).reshape(2, 3) / 5 - 0.4, np.array([0.1, -0.2, 0.3])),
+      (np.array([[0.5], [-0.3], [0.8]]), np.array([0.05]))]
+_XS = np.array([[0.2, -0.1], [0.7, 0.4], [-0.5, 0.9], [0.3, 0.3]])
+
+
+def mlp(params, x):
+    for W, b in params:
+        x = np.tanh(x @ W + b)
+    return x[:, 0]
+
+
+def _along_leaf(params, i, k, h):
+    out = [(W.copy(), b.copy()) for W, b in params]
+    leaf = out[i][k]
+    leaf += h
+    return out
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_jacobian_with_respect_to_a_list_of_tuples(mode):
+    """The neural-tangent-kernel Jacobian: one Jacobian per parameter array, in the
+    parameters' structure, each out.shape + leaf.shape, checked by central differences
+    (and against jax.jacrev where JAX is installed)."""
+    J = sg.jacobian(mlp, mode=mode)(_P, _XS)
+    assert isinstance(J, list) and all(isinstance(t, tuple) and len(t) == 2 for t in J)
+    for i, (W, b) in enumerate(_P):
+        for k, leaf in enumerate((W, b)):
+            assert J[i][k].shape == (4,) + leaf.shape
+            fd = np.zeros((4,) + leaf.shape)
+            for idx in np.ndindex(*leaf.shape):
+                e = np.zeros(leaf.shape)
+                e[idx] = 1e-6
+                fd[(slice(None),) + idx] = (mlp(_along_leaf(_P, i, k, e), _XS) -
+                                            mlp(_along_leaf(_P, i, k, -e), _XS)) / 2e-6
+            np.testing.assert_allclose(J[i][k], fd, rtol=1e-6, atol=1e-9)
+    ntk = sum(np.tensordot(J[i][k], J[i][k], axes=(list(range(1, J[i][k].ndim)),) * 2)
+              for i in range(2) for k in range(2))
+    assert ntk.shape == (4, 4)
+    try:
+        import jax
+    except ImportError:
+        return
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+
+    def mlp_jax(params, x):
+        for W, b in params:
+            x = jnp.tanh(x @ W + b)
+        return x[:, 0]
+    theirs = jax.jacrev(mlp_jax)(_P, _XS)
+    for i in range(2):
+        for k in range(2):
+            np.testing.assert_allclose(J[i][k], theirs[i][k], rtol=1e-10, atol=1e-12)
+
+
+def test_hessian_with_respect_to_a_dict():
+    """A dict of dicts of blocks, as jax.hessian gives; checked against autograd's
+    Hessian of the same function of one flat vector."""
+    def energy(p):
+        return np.sum(np.sin(p["a"]) * p["b"] ** 2)
+
+    def flat_energy(v):
+        return anp.sum(anp.sin(v[:3]) * v[3:] ** 2)
+    p = {"a": np.array([0.3, -0.5, 0.8]), "b": np.array([1.1, 0.4, -0.7])}
+    H = sg.hessian(energy)(p)
+    full = autograd.hessian(flat_energy)(np.concatenate([p["a"], p["b"]]))
+    parts = {"a": slice(0, 3), "b": slice(3, 6)}
+    assert set(H) == {"a", "b"} and all(set(H[k]) == {"a", "b"} for k in H)
+    for r, rows in parts.items():
+        for c, cols in parts.items():
+            np.testing.assert_allclose(H[r][c], full[rows, cols], rtol=1e-12, atol=1e-14)
+
+
+def test_jacobian_of_jacobian_keeps_float32():
+    x = X.astype(np.float32)
+    got = sg.jacobian(sg.jacobian(cubic))(x)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, sg.jacobian(sg.jacobian(cubic))(X), rtol=1e-5,
+                               atol=1e-6)
+
+
 # -- high order through a call resolved at run time -----------------------------------
 
 def sine_times(a, b):

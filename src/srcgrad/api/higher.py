@@ -237,65 +237,109 @@ def _outputs(out):
     return list(out) if isinstance(out, tuple) else [out]
 
 
-def _assemble(out, slices, in_shapes, single_in):
-    """Jacobians ``J[i][j]`` of shape ``out_i.shape + in_j.shape`` from flat slices.
+def _tree(x):
+    """(leaves, rebuild): the arrays of a dict / list / tuple (nested), in order, and a
+    function putting values of the same count back in ``x``'s structure."""
+    if isinstance(x, dict):
+        keys = list(x)
+        return _joined([_tree(x[k]) for k in keys], lambda vals: dict(zip(keys, vals)))
+    if isinstance(x, (list, tuple)):
+        return _joined([_tree(v) for v in x], lambda vals: runtime.same_sequence(x, vals))
+    return [x], lambda vals: vals[0]
 
-    ``slices[j][i]`` is a 2-D array (out_i.size, in_j.size)."""
-    outs = _outputs(out)
+
+def _joined(parts, make):
+    leaves = [leaf for p in parts for leaf in p[0]]
+
+    def rebuild(vals):
+        out, i = [], 0
+        for p_leaves, p_rebuild in parts:
+            out.append(p_rebuild(vals[i:i + len(p_leaves)]))
+            i += len(p_leaves)
+        return make(out)
+    return leaves, rebuild
+
+
+def _flat_leaves(value, like):
+    """The leaves of ``value`` (a tangent or gradient shaped like ``like``), each
+    raveled; zeros where it has none."""
+    if isinstance(like, (dict, list, tuple)):
+        value = runtime.fill_like(value, like)
+    return [np.ravel(np.zeros(np.shape(q)) if v is None else v)
+            for v, q in zip(_tree(value)[0], _tree(like)[0])]
+
+
+def _assemble(out, slices, in_trees, single_in):
+    """Jacobians of shape ``out_leaf.shape + in_leaf.shape``, in the structure of the
+    output, each in the structure of its input, from flat slices: ``slices[j][i]`` is
+    a 2-D array (size of output leaf i, size of all of input j's leaves)."""
+    out_leaves, out_rebuild = _tree(out)
     result = []
-    for i, o in enumerate(outs):
-        per_in = tuple(np.reshape(slices[j][i], np.shape(o) + in_shapes[j])
-                       for j in range(len(in_shapes)))
-        result.append(per_in[0] if single_in else per_in)
-    return tuple(result) if isinstance(out, tuple) else result[0]
+    for i, o in enumerate(out_leaves):
+        per_in = []
+        for j, (leaves, rebuild) in enumerate(in_trees):
+            blocks, start = [], 0
+            for leaf in leaves:
+                m = int(np.size(leaf))
+                blocks.append(np.reshape(slices[j][i][:, start:start + m],
+                                         np.shape(o) + np.shape(leaf)))
+                start += m
+            per_in.append(rebuild(blocks))
+        result.append(per_in[0] if single_in else tuple(per_in))
+    return out_rebuild(result)
 
 
 def _jacobian_forward(call):
-    slices, in_shapes, out = [], [], None
+    slices, in_trees, out = [], [], None
     for n in call.wrt:
         x = call.bound[n]
+        leaves, rebuild = _tree(x)
         cols = []
-        for e in _basis(x):
-            out, dout = _forward(call, {n: e})
-            cols.append([np.ravel(d) for d in _outputs(dout)])
+        for k, leaf in enumerate(leaves):
+            for e in _basis(leaf):
+                t = rebuild([e if q == k else None for q in range(len(leaves))])
+                out, dout = _forward(call, {n: t})
+                cols.append(_flat_leaves(dout, out))
         if out is None:                    # an empty input: run once for the output
             out = call.run(forward_function(call.func, (), call.kinds))[0]
-        parts = _outputs(out)
+        parts = _tree(out)[0]
         slices.append([np.stack([c[i] for c in cols], axis=-1) if cols else
                        np.zeros((np.size(parts[i]), 0)) for i in range(len(parts))])
-        in_shapes.append(np.shape(x))
-    return out, slices, in_shapes
+        in_trees.append((leaves, rebuild))
+    return out, slices, in_trees
 
 
 def _jacobian_reverse(call):
     fwd, bwd = reverse_function(call.func, call.wrt, "split", call.kinds)
     out, saved = call.run(fwd)
-    parts = _outputs(out)
+    parts, out_rebuild = _tree(out)
     rows = [[] for _ in call.wrt]          # rows[j]: one flat gradient per output element
     count = sum(int(np.size(p)) for p in parts)
     k = 0
     for i, p in enumerate(parts):
         for e in _basis(p):
             k += 1
-            cot = tuple(e if j == i else runtime.zeros_like(q) for j, q in enumerate(parts)) \
-                if isinstance(out, tuple) else e
+            cot = out_rebuild([e if j == i else runtime.zeros_like(q)
+                               for j, q in enumerate(parts)])
             # the backward sweep pops its records and restores overwritten values:
             # each cotangent but the last gets its own copy of them
             grads = bwd(saved if k == count else copy.deepcopy(saved), cot)
-            for j in range(len(call.wrt)):
-                rows[j].append(np.ravel(grads[j]))
-    slices, in_shapes = [], []
+            for j, n in enumerate(call.wrt):
+                flat = _flat_leaves(grads[j], call.bound[n])
+                rows[j].append(np.concatenate(flat) if flat else np.zeros(0))
+    slices, in_trees = [], []
     for j, n in enumerate(call.wrt):
-        x = call.bound[n]
+        leaves, rebuild = _tree(call.bound[n])
+        size = sum(int(np.size(leaf)) for leaf in leaves)
         flat, start = [], 0
         for p in parts:
             m = int(np.size(p))
             block = rows[j][start:start + m]
-            flat.append(np.stack(block) if block else np.zeros((0, np.size(x))))
+            flat.append(np.stack(block) if block else np.zeros((0, size)))
             start += m
         slices.append(flat)
-        in_shapes.append(np.shape(x))
-    return out, slices, in_shapes
+        in_trees.append((leaves, rebuild))
+    return out, slices, in_trees
 
 
 # -- Jacobians differentiated again ------------------------------------------------
@@ -312,8 +356,7 @@ def jacobian_reverse({signature}):
     out = f({params})
     refuse_tuple_output(out, f)
     floats = [slot for slot in range({n}) if holds_floats(args[slot])]
-    rows = [vjp(f, {params})[1](np.reshape(unit, np.shape(out)))
-            for unit in np.eye(np.size(out))]
+    rows = [vjp(f, {params})[1](unit) for unit in units(out)]
     if len(floats) == 1:
         rows = [(row,) for row in rows]
     jacs = [np.reshape(np.stack([row[floats.index(pos)] for row in rows]),
@@ -329,9 +372,9 @@ def jacobian_forward({signature}):
     jacs = []
     for pos in {positions}:
         primal = args[pos]
-        cols = [jvp(f, args, tuple([np.reshape(unit, np.shape(primal)) if slot == pos else
-                                    zeros_like(args[slot]) for slot in range({n})]))[1]
-                for unit in np.eye(np.size(primal))]
+        cols = [jvp(f, args, tuple([unit if slot == pos else zeros_like(args[slot])
+                                    for slot in range({n})]))[1]
+                for unit in units(primal)]
         refuse_tuple_output(cols[0], f)
         jacs.append(np.reshape(np.stack(cols, axis=-1), np.shape(cols[0]) + np.shape(primal)))
     return {result}
@@ -340,7 +383,7 @@ def jacobian_forward({signature}):
 # the names the code above uses: a parameter of f with one of them keeps the loops
 _CODE_NAMES = {"f", "vjp", "jvp", "np", "holds_floats", "zeros_like", "refuse_tuple_output",
                "args", "out", "floats", "rows", "row", "jacs", "pos", "primal",
-               "cols", "unit", "slot", "tuple", "range", "len"}
+               "cols", "unit", "units", "slot", "tuple", "range", "len"}
 
 
 def _signature_text(params, closure):
@@ -361,7 +404,7 @@ def _jacobian_code(f, params, positions, single, mode):
     from ..compiler import codegen
     label = getattr(unwrap(f), "__qualname__", "f")
     text = _REVERSE_CODE if mode == "reverse" else _FORWARD_CODE
-    closure = dict(f=f, vjp=vjp, jvp=jvp, np=np, holds_floats=holds_floats,
+    closure = dict(f=f, vjp=vjp, jvp=jvp, np=np, holds_floats=holds_floats, units=_units,
                    zeros_like=runtime.zeros_like, refuse_tuple_output=_refuse_tuple_output)
     src = text.format(signature=_signature_text(params, closure),
                       params=", ".join(p.name for p in params), name=label, n=len(params),
@@ -415,6 +458,18 @@ def _transformed_as(api_fn, code, what, f, why):
         return
     api_fn.__srcgrad_wrapped__ = code
     api_fn.__srcgrad_trace__ = lambda args, kwargs: (code, tuple(args), dict(kwargs), 0)
+
+
+def _units(x):
+    """The one-hot arrays (or floats) of ``x``'s shape and floating dtype: constants."""
+    if isinstance(x, (dict, list, tuple)):
+        raise NonDifferentiableError(
+            f"srcgrad differentiates sg.jacobian again only with respect to arrays, not "
+            f"a {type(x).__name__} (sg.jacobian of a container works at the top level)")
+    return list(_basis(x))
+
+
+_units.__srcgrad_stop_gradient__ = True
 
 
 def _refuse_tuple_output(out, f):
@@ -475,10 +530,10 @@ def jacobian(f, wrt=0, mode="reverse"):
     def jac(*args, **kwargs):
         call = _Call(f, args, kwargs, wrt=wrt)
         if mode == "forward":
-            out, slices, in_shapes = _jacobian_forward(call)
+            out, slices, in_trees = _jacobian_forward(call)
         else:
-            out, slices, in_shapes = _jacobian_reverse(call)
-        return call.out(_assemble(out, slices, in_shapes, call.single))
+            out, slices, in_trees = _jacobian_reverse(call)
+        return call.out(_assemble(out, slices, in_trees, call.single))
     jac.__name__ = f"jacobian_{getattr(unwrap(f), '__name__', 'f')}"
     jac.__doc__ = f"Jacobian ({mode} mode) of {getattr(unwrap(f), '__qualname__', f)}."
     found = _code_positions(f, wrt)
