@@ -41,6 +41,11 @@ def svd_values(z):
     return np.sum(np.linalg.svd(z, compute_uv=False) * _w(np.zeros(3), 1))
 
 
+def svd_values_of_the_full_form(z):
+    s = np.linalg.svd(z)[1]                       # full_matrices=True, only s used
+    return np.sum(s ** 2 * _w(s, 2))
+
+
 def svd_low_rank(z):
     u, s, vh = np.linalg.svd(z, full_matrices=False)
     approx = (u[:, :2] * s[:2]) @ vh[:2, :]
@@ -78,10 +83,10 @@ def nuclear_axes(z):
 
 
 CASES = [(svd_vectors, _cz(3, 5)), (svd_vectors, _cz(5, 3)), (svd_vectors, _cz(4, 4)),
-         (svd_values, _cz(5, 3)), (svd_low_rank, _cz(4, 3)), (eigh_lower, _cz(4, 4)),
-         (eigh_upper_projector, _cz(4, 4)), (eig_vectors, _cz(4, 4)),
-         (eig_of_real, _rng.normal(size=(5, 5))), (spectral_norms, _cz(4, 3)),
-         (nuclear_axes, _cz(3, 4, 2))]
+         (svd_values, _cz(5, 3)), (svd_values_of_the_full_form, _cz(4, 4)),
+         (svd_low_rank, _cz(4, 3)), (eigh_lower, _cz(4, 4)), (eigh_upper_projector, _cz(4, 4)),
+         (eig_vectors, _cz(4, 4)), (eig_of_real, _rng.normal(size=(5, 5))),
+         (spectral_norms, _cz(4, 3)), (nuclear_axes, _cz(3, 4, 2))]
 IDS = [f"{f.__name__}-{'x'.join(map(str, z.shape))}" for f, z in CASES]
 
 
@@ -134,8 +139,9 @@ def _torch_loss(name, z):
 
 
 @pytest.mark.skipif(torch is None, reason="torch is not installed")
-@pytest.mark.parametrize("f, z", [CASES[0], CASES[1], CASES[5], CASES[7]], ids=[
-    IDS[0], IDS[1], IDS[5], IDS[7]])
+@pytest.mark.parametrize("f, z", CASES[:2] + [c for c in CASES if c[0] in (eigh_lower,
+                                                                           eig_vectors)],
+                         ids=lambda v: getattr(v, "__name__", "z"))
 def test_matches_torch(f, z):
     zt = torch.tensor(z, requires_grad=True)
     _torch_loss(f.__name__, zt).backward()

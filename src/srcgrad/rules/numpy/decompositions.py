@@ -109,16 +109,18 @@ def eigh_grad(g, ans, a, UPLO="L"):
     inner = 0.0
     if gw is not None:
         inner = inner + gw[..., None, :] * _eye_like(v)
+    refused = 0.0
     if gv is not None:
         vt_gv = _mH(v) @ (np.conj(gv) if cx else gv)
         inner = inner + _gap_inverse(w) * vt_gv
         if cx:
-            _phase_free(np.diagonal(vt_gv, axis1=-2, axis2=-1), "np.linalg.eigh")
+            refused = _phase_free(np.diagonal(vt_gv, axis1=-2, axis2=-1), "np.linalg.eigh")
     if np.isscalar(inner):
         return np.zeros_like(a, dtype=_fdtype(a))
     s = v @ inner @ _mH(v)
     if cx:
-        return np.conj(_from_hermitian(0.5 * (s + _mH(s)), lower=UPLO.upper() == "L"))
+        return np.conj(_from_hermitian(0.5 * (s + _mH(s)), lower=UPLO.upper() == "L")) + \
+            refused
     return _from_triangle(0.5 * (s + mT(s)), lower=UPLO.upper() == "L")
 
 
@@ -162,16 +164,17 @@ def eig_grad(g, ans, a):
     cx = _is_complex(v)
     gw, gv = _parts(g, 2)
     gp = 0.0 * _eye_like(v)
+    refused = 0.0
     if gw is not None:
         gp = gp + gw[..., None, :] * _eye_like(v)
     if gv is not None:
         diag = np.diagonal(mT(v) @ gv, axis1=-2, axis2=-1)
         if cx:
-            _phase_free(diag, "np.linalg.eig")
+            refused = _phase_free(diag, "np.linalg.eig")
         # the normalization to unit norm (and, complex, the fixed phase)
         gv_free = gv - (np.conj(v) if cx else v) * diag[..., None, :]
         gp = gp + _gap_inverse(w) * (mT(v) @ gv_free)
-    grad = np.linalg.solve(mT(v), gp @ mT(v))                # v^-T gp v^T
+    grad = np.linalg.solve(mT(v), gp @ mT(v)) + refused      # v^-T gp v^T
     return np.real(grad) if cx and not _is_complex(a) else grad
 
 
@@ -237,20 +240,25 @@ def _mH(x):
 
 def _phase_free(t, name):
     """``t[..., i]`` is the derivative of the loss when singular / eigenvector ``i`` is
-    multiplied by ``exp(i theta)`` (what the decomposition leaves free): it must be 0.
-    A loss that reads the vectors' phases (``np.real(u)``) has no derivative, since
-    LAPACK's choice of phase is not a function of the matrix; refused on the host."""
+    multiplied by ``exp(i theta)`` (what the decomposition leaves free): its imaginary
+    part must be 0.  A loss that reads the vectors' phases (``np.real(u)``) has no
+    derivative, since LAPACK's choice of phase is not a function of the matrix: refused
+    on the host; off the host (where the check would copy to the host) the gradient is
+    NaN instead.  Returns what the gradient gets added (0 or NaN)."""
     np = array_ns(t)
-    if t is None or not _on_host(t):
-        return
-    scale = 1.0 + np.max(np.abs(t)) if np.size(t) else 1.0
-    if np.any(np.abs(np.imag(t)) > 1e-8 * scale * np.shape(t)[-1]):
+    if not hasattr(t, "shape"):              # no vector's cotangent reached it
+        return 0.0
+    bad = np.abs(np.imag(t)) > 1e-8 * (1.0 + np.max(np.abs(t))) * np.shape(t)[-1]
+    if not _on_host(t):
+        return np.where(np.any(bad), np.nan, 0.0)
+    if np.any(bad):
         from ...errors import NonDifferentiableError
         raise NonDifferentiableError(
             f"{name} of a complex matrix: the result depends on the phases of the vectors "
             f"it returns, which LAPACK chooses arbitrarily, so it has no derivative; only "
             f"functions invariant to those phases are differentiable (np.abs(v), u * s @ vh, "
             f"v @ np.conj(v).T ...)")
+    return 0.0
 
 
 def svd_grad(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -292,11 +300,10 @@ def svd_grad(g, ans, a, full_matrices=True, compute_uv=True, hermitian=False):
             phase = phase + np.diagonal(vt_gv, axis1=-2, axis2=-1)
         if n > s.shape[-1]:
             out = out + (u / s[..., None, :]) @ _mH(gv - v @ vt_gv)
-    if cx and compute_uv:
-        _phase_free(phase, "np.linalg.svd")
     grad = u @ inner @ vt + out
     if cx:
-        return np.conj(grad)
+        refused = _phase_free(phase, "np.linalg.svd") if compute_uv else 0.0
+        return np.conj(grad) + refused
     if hermitian:                       # NumPy then reads the lower triangle (eigh)
         return _from_triangle(grad)
     return grad
