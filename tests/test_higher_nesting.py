@@ -424,3 +424,73 @@ def test_decorated_loss_single_position_hessian_and_jvp():
     np.testing.assert_allclose(t, autograd.grad(logistic_autograd)(WV, XS, YS) @ v,
                                rtol=1e-10)
 
+
+
+# -- known gaps (compiler side), strict xfails: a fix shows up as an XPASS ---------------
+
+@pytest.mark.xfail(strict=True, raises=sg.NonDifferentiableError,
+                   reason="refused: sg.jacobian of a function value that holds the "
+                          "differentiated value (it needs the test below fixed first)")
+def test_jacobian_of_a_closure_over_the_differentiated_value():
+    """sg.jacobian of a lambda that holds W, differentiated w.r.t. W (a clear refusal
+    today, never a wrong number)."""
+    W = np.arange(9.0).reshape(3, 3) / 10 - 0.4
+
+    def squared_norm(W):
+        return np.sum(sg.jacobian(lambda x: np.tanh(W @ x))(X) ** 2)
+
+    def squared_norm_autograd(W):
+        return anp.sum(autograd.jacobian(lambda x: anp.tanh(anp.dot(W, x)))(X) ** 2)
+    expected = autograd.grad(squared_norm_autograd)(W)
+    np.testing.assert_allclose(expected, central(squared_norm_autograd, [W], 0),
+                               rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(sg.grad(squared_norm)(W), expected, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, raises=KeyError,
+                   reason="BUG: sg.grad through sg.vjp (and sg.jvp) of a lambda that holds "
+                          "the differentiated value: KeyError in dynamic.group_picks "
+                          "(the starred call in nested.vjp_of, gradient of its callee)")
+def test_gradient_through_vjp_of_a_closure_over_the_differentiated_value():
+    W = np.arange(9.0).reshape(3, 3) / 10 - 0.4
+    e = np.array([1.0, 2.0, 3.0])
+
+    def pulled(W):
+        _, pullback = sg.vjp(lambda x: np.tanh(W @ x), X)
+        return np.sum(pullback(e) ** 2)
+
+    def pulled_autograd(W):
+        pullback, _ = autograd.make_vjp(lambda x: anp.tanh(anp.dot(W, x)))(X)
+        return anp.sum(pullback(e) ** 2)
+    np.testing.assert_allclose(sg.grad(pulled)(W), autograd.grad(pulled_autograd)(W),
+                               rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, raises=IndexError,
+                   reason="BUG: a pullback of sg.vjp called twice inside differentiated "
+                          "code: the second backward sweep pops the comprehension's list "
+                          "the first emptied (the record is not copied per call)")
+def test_gradient_of_a_pullback_called_twice_inside():
+    def columns(x):
+        jacs = []
+        for p in range(2):
+            cols = [np.sin(x * e) * x[p] for e in np.eye(3)]
+            jacs.append(np.stack(cols, axis=-1))
+        return jacs[0] + jacs[1]
+
+    def columns_autograd(x):
+        jacs = []
+        for p in range(2):
+            jacs.append(anp.stack([anp.sin(x * e) * x[p] for e in np.eye(3)], axis=-1))
+        return jacs[0] + jacs[1]
+    E1, E2 = np.arange(9.0).reshape(3, 3), np.eye(3)
+
+    def twice(x):
+        _, pullback = sg.vjp(columns, x)
+        return np.sum(pullback(E1) * pullback(E2))
+
+    def twice_autograd(x):
+        pullback, _ = autograd.make_vjp(columns_autograd)(x)
+        return anp.sum(pullback(E1) * pullback(E2))
+    np.testing.assert_allclose(sg.grad(twice)(X), autograd.grad(twice_autograd)(X),
+                               rtol=1e-10, atol=1e-12)
