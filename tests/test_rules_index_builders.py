@@ -164,3 +164,13 @@ def test_matrix_directives_are_refused_at_the_line(f):
     message = str(info.value)
     assert "np.matrix" in message and "np.concatenate" in message
     assert "test_rules_index_builders.py" in message and "np.r_[" in message
+
+
+def test_arange_start_on_the_array_api():
+    xp = pytest.importorskip("array_api_strict")
+
+    def f(x):
+        return xp.sum(xp.sin(xp.arange(x[0], 4.0, 0.5)))
+    x = np.array([0.3])
+    expected = _central(lambda v: np.sum(np.sin(np.arange(v[0], 4.0, 0.5))), x)
+    np.testing.assert_allclose(np.asarray(sg.grad(f)(xp.asarray(x))), expected, rtol=1e-6)

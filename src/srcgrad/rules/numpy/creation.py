@@ -3,7 +3,7 @@ linspace, arange (w.r.t. its start and step), ``x.astype``, ``x.tolist``, and th
 ``a:b:c`` of ``np.r_`` / ``np.c_`` (:func:`index_range`)."""
 import numpy as np
 
-from ...runtime.backends import array_ns
+from ...runtime.backends import array_ns, dtype_kind
 
 from ..registry import defkernel, deflinear, defmethod, defnograd, defrule
 from .conventions import _fdtype, _like, _sum_to, _zeros
@@ -93,18 +93,17 @@ def range_weights(ans, start, stop=None, step=None, which="start"):
     start, k for the step and 0 for the stop (which only sets the length).
     ``np.arange(n)`` (one argument, bound to ``start`` here) is the stop alone: 0.  A
     linspace's entry k is ``start + (stop - start) k / (n - 1)``."""
-    np = array_ns(ans)
+    xp = array_ns(ans)
     n = ans.shape[0]
     dt = _fdtype(ans)
-    k = np.arange(n, dtype=dt)
-    if which == "step" and isinstance(step, (complex, np.complexfloating)):
-        return np.zeros(n, dtype=dt)             # the number of points, not a value
-    if isinstance(step, (complex, np.complexfloating)):
-        w = k / (n - 1) if n > 1 else np.zeros(n, dtype=dt)
-        return {"start": 1 - w, "stop": w}[which]
-    if stop is None or which == "stop" or ans.dtype.kind not in "fc":
-        return np.zeros(n, dtype=dt)
-    return np.ones(n, dtype=dt) if which == "start" else k
+    k = xp.arange(n, dtype=dt)
+    zero = xp.zeros(n, dtype=dt)
+    if isinstance(step, (complex, np.complexfloating)):     # a linspace: n points
+        w = k / (n - 1) if n > 1 else zero
+        return {"start": 1 - w, "stop": w, "step": zero}[which]
+    if stop is None or which == "stop" or dtype_kind(ans.dtype) not in "fc":
+        return zero
+    return xp.ones(n, dtype=dt) if which == "start" else k
 
 
 # -- rules ------------------------------------------------------------------------------
