@@ -318,3 +318,18 @@ def test_an_error_through_the_guard_shows_the_guards_line():
     guard = [f for f in frames if f.filename.startswith("<srcgrad cached call")]
     assert guard and guard[0].line == "out = fn(a0, a1)"
     assert any(f.filename.startswith("<srcgrad grad of") and "x[i]" in f.line for f in frames)
+
+
+def test_the_first_call_builds_the_guard_the_second_one_runs():
+    """A second call compiles nothing (a caller measuring its memory or time sees
+    only the generated code and the guard's comparisons)."""
+    import tracemalloc
+    g = sg.grad(poly, wrt=0)
+    x = np.array([1.0, -2.0, 0.5])
+    g(x, 3.0)
+    guard, miss = _guard_of(g)
+    tracemalloc.start()
+    np.testing.assert_allclose(g(x, 3.0), 9.0 * x * x, rtol=1e-12)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert g._hot is guard and peak < 10_000     # (compiling a guard allocates ~50 kB)
