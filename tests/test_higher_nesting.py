@@ -351,6 +351,39 @@ def test_jacobian_of_jacobian_keeps_float32():
                                atol=1e-6)
 
 
+# -- a gradient taken inside with a one-name tuple wrt ---------------------------------
+
+def sines(x):
+    return np.sum(np.sin(x))
+
+
+def test_a_one_name_tuple_wrt_inside_differentiated_code_is_a_tuple():
+    """sg.grad(g, wrt=(0,)) returns a 1-tuple; inside a differentiated function too
+    (it returned the bare gradient there, so that [0] read its first element: a WRONG
+    gradient with the right value)."""
+    def first(x):
+        return np.sum(sg.grad(sines, wrt=(0,))(x)[0] * x)
+
+    def first_vg(x):
+        value, grads = sg.value_and_grad(sines, wrt=("x",))(x)
+        return value * np.sum(grads[0] * x)
+
+    def first_autograd(x):
+        return anp.sum(anp.cos(x) * x)
+
+    def first_vg_autograd(x):
+        return anp.sum(anp.sin(x)) * anp.sum(anp.cos(x) * x)
+    x = np.array([0.3, -0.5])
+    assert isinstance(sg.grad(sines, wrt=(0,))(x), tuple)
+    np.testing.assert_allclose(first(x), first_autograd(x), rtol=1e-12)
+    for f, theirs in ((first, first_autograd), (first_vg, first_vg_autograd)):
+        got = sg.grad(f)(x)
+        np.testing.assert_allclose(got, autograd.grad(theirs)(x), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(got, central(f, [x], 0), rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(sg.hvp(f)(x, v=x), autograd.hessian(theirs)(x) @ x,
+                                   rtol=1e-10, atol=1e-12)
+
+
 # -- high order through a call resolved at run time -----------------------------------
 
 def sine_times(a, b):

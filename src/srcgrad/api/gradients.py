@@ -250,8 +250,10 @@ class Transformed:
         if self.bound_self is not _NO_SELF:
             args = (self.bound_self,) + tuple(args)
             front = 1
-        return self.generated(self.sig.bind(tuple(args), dict(kwargs))), tuple(args), \
-            kwargs, front
+        fn = self.generated(self.sig.bind(tuple(args), dict(kwargs)))
+        if self.wrt_names is not None and not self.single and len(self.wrt_names) == 1:
+            fn = _as_one_tuple(fn, self.mode, self.sig)    # wrt=(0,): a 1-tuple, as called
+        return fn, tuple(args), kwargs, front
 
     def _hit_of_types(self, args):
         """The cached call of ``args``'s types through its guard, which later calls
@@ -322,6 +324,29 @@ class Transformed:
 
     def __repr__(self):
         return f"<srcgrad {self.mode} of {self.func.__qualname__}>"
+
+
+_ONE_TUPLES = {}
+
+
+def _as_one_tuple(fn, mode, sig):
+    """The generated gradient ``fn`` with its one gradient in a 1-tuple, as a call with
+    ``wrt=(name,)`` returns it (its code, for a transformation that reads it)."""
+    key = (fn, mode)
+    if key not in _ONE_TUPLES:
+        from ..compiler import codegen
+        params = ", ".join(sig.names) if sig.simple else "*args, **kwargs"
+        call = f"gradient({', '.join(sig.names) if sig.simple else '*args, **kwargs'})"
+        body = (f"    return ({call},)\n" if mode == "grad" else
+                f"    value, grads = {call}\n    return value, (grads,)\n")
+        src = (f"def one_gradient_tuple({params}):\n"
+               f"    \"\"\"{mode} with respect to one parameter named in a tuple.\"\"\"\n"
+               + body)
+        made = codegen.build({"one_gradient_tuple": src}, {"gradient": fn}, fn,
+                             f"a 1-tuple of {fn.__qualname__}")["one_gradient_tuple"]
+        made.__srcgrad_transformable__ = True
+        _ONE_TUPLES[key] = made
+    return _ONE_TUPLES[key]
 
 
 def _with_input_dtypes(grads, inputs, single):
