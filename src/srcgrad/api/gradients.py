@@ -336,13 +336,16 @@ def _as_one_tuple(fn, mode, sig):
     if key not in _ONE_TUPLES:
         from ..compiler import codegen
         params = ", ".join(sig.names) if sig.simple else "*args, **kwargs"
-        call = f"gradient({', '.join(sig.names) if sig.simple else '*args, **kwargs'})"
+        name = "gradient"
+        while name in sig.names:
+            name += "_"
+        call = f"{name}({params})"
         body = (f"    return ({call},)\n" if mode == "grad" else
                 f"    value, grads = {call}\n    return value, (grads,)\n")
         src = (f"def one_gradient_tuple({params}):\n"
                f"    \"\"\"{mode} with respect to one parameter named in a tuple.\"\"\"\n"
                + body)
-        made = codegen.build({"one_gradient_tuple": src}, {"gradient": fn}, fn,
+        made = codegen.build({"one_gradient_tuple": src}, {name: fn}, fn,
                              f"a 1-tuple of {fn.__qualname__}")["one_gradient_tuple"]
         made.__srcgrad_transformable__ = True
         _ONE_TUPLES[key] = made
