@@ -49,14 +49,11 @@ CASES = [(name, f, args, mod) for mod in MODULES for name, f, args in mod.CASES]
 # hvp) with None where that check works (hvp: forward over reverse, as forward if absent).
 REFUSED = {}
 
-_NAN_FROM_A_ZERO_COTANGENT = ("BUG: the adjoint of sqrt of a negative discriminant, on a path "
-                              "that does not reach the result, runs with a zero cotangent: "
-                              "0 / (2 * nan) gives NaN where the gradient is 0")
-BUGS = {
-    "bounce_off_a_board_all_missed": (_NAN_FROM_A_ZERO_COTANGENT, None,
-                                      _NAN_FROM_A_ZERO_COTANGENT),
-    "sqrt_skipped_by_continue": (_NAN_FROM_A_ZERO_COTANGENT, None, _NAN_FROM_A_ZERO_COTANGENT),
-}
+# (the adjoint of sqrt of a negative discriminant, on a path that does not reach the
+# result, ran with a zero cotangent: 0 / (2 * nan) gave NaN where the gradient is 0, in
+# bounce_off_a_board_all_missed and sqrt_skipped_by_continue; fixed by symbolic zeros
+# through branch joins, tests/test_symbolic_zeros.py)
+BUGS = {}
 
 # hvp: programs whose first float argument is a container (no flat vector to move along)
 # are left out; so are the programs too slow for differences of differences.

@@ -107,13 +107,9 @@ REFUSED_CLOSURES = {
 # features srcgrad gets wrong at second order (feature -> the xfail case of
 # tests/test_regressions_second_order.py): not generated with the second-order check
 # unless --all (they failed 31 programs in 500, hiding the rest)
-# (max()/min() of an appended list, a wrong number and IndexErrors: fixed)
-SECOND_ORDER_KNOWN_BROKEN = {
-    "sorted_key": "sorted_by_key_last_item",       # IndexError in grad of grad
-    "sorted_list": "sorted_then_indexed",
-    "sorted_reverse": "sorted_then_indexed",
-    "sorted_tuple_var": "sorted_then_indexed",
-}
+# (max()/min() of an appended list, a wrong number and IndexErrors: fixed; sorted()'s
+# list indexed, IndexError in grad of grad: fixed)
+SECOND_ORDER_KNOWN_BROKEN = {}
 
 
 def disabled_features(seed, everything=False, closures=False):
@@ -498,12 +494,8 @@ def run_seed(seed, everything=False, closures=False):
 # then delete the line
 SECOND_ORDER_XFAIL = {
 }
-SECOND_ORDER_XFAIL_CLOSURES = {
-    35: "BUG: grad of grad of a dict comprehension: refusal naming no user file "
-        "(test_regressions_second_order: dict_comprehension)",
-    45: "BUG: grad of grad of a dict comprehension: KeyError in ad.restore_item "
-        "(test_regressions_second_order: dict_comprehension)",
-}
+# (seeds 35, 45: grad of grad of a dict comprehension, ad.restore_item: fixed)
+SECOND_ORDER_XFAIL_CLOSURES = {}
 
 
 def _seeds(n, xfail):

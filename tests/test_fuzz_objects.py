@@ -475,14 +475,8 @@ def run_seed(seed, everything=False):
 
 # seeds of the pytest run whose second-order check shows a srcgrad bug (strict xfail,
 # with the regression test of tests/test_regressions_second_order.py)
-SECOND_ORDER_XFAIL = {
-    15: "BUG: grad of grad through super().forward: refusal naming no file or line "
-        "(test_regressions_second_order: method_through_super)",
-    30: "BUG: hvp through super().forward after writing an attribute of the object passed "
-        "in: AttributeError (attribute_written_then_method_through_super)",
-    75: "BUG: grad of grad of sorted()'s list indexed: IndexError "
-        "(test_regressions_second_order: sorted_then_indexed)",
-}
+# (seeds 15, 30: super().forward at second order; 75: sorted()'s list indexed: fixed)
+SECOND_ORDER_XFAIL = {}
 
 
 @pytest.fixture

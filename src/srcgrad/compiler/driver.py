@@ -148,7 +148,8 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         arg_keep.append(A.assign(keep, A.name(w)))
         return A.name(keep)
     for w in wrt:
-        if w in rev.final_state and rev.kinds.get(w) in ("container", "record"):
+        if w in rev.final_state and (rev.kinds.get(w) in ("container", "record") or
+                                     rev.final_state[w] == "maybe"):
             grads.append(A.call(A.attr(ad, "fill_like"), [A.name(names.d(w)), argument(w)]))
         elif w in rev.final_state:
             grads.append(A.name(names.d(w)))
@@ -238,8 +239,19 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     # must not change the forward's value: it works on copies of what it changes in place
     # (the stack it pops, arrays and dicts it restores)
     mutated = _mutated_in_place(bwd)
-    unpack += [A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)]))
-               for n in saved if n in mutated]
+    # (``lst = listcomp`` both saved, listcomp popped: one copy, which both names hold)
+    aliases = A.alias_groups(fwd)
+    done = set()
+    for n in saved:
+        if n not in mutated or n in done:
+            continue
+        group = [m for m in saved if m in aliases.get(n, ()) or m == n]
+        done.update(group)
+        if len(group) == 1:
+            unpack.append(A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)])))
+        else:
+            unpack.append(A.assign(A.tuple_([A.store(m) for m in group], gast.Store()),
+                                   A.call(A.attr(ad, "copies"), [A.name(m) for m in group])))
     if names.np in bwd_reads:
         unpack.append(A.assign(names.np, A.call(A.attr(ad, "array_ns"), [A.name(dres)] + [
             A.name(n) for n in saved if n in params])))

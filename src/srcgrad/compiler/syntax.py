@@ -397,3 +397,24 @@ def is_literal(e):
     if isinstance(e, gast.UnaryOp) and isinstance(e.op, (gast.USub, gast.UAdd)):
         return is_literal(e.operand)
     return False
+
+
+def alias_groups(body):
+    """name -> the names that may hold the same object through ``a = b`` assignments
+    (transitively), itself included; names never so assigned are absent."""
+    parent = {}
+
+    def find(n):
+        while parent.setdefault(n, n) != n:
+            parent[n] = parent[parent[n]]
+            n = parent[n]
+        return n
+    for s in body:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Assign) and len(n.targets) == 1 and \
+                    isinstance(n.targets[0], gast.Name) and isinstance(n.value, gast.Name):
+                parent[find(n.targets[0].id)] = find(n.value.id)
+    groups = {}
+    for n in parent:
+        groups.setdefault(find(n), set()).add(n)
+    return {n: frozenset(groups[find(n)]) for n in parent}

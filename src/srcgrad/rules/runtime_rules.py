@@ -92,6 +92,9 @@ defrule(rt.setitem, "x, index, v", name="ad.setitem",
 
 # -- values and containers ---------------------------------------------------------
 _linear(rt.copy, "t", "g", "copy(dt)")
+if hasattr(rt, "copies"):   # (copies of a backward sweep's saved lists that alias)
+    defkernel(rt.copies, "*xs", vjp=dict(xs="tuple(g)"), jvp=dict(xs="copies(*dxs)"),
+              linear_in=("xs",))
 if hasattr(rt, "fill_like"):
     _linear(rt.fill_like, "t, x", "g", "fill_like(dt, x)")
 if hasattr(rt, "indexable_grad"):   # identity, or zeros for a dict: self-adjoint

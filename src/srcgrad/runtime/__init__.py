@@ -29,11 +29,25 @@ def copy(x):
         return list(x)
     if isinstance(x, dict):
         return dict(x)
-    if hasattr(x, "copy") and not isinstance(x, tuple):
+    if isinstance(x, (tuple, types.ModuleType, type)):
+        return x           # (a namespace passed as an argument: ``lib=np``)
+    if hasattr(x, "copy"):
         return x.copy()
     if hasattr(x, "__array_namespace__"):      # an array-API array: no copy method
         return array_ns(x).copy(x)
     return x
+
+
+def copies(*xs):
+    """``copy`` of each, where names that held one object hold one copy of it."""
+    made = {}
+    for x in xs:
+        if id(x) not in made:
+            made[id(x)] = copy(x)
+    return tuple(made[id(x)] for x in xs)
+
+
+__all__ += ["copies"]
 
 
 def take(g, index):
@@ -641,6 +655,10 @@ def matmul_grad_y(g, x, y):
 
 def fill_like(g, x):
     """A gradient with exactly x's structure: zeros where nothing flowed (dict keys, None)."""
+    if type(g) in (int, float) and g == 0 and not isinstance(x, (int, float, complex)):
+        # a zero written as a Python 0 for an array's or a structured value's gradient
+        # (the tangent of a None adjoint, when generated code is transformed again)
+        g = None
     if isinstance(x, dict):
         g = g or {}
         return {k: fill_like(g.get(k), v) for k, v in x.items()}

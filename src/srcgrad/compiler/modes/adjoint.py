@@ -9,7 +9,7 @@ import gast
 from .. import syntax as A
 from ..ir import Comment
 from ..analysis.activity import closure_parts
-from .adjoint_states import AdjointStates
+from .adjoint_states import AdjointStates, filled_first, guarded, join_statuses, maybe_none
 from .templates import Qualify, as_node, template
 
 
@@ -30,6 +30,15 @@ class AdjointSweep(AdjointStates):
         return out
 
     def bwd_stmt(self, s, state, depth):
+        filled = []
+        for n in filled_first(self, s, state):
+            filled.append(A.assign(self.names.d(n), A.call(
+                A.attr(self.names.ad, "fill_like"), [A.name(self.names.d(n)), A.name(n)])))
+            state[n] = "shared"
+        piece = self.bwd_stmt_kind(s, state, depth)
+        return filled + piece if filled and piece else piece
+
+    def bwd_stmt_kind(self, s, state, depth):
         if isinstance(s, (gast.If, gast.For, gast.While)):
             self.last_comment = None
         if isinstance(s, gast.Assign):
@@ -40,8 +49,8 @@ class AdjointSweep(AdjointStates):
             op = getattr(s, "srcgrad_op", None)
             if op is not None and op.kind == "append":
                 return self.bwd_append(s, state)
-            if op is not None and op.kind == "restore" and self.an.active(op.target):
-                raise self.restore_error(s, op)
+            if op is not None and op.kind == "restore":
+                return self.bwd_restore(s, state)
             return []
         if isinstance(s, gast.If):
             return self.bwd_if(s, state, depth)
@@ -71,9 +80,19 @@ class AdjointSweep(AdjointStates):
         state.pop(g, None)
         return out
 
-    def accumulate(self, state, var, expr, out, container=False):
+    def accumulate(self, state, var, expr, out, container=False, maybe=False):
+        """``dvar += expr``; ``maybe``: ``expr`` may be None (an item of a record
+        stack's adjoint, see ``stack_lists``)."""
         d = self.names.d(var)
         scatter = self.is_scatter(expr)
+        if maybe:
+            if var not in state:
+                out.append(A.assign(d, expr))
+            else:
+                out.append(A.assign(d, A.call(A.attr(self.names.ad, "add_grads"),
+                                              [A.name(d), expr])))
+            state[var] = "maybe" if state.get(var, "maybe") == "maybe" else "shared"
+            return
         if var not in state:
             if not (isinstance(expr, gast.Name) and expr.id == d):  # never "dx = dx"
                 out.append(A.assign(d, expr))
@@ -93,6 +112,12 @@ class AdjointSweep(AdjointStates):
         # unknown kind (a parameter nobody told us about, ``hs = seq[1]``) may hold a
         # list, whose adjoint ``+`` would concatenate
         unknown = self.kinds.get(var) not in ("num", "float") and var not in self.numeric()
+        if state[var] == "maybe":
+            # it may be None: ``ad.add_grads(None, g)`` is ``g`` itself, not ours
+            out.append(A.assign(d, A.call(A.attr(self.names.ad, "add_grads"),
+                                          [A.name(d), expr])))
+            state[var] = "shared"
+            return
         if container or indexed or unknown or self.kinds.get(var) == "container":
             value = A.call(A.attr(self.names.ad, "add_grads"), [A.name(d), expr])
         elif state[var] == "owned":
@@ -173,6 +198,7 @@ class AdjointSweep(AdjointStates):
             out.extend(self.comment(s))
             self_terms = []
             dy = self.names.d(y)
+            before = maybe_none(state, y)
             restore_first = False
             temp_post = None
             arg_names = {n for _, n in op.diff_names()}
@@ -190,6 +216,7 @@ class AdjointSweep(AdjointStates):
                 out.append(A.assign(y, self.restore(s)))
                 restore_first = True
             ans = temp_post or y
+            start = len(out)
             if op.kind == "rule":
                 contribs = []   # (name, expression), in parameter order
                 seq_items = set()
@@ -272,6 +299,8 @@ class AdjointSweep(AdjointStates):
                 state[y] = "shared"
             else:
                 state.pop(y, None)
+            if before is not None:
+                self.guard(y, before, state, out, start)
             if saved and not restore_first:
                 out.append(A.assign(y, self.restore(s)))
             return out
@@ -338,6 +367,8 @@ class AdjointSweep(AdjointStates):
         if self.an.active(y) and y in state:
             out.extend(self.comment(s))
             dy = self.names.d(y)
+            before = maybe_none(state, y)
+            start = len(out)
             container = self.kinds.get(y) == "container"
             if isinstance(v, gast.Name) and v.id in self.an.varied:
                 if container:
@@ -370,6 +401,8 @@ class AdjointSweep(AdjointStates):
                 state[y] = "owned"
             if self_part is not None:
                 self.accumulate(state, y, A.name(self_part), out)
+            if before is not None:
+                self.guard(y, before, state, out, start)
         if getattr(s, "srcgrad_saved", False):
             if self.kinds.get(y) == "container":
                 out.append(A.expr_stmt(A.call(A.attr(self.names.ad, "restore_item"),
@@ -378,6 +411,33 @@ class AdjointSweep(AdjointStates):
                 sub = gast.Subscript(value=A.name(y), slice=copy.deepcopy(t.slice),
                                      ctx=gast.Store())
                 out.append(A.assign(sub, self.pop()))
+        return out
+
+    def bwd_restore(self, s, state):
+        """``ad.restore_item(x, key, old)``, generated code undoing ``x[key] = v``,
+        differentiated again: ``x[key] = old`` (or ``del x[key]``), whose adjoint gives
+        ``dx[key]`` to ``old`` and zeroes it; the item it overwrote comes back."""
+        op = s.srcgrad_op
+        x, key, old = s.value.args
+        y = op.target
+        out = []
+        if self.an.active(y) and y in state:
+            out.extend(self.comment(s))
+            dy = self.names.d(y)
+            before = maybe_none(state, y)
+            start = len(out)
+            if isinstance(old, gast.Name) and old.id in self.an.varied and old.id != y:
+                part = A.call(A.attr(self.names.ad, "item_grad"),
+                              [A.name(dy), copy.deepcopy(key), A.name(old.id)])
+                self.accumulate(state, old.id, part, out, container=True)
+            out.append(A.assign(dy, A.call(A.attr(self.names.ad, "zero_index"),
+                                           [A.name(dy), copy.deepcopy(key)])))
+            state[y] = "owned"
+            if before is not None:
+                self.guard(y, before, state, out, start)
+        if getattr(s, "srcgrad_saved", False):
+            out.append(A.expr_stmt(A.call(A.attr(self.names.ad, "restore_item"),
+                                          [A.name(y), copy.deepcopy(key), self.pop()])))
         return out
 
     def bwd_pop(self, s, state):
@@ -392,16 +452,20 @@ class AdjointSweep(AdjointStates):
         if self.an.active(lst) and (lst in state or has_dy):
             out.extend(self.comment(s))
             dl = self.names.d(lst)
+            stack = lst in self.stack_lists()
             if lst not in state:
-                out.append(A.assign(dl, A.call(A.attr(self.names.ad, "zeros_like"),
-                                               [A.name(lst)])))
+                # a record stack's adjoint holds None for a zero (see ``stack_lists``)
+                zeros = gast.BinOp(left=gast.List(elts=[A.const(None)], ctx=gast.Load()),
+                                   op=gast.Mult(), right=A.call(A.name("len"), [A.name(lst)])) \
+                    if stack else A.call(A.attr(self.names.ad, "zeros_like"), [A.name(lst)])
+                out.append(A.assign(dl, zeros))
             elif state[lst] != "owned":
                 out.append(A.assign(dl, A.call(A.name("list"), [A.name(dl)])))
             state[lst] = "owned"
-            item = A.name(self.names.d(y)) if has_dy else \
+            item = A.name(self.names.d(y)) if has_dy else A.const(None) if stack else \
                 A.call(A.attr(self.names.ad, "zeros_like"), [A.name(y)])
             out.append(A.expr_stmt(A.call(A.attr(dl, "append"), [item])))
-        if self.needed is None or lst in self.needed:
+        if self.mutation_needed(lst, self.needed):
             if self.choices is not None:
                 self.choices["list"].append(lst)
             out.append(A.expr_stmt(A.call(A.attr(lst, "append"), [A.name(y)])))
@@ -422,14 +486,33 @@ class AdjointSweep(AdjointStates):
                 state[lst] = "owned"
             popped = A.call(A.attr(dl, "pop"))
             if op.names and op.names[0] in self.an.varied:
-                self.accumulate(state, op.names[0], popped, out)
+                self.accumulate(state, op.names[0], popped, out,
+                                maybe=lst in self.stack_lists())
             else:
                 out.append(A.expr_stmt(popped))
-        if self.needed is None or lst in self.needed:
+        if self.mutation_needed(lst, self.needed):
             if self.choices is not None:
                 self.choices["list"].append(lst)
             out.append(A.expr_stmt(A.call(A.attr(lst, "pop"))))
         return out
+
+    def guard(self, y, before, state, out, start):
+        """``out[start:]``, the adjoint code of a statement that reads ``dy`` where
+        ``dy`` may be None, becomes ``if dy is not None: ...``: a zero cotangent gives
+        nothing, even where the saved values are NaN or infinite.  What that code gave
+        a first value is None on the other path."""
+        only_inner, only_other = guarded(y, before, state)
+        body = out[start:]
+        del out[start:]
+        body += self.nones(only_other)
+        if not body:
+            return
+        test = gast.Compare(left=A.name(self.names.d(y)), ops=[gast.IsNot()],
+                            comparators=[A.const(None)])
+        out.append(gast.If(test=test, body=body, orelse=self.nones(only_inner)))
+
+    def nones(self, names):
+        return [A.assign(self.names.d(n), A.const(None)) for n in sorted(names)]
 
     def materialize(self, names, out):
         for n in sorted(names):
@@ -445,12 +528,10 @@ class AdjointSweep(AdjointStates):
         st_t, st_f = dict(state), dict(state)
         body = self.bwd_block(s.body, st_t, depth)
         orelse = self.bwd_block(s.orelse, st_f, depth)
-        merged = {}
-        for n in set(st_t) | set(st_f):
-            a, b = st_t.get(n, "owned"), st_f.get(n, "owned")
-            merged[n] = "owned" if a == b == "owned" else "shared"
-        self.materialize(set(merged) - set(st_t), body)
-        self.materialize(set(merged) - set(st_f), orelse)
+        merged = join_statuses(st_t, st_f)
+        # an adjoint only one path gives a value is None on the other: a symbolic zero
+        body += self.nones(set(merged) - set(st_t))
+        orelse += self.nones(set(merged) - set(st_f))
         state.clear()
         state.update(merged)
         if not body and not orelse:
@@ -481,8 +562,11 @@ class AdjointSweep(AdjointStates):
             gen.taken = saved_gen | set(self.names.adjoints.values())
         out = []
         pre = []
-        self.materialize(set(head) - set(state), pre)
-        self.materialize(set(head) - set(st), body)
+        # (zeros the loop may leave symbolic start as None)
+        pre += self.nones(n for n in set(head) - set(state) if head[n] == "maybe")
+        self.materialize({n for n in set(head) - set(state) if head[n] != "maybe"}, pre)
+        body += self.nones(n for n in set(head) - set(st) if head[n] == "maybe")
+        self.materialize({n for n in set(head) - set(st) if head[n] != "maybe"}, body)
         # a loop-carried adjoint that is accumulated in place must be ours to mutate
         state.clear()
         state.update(head)

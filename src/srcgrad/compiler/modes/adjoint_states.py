@@ -1,7 +1,10 @@
 """The adjoint statuses of a loop body, without its adjoint code.
 
 The adjoint sweep tracks, for each adjoint it has, whether the array is ours to add
-into in place ("owned") or may be someone else's ("shared").  A loop's body is swept
+into in place ("owned"), may be someone else's ("shared"), or may be None ("maybe"): a
+zero that control flow left symbolic, because a branch not taken gave it no value.  The
+adjoint code of a statement whose result's adjoint may be None runs only if it is not
+(a zero cotangent times a NaN on a path that does not reach the result would be NaN).  A loop's body is swept
 from the statuses at the head of its reverse loop, and those must agree with the ones
 the body leaves for the next trip: a fixpoint.  Each ``status_*`` method here follows
 its ``bwd_*`` twin in :mod:`.adjoint` step by step, changing ``state`` as it does and
@@ -42,17 +45,23 @@ class AdjointStates:
             start, head = head, new_head
         return start, head, st
 
-    def restore_error(self, s, op):
-        return self.info.error(s, f"srcgrad's reverse mode cannot differentiate "
-                                  f"generated code that restores an item of "
-                                  f"{op.target} (ad.restore_item); differentiate it in "
-                                  f"forward mode (sg.hvp, sg.hessian, sg.jvp of sg.grad)")
+    def stack_lists(self):
+        """Lists the function only makes empty, appends to and pops from: the record
+        stacks of generated code being differentiated again.  Their adjoints hold None
+        for a zero item, so a zero stays symbolic through the stack."""
+        cached = getattr(self, "_stack_lists", None)
+        if cached is None:
+            cached = self._stack_lists = frozenset(stack_lists(self.body))
+        return cached
 
     def status_block(self, stmts, state, depth):
         for s in reversed(stmts):
             self.status_stmt(s, state, depth)
 
     def status_stmt(self, s, state, depth):
+        for n in filled_first(self, s, state):
+            self.names.d(n)
+            state[n] = "shared"
         if isinstance(s, gast.Assign):
             if isinstance(s.targets[0], gast.Name):
                 self.status_assign(s, state, depth)
@@ -62,8 +71,8 @@ class AdjointStates:
             op = getattr(s, "srcgrad_op", None)
             if op is not None and op.kind == "append":
                 self.status_append(s, state)
-            elif op is not None and op.kind == "restore" and self.an.active(op.target):
-                raise self.restore_error(s, op)
+            elif op is not None and op.kind == "restore":
+                self.status_restore(s, state)
         elif isinstance(s, gast.If):
             self.status_if(s, state, depth)
         elif isinstance(s, (gast.For, gast.While)):
@@ -75,14 +84,17 @@ class AdjointStates:
                         self.status_accumulate(state, n)
             state.pop(s.name, None)
 
-    def status_accumulate(self, state, var, scatters=None):
+    def status_accumulate(self, state, var, scatters=None, maybe=False):
         """``accumulate``'s statuses; ``scatters()``: is the contribution
         ``ad.index_grad(g, x, i)``, a fresh adjoint that is ours?"""
         self.names.d(var)
-        if var not in state:
+        if maybe:
+            state[var] = "maybe" if state.get(var, "maybe") == "maybe" else "shared"
+        elif var not in state:
             state[var] = "owned" if scatters is not None and scatters() else "shared"
         else:
-            state[var] = "owned"
+            # (``ad.add_grads(None, g)`` is ``g`` itself)
+            state[var] = "shared" if state[var] == "maybe" else "owned"
 
     def status_assign(self, s, state, depth):
         y = s.targets[0].id
@@ -99,6 +111,7 @@ class AdjointStates:
             return
         self_terms = False
         dy = self.names.d(y)
+        before = maybe_none(state, y)
         restore_first = False
         temp_post = None
         pairs = op.diff_names()
@@ -163,6 +176,8 @@ class AdjointStates:
             state[y] = "shared"
         else:
             state.pop(y, None)
+        if before is not None:
+            guarded(y, before, state)
         if saved and not restore_first:
             self.stack_name()
 
@@ -269,6 +284,7 @@ class AdjointStates:
         v = s.value
         if self.an.active(y) and y in state:
             dy = self.names.d(y)
+            before = maybe_none(state, y)
             container = self.kinds.get(y) == "container"
             self_part = False
             if isinstance(v, gast.Name) and v.id in self.an.varied:
@@ -281,6 +297,22 @@ class AdjointStates:
                 state[y] = "owned"
             if self_part:
                 self.status_accumulate(state, y)
+            if before is not None:
+                guarded(y, before, state)
+        if getattr(s, "srcgrad_saved", False):
+            self.stack_name()
+
+    def status_restore(self, s, state):
+        op = s.srcgrad_op
+        y, old = op.target, s.value.args[2]
+        if self.an.active(y) and y in state:
+            self.names.d(y)
+            before = maybe_none(state, y)
+            if isinstance(old, gast.Name) and old.id in self.an.varied and old.id != y:
+                self.status_accumulate(state, old.id)
+            state[y] = "owned"
+            if before is not None:
+                guarded(y, before, state)
         if getattr(s, "srcgrad_saved", False):
             self.stack_name()
 
@@ -304,7 +336,7 @@ class AdjointStates:
             self.names.d(lst)
             state[lst] = "owned"
             if op.names and op.names[0] in self.an.varied:
-                self.status_accumulate(state, op.names[0])
+                self.status_accumulate(state, op.names[0], maybe=lst in self.stack_lists())
 
     def status_materialize(self, names):
         for n in sorted(names):
@@ -316,10 +348,7 @@ class AdjointStates:
         st_t, st_f = dict(state), dict(state)
         self.status_block(s.body, st_t, depth)
         self.status_block(s.orelse, st_f, depth)
-        merged = {}
-        for n in set(st_t) | set(st_f):
-            a, b = st_t.get(n, "owned"), st_f.get(n, "owned")
-            merged[n] = "owned" if a == b == "owned" else "shared"
+        merged = join_statuses(st_t, st_f)
         self.status_materialize(set(merged) - set(st_t))
         self.status_materialize(set(merged) - set(st_f))
         state.clear()
@@ -357,7 +386,9 @@ def next_head(head, st):
     the body leaves (``st``)."""
     new_head = dict(head)
     for n, status in st.items():
-        if n not in new_head:
+        if "maybe" in (status, head.get(n)):
+            new_head[n] = "maybe"
+        elif n not in new_head:
             # zeros made before the loop: ours (the next round checks that the
             # body leaves it ours for the trips after the first)
             new_head[n] = "owned"
@@ -367,6 +398,85 @@ def next_head(head, st):
         if n not in st:
             new_head[n] = head[n]
     return new_head
+
+
+def join_statuses(a, b):
+    """The statuses where two paths meet: "maybe" where either path may have left None
+    or only one path gave the adjoint a value (the other path sets it to None)."""
+    merged = {}
+    for n in set(a) | set(b):
+        x, y = a.get(n, "maybe"), b.get(n, "maybe")
+        merged[n] = "maybe" if "maybe" in (x, y) else \
+            "owned" if x == y == "owned" else "shared"
+    return merged
+
+
+def maybe_none(state, y):
+    """The statuses before a statement whose adjoint code reads ``dy``, where ``dy`` may
+    be None (that code then runs only if it is not, knowing it is an array); else None."""
+    if state.get(y) != "maybe":
+        return None
+    before = dict(state)
+    state[y] = "shared"
+    return before
+
+
+def guarded(y, before, state):
+    """The statuses after ``if dy is not None: <the statement's adjoint code>``, whose
+    code left ``state``: what it gave a first value is None on the other path."""
+    other = dict(before)
+    if y not in state:
+        other.pop(y, None)
+    only_inner, only_other = set(state) - set(other), set(other) - set(state)
+    merged = join_statuses(state, other)
+    state.clear()
+    state.update(merged)
+    return only_inner, only_other
+
+
+def stack_lists(body):
+    """Names bound only to ``[]`` and read only as ``name.append(v)`` statements and
+    ``y = name.pop()``."""
+    made, other, allowed = set(), set(), set()
+    nodes = [n for s in body for n in gast.walk(s)]
+    for node in nodes:
+        call = node.value if isinstance(node, (gast.Expr, gast.Assign)) else None
+        if isinstance(node, gast.Assign) and isinstance(call, gast.List) and not call.elts:
+            if len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+                made.add(node.targets[0].id)
+                allowed.add(id(node.targets[0]))
+            continue
+        if not (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute) and
+                isinstance(call.func.value, gast.Name) and not call.keywords):
+            continue
+        if isinstance(node, gast.Expr) and call.func.attr == "append" and len(call.args) == 1:
+            allowed.add(id(call.func.value))
+        elif isinstance(node, gast.Assign) and call.func.attr == "pop" and not call.args and \
+                len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
+            allowed.add(id(call.func.value))
+    for node in nodes:
+        if isinstance(node, gast.Name) and node.id in made and id(node) not in allowed:
+            other.add(node.id)
+    return made - other
+
+
+def filled_first(sweep, s, state):
+    """Adjoints the adjoint code of ``s`` reads that may be None and must be made zeros
+    first (a list's adjoint gets items appended, a function value's gives its parts)."""
+    names = []
+    if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name):
+        op = s.srcgrad_op
+        if op.kind == "pop":
+            # (a record stack's adjoint holds None for a zero item)
+            stack = op.names[0] in sweep.stack_lists()
+            names = [op.names[0]] if stack else [s.targets[0].id, op.names[0]]
+    elif isinstance(s, gast.Expr):
+        op = getattr(s, "srcgrad_op", None)
+        if op is not None and op.kind == "append":
+            names = [op.target]
+    elif isinstance(s, gast.FunctionDef):
+        names = [s.name]
+    return [n for n in names if state.get(n) == "maybe" and sweep.an.active(n)]
 
 
 def _bound(a):

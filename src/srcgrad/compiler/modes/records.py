@@ -40,7 +40,6 @@ class ForwardSweep:
             return A.call(A.attr(saved, "pop"))
         return self.pop()
 
-
     def needs_save(self, n, depth):
         """Must the old value of ``n`` be pushed before this assignment overwrites it?"""
         if self.needed is not None and n not in self.needed:
@@ -100,7 +99,7 @@ class ForwardSweep:
                 out.append(s)
                 return out
             base = t.value.id
-            if self.needed is None or base in self.needed:
+            if self.mutation_needed(base, self.needed):
                 if self.choices is not None:
                     self.choices["item"].append(base)
                 s.srcgrad_saved = True
@@ -118,6 +117,16 @@ class ForwardSweep:
         if isinstance(s, gast.Expr):
             op = getattr(s, "srcgrad_op", None)
             out = [s]
+            if op is not None and op.kind == "restore" and \
+                    self.mutation_needed(op.target, self.needed):
+                # generated code undoing ``x[key] = v``, differentiated again: the item
+                # it overwrites is saved, as for ``x[key] = v`` itself
+                if self.choices is not None:
+                    self.choices["item"].append(op.target)
+                s.srcgrad_saved = True
+                x, key, _ = s.value.args
+                out.insert(0, self.push(A.call(A.attr(self.names.ad, "old_item"),
+                                               [A.name(x.id), copy.deepcopy(key)]), like=s))
             return out
         if isinstance(s, gast.If):
             body = self.fwd_block(s.body, depth)
@@ -361,7 +370,7 @@ class ForwardSweep:
                     if op is not None and op.kind == "pop" and self.an.active(op.target):
                         return True
                 elif isinstance(n, gast.Expr) and getattr(n, "srcgrad_op", None) is not None \
-                        and n.srcgrad_op.kind == "append":
+                        and n.srcgrad_op.kind in ("append", "restore"):
                     if self.an.active(n.srcgrad_op.target) or needed is None or \
                             n.srcgrad_op.target in needed:
                         return True

@@ -70,12 +70,21 @@ class Reverse(ForwardSweep, AdjointSweep, LineComments):
                 return False
             if top is not None and n not in reads_before[top]:
                 return False
-        if any(base not in needed for base in c["item"]):
-            return False
-        if any(lst not in needed for lst in c["list"]):
+        if any(not self.mutation_needed(base, needed) for base in c["item"] + c["list"]):
             return False
         return all(self._has_reverse(stmts, needed) == answer
                    for stmts, answer in c["reverse"].values())
+
+    def mutation_needed(self, name, needed):
+        """Must the reverse sweep undo a change to the object ``name`` holds (an item
+        written, an append, a pop)?  Yes if the adjoint code reads it under any name:
+        ``lst = listcomp`` then ``lst[1]`` read, ``listcomp`` popped."""
+        if needed is None or name in needed:
+            return True
+        aliases = getattr(self, "_aliases", None)
+        if aliases is None:
+            aliases = self._aliases = A.alias_groups(self.body)
+        return bool(aliases.get(name, frozenset()) & needed)
 
     def strip(self):
         """Remove the marks this pass left on the body's statements (the body goes
@@ -152,3 +161,4 @@ def _assign_counts(body, params):
                 visit(s.body, True)
     visit(body, False)
     return counts
+

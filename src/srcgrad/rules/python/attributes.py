@@ -50,8 +50,18 @@ def _refuse(obj, name):
 PROPERTIES = {}
 
 
+def _super_method(obj, name):
+    """Is ``obj.name`` a method read through ``super()`` of a record?  (Generated code
+    for ``super().forward(x)`` reads it, transformed again: its gradient is the
+    object's, as a method's read from the object itself.)"""
+    return isinstance(obj, super) and _is_record(obj.__self__) and \
+        isinstance(getattr(obj, name, None), types.MethodType)
+
+
 def field(obj, name):
     """``obj.name`` for a namedtuple or a record (the rule's primal)."""
+    if _super_method(obj, name):
+        return getattr(obj, name)
     if not (_is_namedtuple(obj) or _is_record(obj)):
         _refuse(obj, name)
     return getattr(obj, name)
@@ -84,6 +94,8 @@ def field_grad(g, obj, name):
     obj's type, zeros elsewhere; for a record, a sparse dict ``{name: g}``).  A method
     read from the class (``layer.forward``) has its object's gradient; a property's
     is its getter's, differentiated by srcgrad."""
+    if _super_method(obj, name):
+        return g
     if _is_namedtuple(obj):
         return type(obj)._make(g if f == name else rt.zeros_like(v)
                                for f, v in zip(obj._fields, obj))
@@ -104,6 +116,8 @@ def field_grad(g, obj, name):
 def field_tangent(t, obj, name):
     """Tangent of ``obj.name`` from obj's tangent ``t`` (forward mode; the transpose of
     :func:`field_grad`)."""
+    if _super_method(obj, name):
+        return t
     a = _class_attribute(obj, name)
     if a is None:
         return field_of(t, name)
@@ -126,6 +140,8 @@ def structure_only(obj, name, zero):
     """The derivative of :func:`field_grad` / :func:`field_tangent` in ``obj``: ``zero``
     for a field or a method (they use obj's structure only); a property's getter would
     need its second derivative, which is refused rather than dropped."""
+    if _super_method(obj, name):
+        return zero
     a = _class_attribute(obj, name)
     if a is None or isinstance(a, (types.FunctionType, staticmethod, classmethod)) or \
             _plain_class_value(a):
