@@ -59,6 +59,9 @@ class Size(tuple):
 
     __str__ = __repr__
 
+    def __reduce__(self):          # (pickled by value: the class prints as torch.Size)
+        return (_size, (tuple(self),))
+
     def numel(self):
         n = 1
         for s in self:
@@ -463,7 +466,11 @@ class Tensor:
 
 # the class as PyTorch names it: ``type(x)`` prints <class 'torch.Tensor'>, as the scripts
 # written for ``import torch`` expect (instances pickle through _rebuild, not by class name)
-Tensor.__module__ = "torch"
+Tensor.__module__ = Size.__module__ = "torch"
+
+
+def _size(values):
+    return Size(values)
 
 
 def _rebuild(array, requires_grad):

@@ -29,6 +29,9 @@ class device:
     def __eq__(self, other):
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
 
+    def __reduce__(self):          # (pickled by value: the class prints as torch.device)
+        return (_device, (self.type, self.index))
+
     def __hash__(self):
         return hash((self.type, self.index))
 
@@ -168,3 +171,10 @@ class _Cuda:
 
 
 cuda = _Cuda()
+
+
+def _device(type, index):
+    return device(type, index)
+
+
+device.__module__ = "torch"       # type(x.device) prints <class 'torch.device'>

@@ -44,7 +44,7 @@ class dtype:
     def __repr__(self):
         return f"torch.{self.name}"
 
-    def __reduce__(self):
+    def __reduce__(self):          # (pickled by name: its class prints as torch.dtype)
         return (_by_name, (self.name,))
 
 
@@ -180,3 +180,6 @@ def result_type(*operands):
 def can_cast(src, dst):
     """PyTorch's rule for in-place results: no lowering of category."""
     return category(src) <= category(dst)
+
+
+dtype.__module__ = "torch"       # type(torch.float32) prints <class 'torch.dtype'>

@@ -32,6 +32,8 @@ class _State(threading.local):
 
 _state = _State()
 
+LIFTED = []       # lifted.lifted, installed by .lifted (which imports this module)
+
 UnpackedDualTensor = collections.namedtuple("UnpackedDualTensor", ["primal", "tangent"])
 
 
@@ -229,7 +231,7 @@ def _zeros_like(a):
 def _recorded_tangent(rule, args, kwargs, arrays, kwarrays, bound, out):
     """The tangent of ``out`` computed by the rule's forward template on tensors, with a
     graph; NotImplemented when the template cannot run on tensors."""
-    from .lifted import lifted
+    lifted = LIFTED[0]
     values = [a if isinstance(a, Tensor) or _has_tensor(a) else arr
               for a, arr in zip(args, arrays)]
     keywords = {k: (v if isinstance(v, Tensor) or _has_tensor(v) else kwarrays[k])

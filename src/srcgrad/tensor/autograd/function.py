@@ -194,7 +194,7 @@ class _FunctionMeta(type):
     def __init__(cls, name, bases, ns):
         super().__init__(name, bases, ns)
         cls._node_cls = type(f"{name}Backward", (_FunctionNode,),
-                             {"__module__": "srcgrad.tensor", "__slots__": ()})
+                             {"__module__": "torch.autograd.function", "__slots__": ()})
 
 
 class Function(metaclass=_FunctionMeta):
@@ -318,3 +318,7 @@ def once_differentiable(fn):
             return fn(ctx, *args)
     wrapper._once_differentiable = True
     return wrapper
+
+
+# the classes as PyTorch names them (<class 'torch.autograd.function.Function'>)
+Function.__module__ = FunctionCtx.__module__ = "torch.autograd.function"

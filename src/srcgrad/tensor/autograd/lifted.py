@@ -242,3 +242,4 @@ def run_recorded(node, g):
 
 
 _nodes.RECORDED[:] = [run_recorded]     # RuleNode.apply_graph runs rules on tensors with it
+_forward.LIFTED[:] = [lifted]           # recorded tangents run forward templates with it

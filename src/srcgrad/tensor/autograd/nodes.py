@@ -161,9 +161,9 @@ class AccumulateGrad(Node):
                 g = out
         if g.dtype is not var.dtype:
             g = g.to(var.dtype)
-        if var._grad is None and g._requires_grad:
-            from ..dispatch import apply        # a first gradient with a graph is stored
-            g = apply(np.copy, (g,), name="CopyBackwards")  # as a copy, as PyTorch does
+        if var._grad is None and g._requires_grad:   # a first gradient with a graph is
+            g = g.clone()                                # stored as a copy, as PyTorch does
+            g._grad_fn.__class__ = _node_class("CopyBackwards")
         var._grad = g if var._grad is None else var._grad + g
         return ()
 
@@ -266,7 +266,7 @@ def _node_class(name, _cache={}):
     """A ``Node`` subclass named as PyTorch names the operation's node (``MulBackward0``)."""
     cls = _cache.get(name)
     if cls is None:
-        ns = {"__module__": "srcgrad.tensor", "__slots__": ()}
+        ns = {"__module__": "builtins", "__slots__": ()}   # type() prints <class 'MulBackward0'>
         if name in _QUALIFIED:
             ns["name"] = lambda self, _n=_QUALIFIED[name]: _n
         cls = _cache[name] = type(name, (RuleNode,), ns)
@@ -450,3 +450,9 @@ def _modified_message(ref, now, expected, node=None):
             "compute its gradient, with torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
 
+
+
+# the classes as PyTorch names them: type(grad_fn) prints <class 'AccumulateGrad'>, and
+# torch.autograd.graph.Node <class 'torch.autograd.graph.Node'> (nodes are not pickled)
+Node.__module__ = "torch.autograd.graph"
+AccumulateGrad.__module__ = "builtins"
