@@ -468,10 +468,10 @@ class GradFunction(Transformed):
             # later calls with these argument types skip the steps above
             hit = cached_call.record(self, fn, wrt, single, plain)
             if hit is not None:
-                # its guard built now, not in the next call (which a caller may measure)
+                # its guard built now, not in the next call (which a caller may measure);
+                # the next call finds it by its types and makes it the one tried first
                 hit.guard = cached_call.build_guard(hit, self.func, _with_input_dtypes)
                 self._by_types[hit.types] = hit
-                self._hot = hit.guard
         if not self.has_aux:
             value, grads = (None, out) if self.mode == "grad" else out
         if len(wrt) != 1 and not single:
