@@ -384,6 +384,29 @@ def test_a_one_name_tuple_wrt_inside_differentiated_code_is_a_tuple():
                                    rtol=1e-10, atol=1e-12)
 
 
+def test_a_one_name_tuple_wrt_keeps_its_tuple_through_jvp_and_hvp():
+    """Forward mode of sg.grad(g, wrt=(0,)) (so sg.hvp(g, wrt=(0,)) too) has the
+    gradient's structure, a 1-tuple (its tangent was the bare array)."""
+    def g(x, y):
+        return np.sum(np.sin(x) * y ** 2)
+    x, y = np.array([0.3, -0.5]), np.array([1.2, 0.7])
+    hx = np.diag(-np.sin(x) * y ** 2)               # d2g/dx2
+    out, tangent = sg.jvp(sg.grad(g, wrt=(0,)), (x, y), (x, None))
+    assert isinstance(out, tuple) and isinstance(tangent, tuple) and len(tangent) == 1
+    np.testing.assert_allclose(out[0], np.cos(x) * y ** 2, rtol=1e-12)
+    np.testing.assert_allclose(tangent[0], hx @ x, rtol=1e-12)
+    got = sg.hvp(g, wrt=(0,))(x, y, v=(x,))
+    assert isinstance(got, tuple) and len(got) == 1
+    np.testing.assert_allclose(got[0], hx @ x, rtol=1e-12)
+    np.testing.assert_allclose(sg.hvp(g, wrt=0)(x, y, v=x), hx @ x, rtol=1e-12)
+
+    def inside(x):
+        return np.sum(sg.hvp(g, wrt=(0,))(x, y, v=(x,))[0])
+    np.testing.assert_allclose(inside(x), np.sum(hx @ x), rtol=1e-12)
+    np.testing.assert_allclose(sg.grad(inside)(x), -(np.cos(x) * x + np.sin(x)) * y ** 2,
+                               rtol=1e-12)
+
+
 # -- high order through a call resolved at run time -----------------------------------
 
 def sine_times(a, b):

@@ -250,10 +250,16 @@ class Transformed:
         if self.bound_self is not _NO_SELF:
             args = (self.bound_self,) + tuple(args)
             front = 1
-        fn = self.generated(self.sig.bind(tuple(args), dict(kwargs)))
+        return self.as_called(self.sig.bind(tuple(args), dict(kwargs))), tuple(args), \
+            kwargs, front
+
+    def as_called(self, bound):
+        """The generated function for these arguments, returning what a call of this
+        derivative returns (``wrt=(0,)``: a 1-tuple), for a transformation to read."""
+        fn = self.generated(bound)
         if self.wrt_names is not None and not self.single and len(self.wrt_names) == 1:
-            fn = _as_one_tuple(fn, self.mode, self.sig)    # wrt=(0,): a 1-tuple, as called
-        return fn, tuple(args), kwargs, front
+            fn = _as_one_tuple(fn, self.mode, self.sig)
+        return fn
 
     def _hit_of_types(self, args):
         """The cached call of ``args``'s types through its guard, which later calls
@@ -412,7 +418,7 @@ def traced_function(f, bound):
     else is the plain function behind ``f``.
     """
     if _is_derivative(f):
-        return f.generated(bound)
+        return f.as_called(bound)
     return plain_function(f)
 
 
