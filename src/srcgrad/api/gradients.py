@@ -17,7 +17,7 @@ from ..compiler import sourcemap
 from ..compiler.source import check_function, unwrap
 from ..compiler.driver import reverse_function
 from ..compiler.dynamic import trampoline
-from .decorated import declared_function
+from .read_as import as_one_tuple, declared_function
 from ..compiler.analysis.kinds import argument_kind
 from ..compiler.cache import still_valid
 from . import cached_call
@@ -258,7 +258,7 @@ class Transformed:
         derivative returns (``wrt=(0,)``: a 1-tuple), for a transformation to read."""
         fn = self.generated(bound)
         if self.wrt_names is not None and not self.single and len(self.wrt_names) == 1:
-            fn = _as_one_tuple(fn, self.mode, self.sig)
+            fn = as_one_tuple(fn, self.mode, self.sig)
         return fn
 
     def _hit_of_types(self, args):
@@ -330,32 +330,6 @@ class Transformed:
 
     def __repr__(self):
         return f"<srcgrad {self.mode} of {self.func.__qualname__}>"
-
-
-_ONE_TUPLES = {}
-
-
-def _as_one_tuple(fn, mode, sig):
-    """The generated gradient ``fn`` with its one gradient in a 1-tuple, as a call with
-    ``wrt=(name,)`` returns it (its code, for a transformation that reads it)."""
-    key = (fn, mode)
-    if key not in _ONE_TUPLES:
-        from ..compiler import codegen
-        params = ", ".join(sig.names) if sig.simple else "*args, **kwargs"
-        name = "gradient"
-        while name in sig.names:
-            name += "_"
-        call = f"{name}({params})"
-        body = (f"    return ({call},)\n" if mode == "grad" else
-                f"    value, grads = {call}\n    return value, (grads,)\n")
-        src = (f"def one_gradient_tuple({params}):\n"
-               f"    \"\"\"{mode} with respect to one parameter named in a tuple.\"\"\"\n"
-               + body)
-        made = codegen.build({"one_gradient_tuple": src}, {name: fn}, fn,
-                             f"a 1-tuple of {fn.__qualname__}")["one_gradient_tuple"]
-        made.__srcgrad_transformable__ = True
-        _ONE_TUPLES[key] = made
-    return _ONE_TUPLES[key]
 
 
 def _with_input_dtypes(grads, inputs, single):

@@ -1,8 +1,10 @@
-"""A function behind a user's decorator: what srcgrad transforms for it.
+"""What a transformation reads for a callable that is not a plain def of the user's.
 
-A wrapper made with ``functools.wraps`` declares the signature of the function it wraps
-(``inspect.signature`` reports it); srcgrad differentiates it as a function of those
-parameters, so that ``wrt`` counts the arguments as the caller passes them.
+* A wrapper made with ``functools.wraps`` declares the signature of the function it
+  wraps (``inspect.signature`` reports it); srcgrad differentiates it as a function of
+  those parameters, so that ``wrt`` counts the arguments as the caller passes them.
+* A derivative taken with ``wrt=(name,)`` returns a 1-tuple; its generated code returns
+  the bare gradient, so a transformation reads a small function that puts it in one.
 """
 import inspect
 
@@ -40,3 +42,29 @@ def declared_function(func):
         fn.__qualname__ = func.__qualname__
         made = _DECLARED[key] = (func, fn)     # (func kept: its id names it)
     return made[1]
+
+
+_ONE_TUPLES = {}
+
+
+def as_one_tuple(fn, mode, sig):
+    """The generated gradient ``fn`` with its one gradient in a 1-tuple, as a call with
+    ``wrt=(name,)`` returns it (its code, for a transformation that reads it)."""
+    key = (fn, mode)
+    if key not in _ONE_TUPLES:
+        from ..compiler import codegen
+        params = ", ".join(sig.names) if sig.simple else "*args, **kwargs"
+        name = "gradient"
+        while name in sig.names:
+            name += "_"
+        call = f"{name}({params})"
+        body = (f"    return ({call},)\n" if mode == "grad" else
+                f"    value, grads = {call}\n    return value, (grads,)\n")
+        src = (f"def one_gradient_tuple({params}):\n"
+               f"    \"\"\"{mode} with respect to one parameter named in a tuple.\"\"\"\n"
+               + body)
+        made = codegen.build({"one_gradient_tuple": src}, {name: fn}, fn,
+                             f"a 1-tuple of {fn.__qualname__}")["one_gradient_tuple"]
+        made.__srcgrad_transformable__ = True
+        _ONE_TUPLES[key] = made
+    return _ONE_TUPLES[key]
