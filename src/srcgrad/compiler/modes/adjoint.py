@@ -27,7 +27,7 @@ class AdjointSweep(AdjointStates):
                 self.last_comment = None   # a comment over no code: drop it
                 continue
             out.extend(piece)
-        return out
+        return merged_guards(out)
 
     def bwd_stmt(self, s, state, depth):
         filled = []
@@ -509,7 +509,9 @@ class AdjointSweep(AdjointStates):
             return
         test = gast.Compare(left=A.name(self.names.d(y)), ops=[gast.IsNot()],
                             comparators=[A.const(None)])
-        out.append(gast.If(test=test, body=body, orelse=self.nones(only_inner)))
+        new = gast.If(test=test, body=body, orelse=self.nones(only_inner))
+        new.srcgrad_guard = self.names.d(y)
+        out.append(new)
 
     def nones(self, names):
         return [A.assign(self.names.d(n), A.const(None)) for n in sorted(names)]
@@ -596,6 +598,47 @@ class AdjointSweep(AdjointStates):
                 type_comment=None)
         A.copy_loc(loop, s)
         return pre + out + [loop]
+
+
+def merged_guards(out):
+    """``if a is not None: c = <a's term> ... else: c = None`` then ``if c is not None:
+    ...``: one guard (``c`` is None exactly when ``a`` is), as a reader would write it."""
+    merged = []
+    for s in out:
+        last = merged[-1] if merged else None
+        c = getattr(s, "srcgrad_guard", None)
+        if c is not None and getattr(last, "srcgrad_guard", None) is not None and \
+                _sets_none(last.orelse, c) and _sets_a_value(last.body, c):
+            last.body = last.body + s.body
+            last.orelse = last.orelse + [x for x in s.orelse if not _sets_none(last.orelse,
+                                                                             _target(x))]
+            continue
+        merged.append(s)
+    return merged
+
+
+def _target(s):
+    return s.targets[0].id if isinstance(s, gast.Assign) and \
+        isinstance(s.targets[0], gast.Name) else None
+
+
+def _sets_none(stmts, name):
+    return any(_target(x) == name and isinstance(x.value, gast.Constant) and
+               x.value.value is None for x in stmts)
+
+
+def _sets_a_value(stmts, name):
+    """Does a top-level statement of ``stmts`` last set ``name`` to a computed value
+    (not a name or an item popped, which may be None)?"""
+    value = None
+    for x in stmts:
+        if _target(x) == name:
+            value = x.value
+        elif name in A.names_stored([x]):
+            value = None
+    return isinstance(value, (gast.BinOp, gast.UnaryOp, gast.Call)) and not \
+        (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and
+         value.func.attr in ("pop", "add_grads"))
 
 
 def _unpack_grad(a, grad, ad):

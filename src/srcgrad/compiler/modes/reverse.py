@@ -20,7 +20,7 @@ import gast
 
 from .. import syntax as A
 from ..analysis.activity import Analysis
-from .adjoint import AdjointSweep
+from .adjoint import AdjointSweep, merged_guards
 from .body import check_aliases, setitem_targets
 from .records import ForwardSweep
 from .templates import LineComments
@@ -130,7 +130,7 @@ class Reverse(ForwardSweep, AdjointSweep, LineComments):
             bwd.extend(piece)
         self.final_state = state
         self.result = result
-        return fwd, bwd
+        return fwd, merged_guards(bwd)
 
 
 # what a pass writes on the body's statements (``Reverse.strip`` removes it)
