@@ -384,7 +384,10 @@ class ReluBackward0(_Fused):
         self._check_saved()
         from ..dispatch import apply          # (dispatch imports the autograd package)
         masked = Tensor._make(np.less_equal(self._out, 0))
-        return [apply(np.where, (masked, 0.0, g), name="ThresholdBackwardBackward0")]
+        # PyTorch's threshold_backward(g, result) reads the result, which requires grad: the
+        # gradient does too, with a zero derivative for the result (0 * result + 0.0 there)
+        zero = Tensor._make(self._out, True, self) * 0.0 + 0.0
+        return [apply(np.where, (masked, zero, g), name="ThresholdBackwardBackward0")]
 
     def release(self):
         self._freed = True
