@@ -13,7 +13,9 @@ list of those annotations, and of the node types srcgrad adds to gast:
 ``stmt.srcgrad_inplace``   the assignment comes from an in-place ``y[i] += v``
                            (normalize; read by the aliasing checks)
 ``stmt.srcgrad_saved``     the forward sweep records the value this assignment
-                           overwrites (reverse mode)
+                           overwrites (reverse mode): True (on the stack), the name
+                           of a loop's float tape, or ``(name,)`` (kept under that
+                           name, outside loops)
 ``stmt.srcgrad_cond``      the name holding an ``if``'s decision, recorded as a Python
                            bool for the adjoint sweep (reverse mode)
 ``stmt.srcgrad_range``     the name holding a ``for`` loop's iterable when it must be

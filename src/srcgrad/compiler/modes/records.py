@@ -1,7 +1,10 @@
 """The forward sweep of reverse mode: the user's (normalized) code plus the records
 the adjoint sweep needs, pushed on a stack only where needed (the value an
 assignment is about to overwrite and the adjoint sweep reads, branch decisions, loop
-trip counts and ranges, the records of user functions called).
+trip counts and ranges, the records of user functions called).  Outside loops an
+overwritten value is kept under a fresh name instead (``z_prev = z``: straight-line
+code runs once, so no stack); a loop's Python floats go onto its float tape
+(float_tapes.py).
 """
 import copy
 import types
@@ -38,6 +41,8 @@ class ForwardSweep:
         saved = s.srcgrad_saved
         if type(saved) is str:
             return A.call(A.attr(saved, "pop"))
+        if type(saved) is tuple:            # (straight-line code: its own name)
+            return A.name(saved[0])
         return self.pop()
 
     def needs_save(self, n, depth):
@@ -93,7 +98,14 @@ class ForwardSweep:
                             if self.kinds.get(t.id) in ("num", "float") else \
                             A.attr(self.names.np, "shape")
                         value = A.call(shape, [value])
-                    out.append(self.push(value, like=s))
+                    if depth == 0:
+                        # straight-line code runs once: the old value gets a name of its
+                        # own (no stack), which the adjoint sweep reads back
+                        keep = self.names.gen.fresh(t.id + "_prev")
+                        s.srcgrad_saved = (keep,)
+                        out.append(A.assign(keep, value, like=s))
+                    else:
+                        out.append(self.push(value, like=s))
                 if op.kind == "call" and self.call_active(s):
                     return out + self.fwd_call(s, depth)
                 out.append(s)
