@@ -574,6 +574,7 @@ SAMPLES["ad.indexable"] = [S(A(3, 2)), S([A(2), A(2)])]
 SAMPLES["ad.indexable_grad"] = [S(A(3), A(3)), S([A(2), A(2)], [A(2), A(2)])]
 SAMPLES["ad.add_at"] = [S(A(5), [1, 1, 3], A(3)), S(A(3, 4), (0, slice(None)), A(4)),
                         S(A(5), 2, 1.5)]
+SAMPLES["ad.copies"] = [S(A(3), A(2, 2)), S(A(4))]     # (distinct arrays: one copy each)
 SAMPLES["ad.old_item"] = [S(A(5), 2), S(A(3, 4), (0, slice(None))), S(A(5), [1, 1, 3])]
 SAMPLES["ad.transpose_grad"] = [S(A(2, 3, 4), (1, 2, 0)), S(A(3, 4))]
 SAMPLES["ad.join_grad"] = [S(A(5, 2), [A(2, 2), A(3, 2)], 0),
