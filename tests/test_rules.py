@@ -575,6 +575,22 @@ SAMPLES["ad.indexable_grad"] = [S(A(3), A(3)), S([A(2), A(2)], [A(2), A(2)])]
 SAMPLES["ad.add_at"] = [S(A(5), [1, 1, 3], A(3)), S(A(3, 4), (0, slice(None)), A(4)),
                         S(A(5), 2, 1.5)]
 SAMPLES["ad.copies"] = [S(A(3), A(2, 2)), S(A(4))]     # (distinct arrays: one copy each)
+
+
+class _Pair:                # an object built inside differentiated code (compiler/construct.py)
+    def __init__(self, a, b):
+        self.a, self.b = a, b
+
+
+# (fixed values: drawing from the shared generator here would move every later sample)
+_U3, _V2 = np.array([0.3, -0.7, 0.5]), np.array([0.9, -0.2])
+_PAIR = _Pair(_U3, _V2)
+_ROUTES = [((("attr", "a"),), 0, ()), ((("attr", "b"),), 1, ())]
+_SAVED = (_ROUTES, [_PAIR.a, _PAIR.b], _PAIR)
+SAMPLES["ad.construct_back"] = [S(_SAVED, {"a": -_U3, "b": 2 * _V2}, _wrt=("t",))]
+SAMPLES["ad.construct_push"] = [S(_SAVED, (_U3 * 0.5, -_V2), _wrt=("t",))]
+SAMPLES["ad.construct_built"] = [S(_Pair, (0, 1), _ROUTES, ((_U3, _V2), {}),
+                                   _wrt=("pieces",))]
 SAMPLES["ad.old_item"] = [S(A(5), 2), S(A(3, 4), (0, slice(None))), S(A(5), [1, 1, 3])]
 SAMPLES["ad.transpose_grad"] = [S(A(2, 3, 4), (1, 2, 0)), S(A(3, 4))]
 SAMPLES["ad.join_grad"] = [S(A(5, 2), [A(2, 2), A(3, 2)], 0),

@@ -570,7 +570,7 @@ def _arrays_to_tensors(x):
 def refuse_unstructured(func, what, name, value):
     """TypeError when ``value`` (the argument ``name`` is differentiated with respect to)
     is an object srcgrad cannot give a gradient of the same structure."""
-    if _kind(value) != "other" or _is_tensor(value) or value is None:
+    if _kind(value) not in ("other", "module") or _is_tensor(value) or value is None:
         return
     code = getattr(func, "__code__", None)
     where = f" ({code.co_filename}:{code.co_firstlineno})" if code else ""

@@ -10,16 +10,20 @@ call is refused, naming the attribute.  A value that does not come from the
 arguments at all (``self.scale = 1.0``, ``self.h = np.zeros(3)``) is told apart by
 building a second object from the arguments moved: what keeps its value is a constant.
 """
+import types
+
 from .. import runtime
 from ..errors import NonDifferentiableError
 from ..runtime import records
 
-__all__ = ["forward", "jvp", "is_leaf"]
+__all__ = ["construct_back", "construct_push", "construct_routes", "construct_saved",
+           "construct_every",
+           "construct_built", "built_pieces_grad", "built_tangent"]
 
 
 def is_leaf(v):
     """An array of floats, or a float: what carries a gradient."""
-    if isinstance(v, bool):
+    if isinstance(v, (bool, types.ModuleType)):       # (np has np.shape and np.dtype)
         return False
     if isinstance(v, float):
         return True
@@ -178,21 +182,15 @@ def _complete(acc, value):
 
 def forward(cls, args, kwargs, where, site):
     """``cls(*args, **kwargs)`` and the record whose call gives the gradients of the
-    arguments ``where`` names from the new object's gradient."""
+    arguments ``where`` names from the new object's gradient: data, ``(saved,
+    construct_back, picks)``, so that it differentiates again (compiler/nested.py)."""
     obj = cls(*args, **kwargs)
     if not where:
         return obj, lambda g: ()
     routes = _routes(cls, obj, args, kwargs, where, site)
     values = [_argument(args, kwargs, w) for w in where]
-
-    def record(g):
-        out = [None] * len(where)
-        for fpath, k, apath in routes:
-            piece = _at(g, fpath)
-            if piece is not None:
-                out[k] = _put(out[k], values[k], apath, piece)
-        return tuple(_complete(a, v) for a, v in zip(out, values))
-    return obj, record
+    return obj, ((routes, values, obj), construct_back,
+                 (None, tuple((k, None) for k in range(len(where)))))
 
 
 def jvp(cls, args, kwargs, where, tangents, site):
@@ -201,9 +199,84 @@ def jvp(cls, args, kwargs, where, tangents, site):
     if not where:
         return obj, {}
     routes = _routes(cls, obj, args, kwargs, where, site)
+    return obj, construct_push((routes, None, obj), tangents)
+
+
+# -- the two linear maps, as kernels with rules (a derivative of a derivative) -----------
+def construct_back(saved, t):
+    """The gradients of the arguments a record names, from the new object's gradient
+    ``t`` (``saved``: the routes, those arguments, the object)."""
+    routes, values, _ = saved
+    out = [None] * len(values)
+    for fpath, k, apath in routes:
+        piece = _at(t, fpath)
+        if piece is not None:
+            out[k] = _put(out[k], values[k], apath, piece)
+    return tuple(_complete(a, v) for a, v in zip(out, values))
+
+
+def construct_push(saved, t):
+    """The transpose of :func:`construct_back`: the new object's tangent (a sparse dict
+    of its fields) from the tangents ``t`` of the arguments a record names."""
+    routes, _, obj = saved
     tangent = None
     for fpath, k, apath in routes:
-        piece = _at(tangents[k], apath)
+        piece = _at(t[k], apath) if t[k] is not None else None
         if piece is not None:
             tangent = _put(tangent, obj, fpath, piece)
-    return obj, _complete(tangent, obj) if tangent is not None else {}
+    return _complete(tangent, obj) if tangent is not None else {}
+
+
+def construct_routes(cls, where, site, pieces):
+    """The routes of ``cls(*args, **kwargs)`` (``pieces``: args, kwargs)."""
+    args, kwargs = pieces
+    if not where:
+        return []
+    return _routes(cls, cls(*args, **kwargs), args, kwargs, where, site)
+
+
+def construct_every(pieces):
+    """The positions and keywords of the arguments that hold floats: those a derivative
+    of a derivative may differentiate (the first one's ``where`` may name fewer)."""
+    args, kwargs = pieces
+    return tuple([i for i, a in enumerate(args) if _leaves(a)] +
+                 [k for k, a in kwargs.items() if _leaves(a)])
+
+
+def construct_saved(routes, every, where, pieces, obj):
+    """The data a record's :func:`construct_back` reads: the routes of the arguments
+    ``where`` names, out of the routes of ``every`` argument holding floats."""
+    args, kwargs = pieces
+    mine = {every.index(w): k for k, w in enumerate(where)}
+    return ([(fpath, mine[k], apath) for fpath, k, apath in routes if k in mine],
+            [_argument(args, kwargs, w) for w in where], obj)
+
+
+def construct_built(cls, where, routes, pieces):
+    """``cls(*args, **kwargs)``, whose arrays and floats are the arguments' own along
+    ``routes``: linear in them."""
+    args, kwargs = pieces
+    return cls(*args, **kwargs)
+
+
+def built_pieces_grad(t, where, routes, pieces):
+    """(args, kwargs) gradients of :func:`construct_built` from the object's ``t``."""
+    args, kwargs = pieces
+    values = [_argument(args, kwargs, w) for w in where]
+    grads = construct_back((routes, values, None), t)
+    dargs = [runtime.zeros_like(a) if is_leaf(a) else None for a in args]
+    dkwargs = {}
+    for w, d in zip(where, grads):
+        if isinstance(w, int):
+            dargs[w] = d
+        else:
+            dkwargs[w] = d
+    return tuple(dargs), dkwargs
+
+
+def built_tangent(t, where, routes, obj):
+    """The tangent of :func:`construct_built`'s object from its pieces' tangents ``t``."""
+    dargs, dkwargs = t if t is not None else ((), {})
+    picked = [(dargs[w] if w < len(dargs) else None) if isinstance(w, int) else
+              (dkwargs or {}).get(w) for w in where]
+    return construct_push((routes, None, obj), picked)

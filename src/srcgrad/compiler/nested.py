@@ -17,9 +17,12 @@ what the forward sweep saved.  Each order of differentiation adds one more level
 the same two functions, so derivatives of any order follow calls resolved at run time.
 """
 from ..errors import NonDifferentiableError
-from ..rules.registry import deftransformable
+from ..rules.namespace import add_kernels
+from ..rules.registry import defkernel, defnograd, deftransformable
 from .. import runtime
-from . import dynamic
+from ..runtime import records
+from . import construct, dynamic
+from .construct import construct_built, construct_every, construct_routes, construct_saved
 
 
 def split_forward(_sg_fwd, _sg_bwd, _sg_picks, _sg_held, _sg_ncells, *args, **kwargs):
@@ -103,6 +106,17 @@ def _made(kind, x, flat, kwargs, held):
     return x
 
 
+def construct_apply(_sg_cls, _sg_where, _sg_site, _sg_picks, *args, **kwargs):
+    """``call_forward`` of a user class: the new object, linear in the arguments it
+    holds, and its record (compiler/construct.py)."""
+    pieces = (args, kwargs)
+    every = construct_every(pieces)
+    routes = construct_routes(_sg_cls, every, _sg_site, pieces)
+    obj = construct_built(_sg_cls, every, routes, pieces)
+    return obj, (construct_saved(routes, every, _sg_where, pieces, obj),
+                 construct.construct_back, _sg_picks)
+
+
 def picked(grads, picks):
     """The gradients of the arguments a call asked for, out of those of its callee's
     parameters.  ``picks`` is (lead, slots): a slot is (index, item) with ``item`` the
@@ -182,7 +196,21 @@ holds_floats.__srcgrad_stop_gradient__ = True
 
 
 deftransformable(split_forward, split_plain, jvp_apply, jvp_of, vjp_of, star_apply, _made,
-                 split_backward, picked, _take, _one, _cells, _defaults)
+                 split_backward, picked, _take, _one, _cells, _defaults, construct_apply)
+# an object built inside differentiated code, differentiated again: its two linear maps
+add_kernels(construct)
+# (``saved`` gives routes and structure only: no derivative flows through it)
+defkernel(construct.construct_back, "saved, t",
+          vjp=dict(t="construct_push(saved, g)", saved="zeros_like(saved)"),
+          jvp=dict(t="construct_back(saved, dt)", saved="zeros_like(ans)"), linear_in=("t",))
+defkernel(construct.construct_push, "saved, t",
+          vjp=dict(t="construct_back(saved, g)", saved="zeros_like(saved)"),
+          jvp=dict(t="construct_push(saved, dt)", saved="zeros_like(ans)"), linear_in=("t",))
+defkernel(construct_built, "cls, where, routes, pieces",
+          vjp=dict(pieces="built_pieces_grad(g, where, routes, pieces)"),
+          jvp=dict(pieces="built_tangent(dpieces, where, routes, ans)"), linear_in=("pieces",))
+defnograd(construct_routes, construct_saved, construct_every,
+          names=["ad.construct_routes", "ad.construct_saved", "ad.construct_every"])
 
 
 def _refuse(site, what):
@@ -236,6 +264,14 @@ def unfold_forward(args, kwargs, site):
         where_wrt = where_wrt[1:]
     where = [0 if i is dynamic._SELF else i + front if isinstance(i, int) else i
              for i in where_wrt]
+    if isinstance(target, type) and records.user_class(target) and \
+            not issubclass(target, tuple):
+        picks = (None if not own else "none", tuple((k, None) for k in range(len(where))))
+        if not where:
+            return split_plain, (f,) + tuple(rest), kwargs, \
+                lambda p: p if isinstance(p, str) else 0 if p == 0 else p - 2
+        return construct_apply, (target, tuple(where), full_site, picks) + tuple(full), kw, \
+            lambda p: p if isinstance(p, str) else None if p == 0 else p + 1
     if dynamic.rules.lookup(target) is not None:
         target = calling(target, len(full), tuple(kw))
     elif not dynamic.is_python_callee(target):
@@ -373,6 +409,14 @@ def unfold_jvp(args, kwargs, site):
                            f"values, in forward mode")
     target, full, kw, front, holder = dynamic._target(f, tuple(rest), kwargs, full_site)
     where = [i + front if isinstance(i, int) else i for i in wrt]
+    if isinstance(target, type) and records.user_class(target) and \
+            not issubclass(target, tuple):
+        picks = (None if not own else "none", tuple((k, None) for k in range(len(where))))
+        if not where:
+            return split_plain, (f,) + tuple(rest), kwargs, \
+                lambda p: p if isinstance(p, str) else 0 if p == 0 else p - 2
+        return construct_apply, (target, tuple(where), full_site, picks) + tuple(full), kw, \
+            lambda p: p if isinstance(p, str) else None if p == 0 else p + 1
     if dynamic.rules.lookup(target) is not None:
         target = calling(target, len(full), tuple(kw))
     elif not dynamic.is_python_callee(target):

@@ -22,6 +22,7 @@ The reverse sweep recomputes each segment from its snapshot, runs each step once
 split form and its adjoint at once, from the last step to the first.  Peak memory: the
 snapshots, one step's records and the cotangents.
 """
+import copy
 import inspect
 import sys
 
@@ -46,6 +47,12 @@ class _Carry(tuple):
     def __new__(cls, tape, state):
         out = super().__new__(cls, tuple(state) + tuple(tape.reads[i] for i in tape.through))
         out.tape = tape
+        return out
+
+    def __deepcopy__(self, memo):
+        # (a pullback called again works on a deep copy of its record: sg.vjp)
+        out = tuple.__new__(_Carry, [copy.deepcopy(v, memo) for v in self])
+        out.tape = copy.deepcopy(self.tape, memo)
         return out
 
 

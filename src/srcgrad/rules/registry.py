@@ -109,7 +109,9 @@ class Rule:
             term = f"_missing({self.name!r}, {p!r}, 'forward')" if expr is None else f"({expr})"
             lines.append(f"    if d{p} is not None:")
             lines.append(f"        _t = {term}")
-            lines.append("        _out = _t if _out is None else _out + _t")
+            # (terms that are tuples or lists add item by item: ``+`` would concatenate)
+            lines.append("        _out = _t if _out is None else _out + _t if not "
+                         "isinstance(_out, (tuple, list, dict)) else add_grads(_out, _t)")
         lines.append("    return _out")
         return "\n".join(lines) + "\n"
 

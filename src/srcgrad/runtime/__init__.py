@@ -282,7 +282,7 @@ def zeros_like(x, xp=None):
     if is_record(x):
         return with_fields(x, {f: zeros_like(v, xp) for f, v in fields_of(x).items()
                                if carries_gradient(v)})
-    if hasattr(x, "shape"):
+    if hasattr(x, "shape") and not isinstance(x, types.ModuleType):   # (np has np.shape)
         if xp is None or xp is np:
             xp = array_ns(x)
         dt = _float_like(x)
@@ -660,7 +660,9 @@ def fill_like(g, x):
         # (the tangent of a None adjoint, when generated code is transformed again)
         g = None
     if isinstance(x, dict):
-        g = g or {}
+        # (a record's gradient as an instance where x holds it as a sparse dict: the
+        # tangent of a record's adjoint, when generated code is transformed again)
+        g = grad_fields(g) if is_record(g) else g or {}
         return {k: fill_like(g.get(k), v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         if g is None:

@@ -66,8 +66,9 @@ class Op:
 
 
 class Analysis:
-    def __init__(self, body, params, wrt, info, local_defs=()):
+    def __init__(self, body, params, wrt, info, local_defs=(), kinds=None):
         self.body = body
+        self.kinds = kinds or {}
         self.params = params
         self.wrt = set(wrt)
         self.info = info
@@ -182,6 +183,24 @@ class Analysis:
             return MISSING
         return resolve(func_node, self.func)
 
+    def is_namespace(self, name):
+        """Does local ``name`` hold a module: a namespace argument (``xp=np``), one got
+        (``xp = array_namespace(x)``) or a module bound to it (``xp = np``)?"""
+        if self.kinds.get(name) == "module":
+            return True
+        if getattr(self, "_modules", None) is None:      # (one pass over the body)
+            verdict = {}
+            for s in self.body:
+                for n in A.statements(s):
+                    if isinstance(n, gast.Assign) and len(n.targets) == 1 and \
+                            isinstance(n.targets[0], gast.Name):
+                        v = n.value
+                        verdict[n.targets[0].id] = verdict.get(n.targets[0].id, True) and \
+                            isinstance(v, (gast.Name, gast.Attribute)) and \
+                            isinstance(self.static(v), types.ModuleType)
+            self._modules = {n for n, ok in verdict.items() if ok and n not in self.params}
+        return name in self._modules
+
     def op_for(self, v, s):
         nograd = getattr(s, "srcgrad_nograd", False)
         if nograd:
@@ -263,6 +282,11 @@ class Analysis:
             op.names = [f.value.id]
             op.target = f.value.id
             return op
+        if obj is MISSING and isinstance(f, gast.Attribute) and \
+                isinstance(f.value, gast.Name) and self.is_namespace(f.value.id):
+            # ``xp.sum(y)`` of a namespace passed in or got (``xp = array_namespace(x)``):
+            # a function of that module, not a method; which one is known when it runs
+            return self.dynamic(f, args, kws, s, A.unparse_short(f) + "()")
         if obj is MISSING and isinstance(f, gast.Attribute):
             # a method call on a local value: x.sum(axis=0)
             if rules.nograd_method(f.attr):

@@ -6,6 +6,8 @@ declares a container); ``"record"``: a dataclass or an object of a user class (i
 gradient is one of its own class, runtime/records.py).  The modes use them to skip un-broadcasting between scalars and
 to add container gradients with ``ad.add_grads``.
 """
+import types
+
 import gast
 
 from .. import syntax as A
@@ -22,6 +24,8 @@ def argument_kind(x):
         return "record"
     if isinstance(x, (float, int, complex)) and not isinstance(x, bool):
         return "float"
+    if isinstance(x, types.ModuleType):
+        return "module"     # a namespace passed in: ``def loss(w, xp=np)`` (np.shape!)
     if hasattr(x, "shape"):
         return "num"
     return "other"
@@ -49,6 +53,8 @@ def infer_kinds(body, arg_kinds):
         v = n.value
         if isinstance(v, (gast.List, gast.Tuple, gast.Dict)) or _builds_container(v):
             kinds[n.targets[0].id] = "container"
+        elif _gets_a_namespace(v):
+            kinds[n.targets[0].id] = "module"
         elif (isinstance(v, (gast.BinOp, gast.UnaryOp)) or _is_keep_dtype(v)) and \
                 kinds.get(n.targets[0].id) != "container":
             kinds.setdefault(n.targets[0].id, "num")
@@ -80,6 +86,15 @@ def infer_kinds(body, arg_kinds):
             else:
                 del kinds[name_]
     return kinds
+
+
+def _gets_a_namespace(v):
+    """``xp = array_namespace(x)`` (array_api_compat's, or ``x.__array_namespace__()``,
+    CuPy's ``get_array_module``): its value is a module, whose ``xp.sum`` is no method."""
+    f = v.func if isinstance(v, gast.Call) else None
+    name = f.attr if isinstance(f, gast.Attribute) else f.id if isinstance(f, gast.Name) \
+        else None
+    return name in ("array_namespace", "__array_namespace__", "get_array_module")
 
 
 def _scalar_expr(v, floats):

@@ -80,7 +80,7 @@ class Forward(LineComments):
         self.kinds = kinds                 # name -> "float" | "num" | "container" ...
         self.callee_factory = callee_factory
         local_defs = [s.name for s in body if isinstance(s, gast.FunctionDef)]
-        self.an = Analysis(body, params, wrt, info, local_defs)
+        self.an = Analysis(body, params, wrt, info, local_defs, kinds)
         self.callees = {}                  # generated name -> function object
         self.copy_params = [p for p in params if p in setitem_targets(body, info.func)]
         self.last_comment = None

@@ -54,7 +54,7 @@ class Reverse(ForwardSweep, AdjointSweep, LineComments):
             self.copy_params = reuse.copy_params
             return
         local_defs = [s.name for s in body if isinstance(s, gast.FunctionDef)]
-        self.an = Analysis(body, params, wrt, info, local_defs)
+        self.an = Analysis(body, params, wrt, info, local_defs, kinds)
         self.assign_counts = _assign_counts(body, params)
         self.copy_params = [p for p in params if p in setitem_targets(body, info.func)]
         check_aliases(body, info, kinds if any(p in kinds for p in params) else None,

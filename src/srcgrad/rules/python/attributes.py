@@ -146,8 +146,10 @@ def structure_only(obj, name, zero):
     if a is None or isinstance(a, (types.FunctionType, staticmethod, classmethod)) or \
             _plain_class_value(a):
         return zero
+    code = getattr(getattr(a, "fget", None), "__code__", None)
+    where = f"{code.co_filename}:{code.co_firstlineno}: " if code is not None else ""
     raise NonDifferentiableError(
-        f"srcgrad cannot take a second derivative through the property "
+        f"{where}srcgrad cannot take a second derivative through the property "
         f"{type(obj).__qualname__}.{name}; read the values it is computed from instead")
 
 
