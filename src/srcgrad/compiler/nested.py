@@ -409,14 +409,6 @@ def unfold_jvp(args, kwargs, site):
                            f"values, in forward mode")
     target, full, kw, front, holder = dynamic._target(f, tuple(rest), kwargs, full_site)
     where = [i + front if isinstance(i, int) else i for i in wrt]
-    if isinstance(target, type) and records.user_class(target) and \
-            not issubclass(target, tuple):
-        picks = (None if not own else "none", tuple((k, None) for k in range(len(where))))
-        if not where:
-            return split_plain, (f,) + tuple(rest), kwargs, \
-                lambda p: p if isinstance(p, str) else 0 if p == 0 else p - 2
-        return construct_apply, (target, tuple(where), full_site, picks) + tuple(full), kw, \
-            lambda p: p if isinstance(p, str) else None if p == 0 else p + 1
     if dynamic.rules.lookup(target) is not None:
         target = calling(target, len(full), tuple(kw))
     elif not dynamic.is_python_callee(target):
