@@ -208,7 +208,7 @@ defkernel(construct.construct_push, "saved, t",
           jvp=dict(t="construct_push(saved, dt)", saved="zeros_like(ans)"), linear_in=("t",))
 defkernel(construct_built, "cls, where, routes, pieces",
           vjp=dict(pieces="built_pieces_grad(g, where, routes, pieces)"),
-          jvp=dict(pieces="built_tangent(dpieces, where, routes, ans)"), linear_in=("pieces",))
+          jvp=dict(pieces="built_tangent(dpieces, where, routes, ans)"))
 defnograd(construct_routes, construct_saved, construct_every,
           names=["ad.construct_routes", "ad.construct_saved", "ad.construct_every"])
 

@@ -167,9 +167,10 @@ _binary(sp.gammainc, "a, x", a=_none(sp.gammainc, "a"), x=f"g * {_REG_GAMMA}")
 _binary(sp.gammaincc, "a, x", a=_none(sp.gammaincc, "a"), x=f"-g * {_REG_GAMMA}")
 # d/dq zeta(x, q) = -x zeta(x + 1, q); d/dx by its Euler-Maclaurin sum (zeta_dx)
 defrule(sp.zeta, "x, q=None, out=None", name="scipy.special.zeta", elementwise=True,
-        vjp=dict(x="unbroadcast(g * zeta_dx(x, q), x)",
+        # (cast_like: zeta_dx sums in float64; a float32 x keeps a float32 gradient)
+        vjp=dict(x="unbroadcast(g * cast_like(zeta_dx(x, q), x), x)",
                  q="unbroadcast(-g * x * zeta(x + 1, q), q)"),
-        jvp=dict(x="expand(dx * zeta_dx(x, q), ans)", q="expand(-dq * x * zeta(x + 1, q), ans)"))
+        jvp=dict(x="expand(dx * cast_like(zeta_dx(x, q), x), ans)", q="expand(-dq * x * zeta(x + 1, q), ans)"))
 
 # ---------------------------------------------------------------------------------------
 # Error function, normal distribution, logistic function
