@@ -180,21 +180,25 @@ def test_jacobian_of_jacobian_against_jax():
                                rtol=1e-10, atol=1e-12)
 
 
+def columns(x):
+    """A comprehension inside a loop: its backward sweep pops the comprehension's list."""
+    jacs = []
+    for p in range(2):
+        cols = [np.sin(x * e) * x[p] for e in np.eye(3)]
+        jacs.append(np.stack(cols, axis=-1))
+    return jacs[0] + jacs[1]
+
+
+def columns_autograd(x):
+    jacs = []
+    for p in range(2):
+        jacs.append(anp.stack([anp.sin(x * e) * x[p] for e in np.eye(3)], axis=-1))
+    return jacs[0] + jacs[1]
+
+
 def test_a_pullback_called_for_several_cotangents():
     """sg.vjp's pullback, called again: the backward sweep pops the record of a
     comprehension; each call works on its own (the second raised IndexError)."""
-    def columns(x):
-        jacs = []
-        for p in range(2):
-            cols = [np.sin(x * e) * x[p] for e in np.eye(3)]
-            jacs.append(np.stack(cols, axis=-1))
-        return jacs[0] + jacs[1]
-
-    def columns_autograd(x):
-        jacs = []
-        for p in range(2):
-            jacs.append(anp.stack([anp.sin(x * e) * x[p] for e in np.eye(3)], axis=-1))
-        return jacs[0] + jacs[1]
     _, pullback = sg.vjp(columns, X)
     theirs, _ = autograd.make_vjp(columns_autograd)(X)
     for e in (np.eye(3), np.arange(9.0).reshape(3, 3), np.eye(3)):
@@ -527,18 +531,6 @@ def test_gradient_through_vjp_of_a_closure_over_the_differentiated_value():
                           "code: the second backward sweep pops the comprehension's list "
                           "the first emptied (the record is not copied per call)")
 def test_gradient_of_a_pullback_called_twice_inside():
-    def columns(x):
-        jacs = []
-        for p in range(2):
-            cols = [np.sin(x * e) * x[p] for e in np.eye(3)]
-            jacs.append(np.stack(cols, axis=-1))
-        return jacs[0] + jacs[1]
-
-    def columns_autograd(x):
-        jacs = []
-        for p in range(2):
-            jacs.append(anp.stack([anp.sin(x * e) * x[p] for e in np.eye(3)], axis=-1))
-        return jacs[0] + jacs[1]
     E1, E2 = np.arange(9.0).reshape(3, 3), np.eye(3)
 
     def twice(x):

@@ -11,6 +11,7 @@ import pytest
 from numpy import r_
 
 import srcgrad as sg
+from gradcheck_util import fd_of as _central_differences
 
 try:
     import autograd
@@ -83,13 +84,6 @@ CASES = [(r_one, (3, 2)), (r_two, (3, 2)), (r_node_and_const, (3, 2)), (r_range,
          (r_directive_rows, (4,)), (r_directive_transposed, (4,)), (r_imported_name, (5,))]
 
 
-def _central(f, x, eps=1e-6):
-    out = np.zeros_like(x)
-    for idx in np.ndindex(*x.shape):
-        e = np.zeros_like(x)
-        e[idx] = eps
-        out[idx] = (f(x + e) - f(x - e)) / (2 * eps)
-    return out
 
 
 @pytest.mark.parametrize("f, shape", CASES, ids=[f.__name__ for f, _ in CASES])
@@ -97,7 +91,7 @@ def test_join_by_index_expression_to_second_order(f, shape):
     x = _rng.uniform(-1, 1, shape)
     value, g = sg.value_and_grad(f)(x)
     assert value == f(x)                                   # NumPy's own join
-    np.testing.assert_allclose(g, _central(f, x), rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(g, _central_differences(f, x), rtol=1e-6, atol=1e-9)
     t = np.cos(np.arange(x.size)).reshape(shape)
     _, dout = sg.jvp(f, (x,), (t,))
     np.testing.assert_allclose(dout, (f(x + 1e-6 * t) - f(x - 1e-6 * t)) / 2e-6, rtol=1e-6,
@@ -172,5 +166,5 @@ def test_arange_start_on_the_array_api():
     def f(x):
         return xp.sum(xp.sin(xp.arange(x[0], 4.0, 0.5)))
     x = np.array([0.3])
-    expected = _central(lambda v: np.sum(np.sin(np.arange(v[0], 4.0, 0.5))), x)
+    expected = _central_differences(lambda v: np.sum(np.sin(np.arange(v[0], 4.0, 0.5))), x)
     np.testing.assert_allclose(np.asarray(sg.grad(f)(xp.asarray(x))), expected, rtol=1e-6)
