@@ -9,8 +9,10 @@ Guarantees:
   template from the rule table with the user's names (``dx`` is the adjoint of
   ``x``), restores overwritten values from the stack, and accumulates adjoints.
 * Adjoints are tracked symbolically: an adjoint nobody has contributed to is
-  "zero" and costs nothing; zeros are materialized only where control flow
-  merges paths on which an adjoint is defined on one side only.
+  "zero" and costs nothing.  Where control flow merges paths on which an adjoint is
+  defined on one side only, it is None on the other, and the adjoint code that reads
+  it runs under ``if d is not None:`` (a zero cotangent never meets a NaN on a path
+  not taken); zeros are made only at a loop's head and for the returned gradients.
 * Only active statements (activity.py) get adjoint code.
 
 The forward sweep is in :mod:`.records`, the adjoint sweep in :mod:`.adjoint`; this
