@@ -455,9 +455,10 @@ class AdjointSweep(AdjointStates):
             stack = lst in self.stack_lists()
             if lst not in state:
                 # a record stack's adjoint holds None for a zero (see ``stack_lists``)
-                zeros = gast.BinOp(left=gast.List(elts=[A.const(None)], ctx=gast.Load()),
-                                   op=gast.Mult(), right=A.call(A.name("len"), [A.name(lst)])) \
-                    if stack else A.call(A.attr(self.names.ad, "zeros_like"), [A.name(lst)])
+                nones = gast.List(elts=[A.const(None)], ctx=gast.Load())
+                zeros = gast.BinOp(left=nones, op=gast.Mult(),
+                                   right=A.call(A.name("len"), [A.name(lst)])) if stack else \
+                    A.call(A.attr(self.names.ad, "zeros_like"), [A.name(lst)])
                 out.append(A.assign(dl, zeros))
             elif state[lst] != "owned":
                 out.append(A.assign(dl, A.call(A.name("list"), [A.name(dl)])))

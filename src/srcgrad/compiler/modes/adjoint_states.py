@@ -2,10 +2,12 @@
 
 The adjoint sweep tracks, for each adjoint it has, whether the array is ours to add
 into in place ("owned"), may be someone else's ("shared"), or may be None ("maybe"): a
-zero that control flow left symbolic, because a branch not taken gave it no value.  The
-adjoint code of a statement whose result's adjoint may be None runs only if it is not
-(a zero cotangent times a NaN on a path that does not reach the result would be NaN).  A loop's body is swept
-from the statuses at the head of its reverse loop, and those must agree with the ones
+zero that control flow left symbolic, because a branch not taken gave it no value.
+The adjoint code of a statement whose result's adjoint may be None runs only if it is
+not (a zero cotangent times a NaN on a path that does not reach the result would be
+NaN).
+
+A loop's body is swept from the statuses at the head of its reverse loop, and those must agree with the ones
 the body leaves for the next trip: a fixpoint.  Each ``status_*`` method here follows
 its ``bwd_*`` twin in :mod:`.adjoint` step by step, changing ``state`` as it does and
 asking for the same names in the same order (adjoints, fresh names, the stack), but
