@@ -645,3 +645,19 @@ def test_builtin_min_result_aliases_its_argument():
     # was a wrong value and gradient with no error (fuzz seed 30002, --jvp --hvp)
     with pytest.raises(sg.UnsupportedSyntaxError, match="share memory"):
         sg.grad(min_returns_its_argument)(np.array([1.5]))
+
+
+def min_then_added_to_after_a_float_parameter_is_rebound(x):
+    v1 = np.where(0.1 > 0.3, 0.5, 0.05)     # a 0-d array
+    x = np.arctan(x)                          # the float parameter rebound
+    v5 = min(v1, np.hypot(x, 1.0))            # v1 itself (0.05 < 1)
+    v1 += np.exp(float(x))                    # so this changes v5 too
+    return -1.5 * v5 ** 2
+
+
+def test_an_in_place_add_is_checked_after_a_float_parameter_is_rebound():
+    # was a wrong value and gradient with no error (fuzz seed 90593): rebinding the only
+    # parameter dropped its kind, and code with no parameter of a known kind skipped the
+    # alias check of ``v += e`` (which may then be scalars)
+    with pytest.raises(sg.UnsupportedSyntaxError, match="share memory"):
+        sg.value_and_grad(min_then_added_to_after_a_float_parameter_is_rebound)(0.7)
