@@ -156,3 +156,34 @@ def test_the_untaken_path_gives_none_not_zeros():
     assert "dr = None" in code
     assert "if dr is not None:" in code
     assert math.isfinite(_quiet(sg.grad(sqrt_on_the_other_branch), -4.0))
+
+
+def item_written_then_one_branch(x, w):
+    x = x.copy()
+    x[0] = w                 # its adjoint reads dx[0]
+    v = x[1] * 2.0           # dx gets a term that does not depend on x or w
+    if w > 10.0:
+        out = np.sum(x * x)
+    else:
+        out = w * 3.0        # dx is None on this path
+    return out + v
+
+
+@pytest.mark.parametrize("w", [1.0, 11.0])
+def test_hvp_where_a_none_adjoint_gets_a_constant_term(w):
+    """forward over reverse: the tangent of a None adjoint is 0.0; the sum that starts
+    from it has the shape of its other term (add_grads' forward rule: fill_like), which
+    ``dx[0]`` then reads (it raised TypeError: 'float' object is not subscriptable;
+    fuzz seeds 95089, 95313)."""
+    x = np.array([0.5, -1.0, 2.0])
+    g = sg.grad(item_written_then_one_branch, wrt=1)
+    h = 1e-5
+    expected = (g(x, w + h) - g(x, w - h)) / (2 * h)
+    np.testing.assert_allclose(sg.hvp(item_written_then_one_branch, wrt=1)(x, w, v=1.0),
+                               expected, rtol=1e-6, atol=1e-8)
+    expected_x = [(sg.grad(item_written_then_one_branch, wrt=0)(x + h * e, w) -
+                   sg.grad(item_written_then_one_branch, wrt=0)(x - h * e, w)) / (2 * h)
+                  for e in np.eye(3)]
+    np.testing.assert_allclose(
+        sg.hvp(item_written_then_one_branch, wrt=0)(x, w, v=np.ones(3)),
+        np.sum(expected_x, axis=0), rtol=1e-6, atol=1e-8)

@@ -101,8 +101,10 @@ if hasattr(rt, "indexable_grad"):   # identity, or zeros for a dict: self-adjoin
     _linear(rt.indexable_grad, "t, x", "indexable_grad(g, x)", "indexable_grad(dt, x)")
 if hasattr(rt, "old_item"):
     _linear(rt.old_item, "t, key", "index_grad(g, t, key)", "old_item(dt, key)")
+# (fill_like: a symbolic zero adjoint, None, has the tangent 0.0, and a sum that starts
+# from it has the other term's structure: its tangent must too)
 defrule(rt.add_grads, "a, b", name="ad.add_grads",
-        vjp=dict(a="g", b="g"), jvp=dict(a="da", b="db"))
+        vjp=dict(a="g", b="g"), jvp=dict(a="fill_like(da, ans)", b="fill_like(db, ans)"))
 if hasattr(rt, "add_at"):
     # d[index] += v on an adjoint the generated code owns (returned, and assigned back
     # to d's name): the tangent adds index_grad(dv) with add_grads (forward.py), never
