@@ -1,4 +1,5 @@
-"""np.linalg.svd / eigh / eig and the spectral norms of complex matrices, end to end.
+"""np.linalg.svd / eigh / eig / cholesky / qr and the spectral norms of complex matrices,
+end to end.
 
 A complex matrix's singular and eigenvectors come with free phases (LAPACK picks them),
 so only losses that do not read the phases have a derivative: ``np.abs(u)``, the values,
@@ -7,6 +8,8 @@ central differences along a random complex direction (reverse: ``Re sum(dz * gra
 pairing of srcgrad's and autograd's convention; forward: the jvp), to second order
 (reverse over reverse and forward over reverse), and against torch, whose gradient is the
 conjugate of this one.  A loss that reads the phases is refused by the reverse sweep.
+cholesky and qr leave no phase free (their factors' diagonals are real), so any loss of
+them differentiates.
 """
 import numpy as np
 import pytest
@@ -82,11 +85,44 @@ def nuclear_axes(z):
     return np.sum(np.linalg.norm(z, "nuc", axis=(0, 2)) * _w(np.zeros(4), 0))
 
 
+def cholesky_lower(z):
+    c = np.linalg.cholesky(z)                     # reads the lower triangle, Re of the diagonal
+    return np.sum(np.real(c) * _w(c, 0)) + np.sum(np.imag(c) * _w(c, 1))
+
+
+def cholesky_upper(z):
+    c = np.linalg.cholesky(z, upper=True)
+    return np.sum(np.real(c) * _w(c, 2)) + np.sum(np.imag(c) ** 2 * _w(c, 1))
+
+
+def qr_reduced(z):
+    q, r = np.linalg.qr(z)
+    return (np.sum(np.real(q) * _w(q, 0)) + np.sum(np.imag(q) * _w(q, 1)) +
+            np.sum(np.real(r) * _w(r, 2)) + np.sum(np.imag(r) * _w(r, 3)))
+
+
+def qr_r_only(z):
+    r = np.linalg.qr(z, mode="r")
+    return np.sum(np.abs(r) ** 2 * _w(r, 0)) + np.sum(np.imag(r) * _w(r, 1))
+
+
+def qr_complete_square(z):
+    q, r = np.linalg.qr(z, mode="complete")
+    return np.sum(np.real(q) * _w(q, 0)) + np.sum(np.real(r) * _w(r, 2))
+
+
+def _hpd(n):
+    z = _cz(n, n)
+    return z @ np.conj(z).T + n * np.eye(n)
+
+
 CASES = [(svd_vectors, _cz(3, 5)), (svd_vectors, _cz(5, 3)), (svd_vectors, _cz(4, 4)),
          (svd_values, _cz(5, 3)), (svd_values_of_the_full_form, _cz(4, 4)),
          (svd_low_rank, _cz(4, 3)), (eigh_lower, _cz(4, 4)), (eigh_upper_projector, _cz(4, 4)),
          (eig_vectors, _cz(4, 4)), (eig_of_real, _rng.normal(size=(5, 5))),
-         (spectral_norms, _cz(4, 3)), (nuclear_axes, _cz(3, 4, 2))]
+         (spectral_norms, _cz(4, 3)), (nuclear_axes, _cz(3, 4, 2)),
+         (cholesky_lower, _hpd(4)), (cholesky_upper, _hpd(4)), (qr_reduced, _cz(5, 3)),
+         (qr_reduced, _cz(4, 4)), (qr_r_only, _cz(6, 4)), (qr_complete_square, _cz(3, 3))]
 IDS = [f"{f.__name__}-{'x'.join(map(str, z.shape))}" for f, z in CASES]
 
 
@@ -132,6 +168,23 @@ def _torch_loss(name, z):
         w, v = t.linalg.eigh(low + low.conj().T + t.diag(t.diagonal(z).real).to(z.dtype))
         return t.sum(w * t.tensor(_w(w.detach().numpy(), 0))) + \
             t.sum(v.abs() * t.tensor(_w(v.detach().numpy(), 1)))
+    if name.startswith("cholesky"):
+        # what NumPy reads (as for eigh): one triangle, the real part of the diagonal
+        upper = name == "cholesky_upper"
+        part = t.triu(z, 1) if upper else t.tril(z, -1)
+        herm = part + part.conj().T + t.diag(t.diagonal(z).real).to(z.dtype)
+        c = t.linalg.cholesky(herm, upper=upper)
+        if not upper:
+            return t.sum(c.real * t.tensor(_w(c.detach().numpy(), 0))) + \
+                t.sum(c.imag * t.tensor(_w(c.detach().numpy(), 1)))
+        return t.sum(c.real * t.tensor(_w(c.detach().numpy(), 2))) + \
+            t.sum(c.imag ** 2 * t.tensor(_w(c.detach().numpy(), 1)))
+    if name == "qr_reduced":
+        q, r = t.linalg.qr(z)
+        return (t.sum(q.real * t.tensor(_w(q.detach().numpy(), 0))) +
+                t.sum(q.imag * t.tensor(_w(q.detach().numpy(), 1))) +
+                t.sum(r.real * t.tensor(_w(r.detach().numpy(), 2))) +
+                t.sum(r.imag * t.tensor(_w(r.detach().numpy(), 3))))
     w, v = t.linalg.eig(z)                          # eig_vectors
     return (t.sum(w.real * t.tensor(_w(w.detach().numpy(), 0))) +
             t.sum(w.imag * t.tensor(_w(w.detach().numpy(), 1))) +
@@ -139,8 +192,8 @@ def _torch_loss(name, z):
 
 
 @pytest.mark.skipif(torch is None, reason="torch is not installed")
-@pytest.mark.parametrize("f, z", CASES[:2] + [c for c in CASES if c[0] in (eigh_lower,
-                                                                           eig_vectors)],
+@pytest.mark.parametrize("f, z", CASES[:2] + [c for c in CASES if c[0] in (
+    eigh_lower, eig_vectors, cholesky_lower, cholesky_upper, qr_reduced)],
                          ids=lambda v: getattr(v, "__name__", "z"))
 def test_matches_torch(f, z):
     zt = torch.tensor(z, requires_grad=True)

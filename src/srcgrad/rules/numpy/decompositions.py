@@ -3,7 +3,8 @@
 Eigen- and singular values are assumed distinct (the adjoints divide by their gaps).
 eig, eigh and svd take complex matrices too: their vectors' phases are free (LAPACK
 picks them), so only losses that do not read the phases are differentiated, and a
-reverse sweep that sees one raises; cholesky and qr are for real matrices.
+reverse sweep that sees one raises.  cholesky and qr of complex matrices have unique
+factors (real diagonals), so nothing is free there.
 """
 import numpy as np
 
@@ -64,23 +65,26 @@ def _phi(x):
 
 
 def cholesky_grad(g, ans, a, upper=False):
-    """Adjoint of ``np.linalg.cholesky`` (``a = L L^T``, read from the lower triangle;
-    ``upper=True``: ``a = U^T U`` read from the upper one)."""
+    """Adjoint of ``np.linalg.cholesky`` (``a = L L^H``, read from the lower triangle and
+    the real part of the diagonal; ``upper=True``: ``a = U^H U`` read from the upper one).
+    A complex ``a``: the conjugated convention of :func:`svd_grad` (the factor is unique,
+    its diagonal real and positive, so no phase is free)."""
     np = array_ns(g, ans, a, upper)
-    _real_only(a, "np.linalg.cholesky")
-    L, gL = (mT(ans), mT(g)) if upper else (ans, g)
+    cx = _is_complex(a)
+    L, gL = (_mH(ans), _mH(g)) if upper else (ans, g)
     Linv = np.linalg.inv(L)
-    s = mT(Linv) @ _phi(mT(L) @ gL) @ Linv
+    s = _mH(Linv) @ _phi(_mH(L) @ (np.conj(gL) if cx else gL)) @ Linv
+    if cx:
+        return np.conj(_from_hermitian(0.5 * (s + _mH(s)), lower=not upper))
     return _from_triangle(0.5 * (s + mT(s)), lower=not upper)
 
 
 def cholesky_jvp(da, ans, a, upper=False):
     np = array_ns(da, ans, a, upper)
-    _real_only(a, "np.linalg.cholesky")
-    L = mT(ans) if upper else ans
+    L = _mH(ans) if upper else ans
     Linv = np.linalg.inv(L)
-    dL = L @ _phi(Linv @ _to_symmetric(da, lower=not upper) @ mT(Linv))
-    return mT(dL) if upper else dL
+    dL = L @ _phi(Linv @ _to_symmetric(da, lower=not upper) @ _mH(Linv))
+    return _mH(dL) if upper else dL
 
 
 def _gap_inverse(w):
@@ -415,30 +419,46 @@ def _qr_parts(ans, a, mode, g=None):
     return q, r, gq, gr, refused
 
 
+def _imag_diagonal(c):
+    """``1j * Im`` of the diagonal of a stack of complex matrices, as a matrix."""
+    np = array_ns(c)
+    return 1j * np.imag(np.diagonal(c, axis1=-2, axis2=-1))[..., None, :] * _eye_like(c)
+
+
 def qr_grad(g, ans, a, mode="reduced"):
-    """Adjoint of ``np.linalg.qr`` (m >= n, full column rank)."""
+    """Adjoint of ``np.linalg.qr`` (m >= n, full column rank).  A complex ``a``: the
+    conjugated convention of :func:`svd_grad`; LAPACK's ``R`` has a real diagonal, which
+    makes the factors unique (locally), so no phase is free."""
     np = array_ns(g, ans, a, mode)
-    _real_only(a, "np.linalg.qr")
+    cx = _is_complex(a)
     q, r, gq, gr, refused = _qr_parts(ans, a, mode, g)
     if gq is None and gr is None:
         return np.zeros_like(a, dtype=_fdtype(a))
+    if cx:
+        gq = np.conj(gq) if gq is not None else None
+        gr = np.conj(gr) if gr is not None else None
     nmat = 0.0
     if gr is not None:
-        nmat = nmat + gr @ mT(r)
+        nmat = nmat + gr @ _mH(r)
     if gq is not None:
-        nmat = nmat - mT(q) @ gq
-    k = np.triu(nmat) + np.tril(mT(nmat), -1)
+        nmat = nmat - _mH(q) @ gq
+    k = np.triu(nmat) + np.tril(_mH(nmat), -1)
+    if cx:                                  # r's diagonal is real: only Re of nmat's
+        k = k - _imag_diagonal(nmat)
     b = q @ k if gq is None else gq + q @ k
-    return mT(np.linalg.solve(r, mT(b))) + refused        # b @ r^-T
+    grad = _mH(np.linalg.solve(r, _mH(b)))                   # b @ r^-H
+    return (np.conj(grad) if cx else grad) + refused
 
 
 def qr_jvp(da, ans, a, mode="reduced"):
     np = array_ns(da, ans, a, mode)
-    _real_only(a, "np.linalg.qr")
     q, r, _, _, _ = _qr_parts(ans, a, mode)
-    c = mT(np.linalg.solve(mT(r), mT(mT(q) @ da)))          # q^T da r^-1
+    c = mT(np.linalg.solve(mT(r), mT(_mH(q) @ da)))         # q^H da r^-1
     low = np.tril(c, -1)
-    t = c - (low - mT(low))                                  # dr r^-1 (upper triangular)
+    # q^H dq is skew-Hermitian; dr r^-1 upper triangular with a real diagonal
+    t = c - (low - _mH(low))
+    if _is_complex(c):
+        t = t - _imag_diagonal(c)
     dr = t @ r
     if mode == "r":
         return dr
@@ -521,7 +541,7 @@ def slogdet_grad_da(da, t, a):
 # their source again for second and higher derivatives
 deftransformable(spectral_weights, spectral_grad, spectral_jvp, eig_grad, eig_jvp, _mH, _from_triangle, _from_hermitian, _to_symmetric, _phi, _gap_inverse, _parts, cholesky_grad,
                  cholesky_jvp, eigh_grad, eigh_jvp, eigvalsh_grad, eigvalsh_jvp, _reduced_svd,
-                 svd_grad, svd_jvp, pinv_grad, pinv_jvp, _qr_parts, qr_grad, qr_jvp, _refuse_nonzero,
+                 svd_grad, svd_jvp, pinv_grad, pinv_jvp, _qr_parts, _imag_diagonal, qr_grad, qr_jvp, _refuse_nonzero,
                  slogdet_jvp, tensorinv_grad, tensorinv_jvp, slogdet_grad_t, slogdet_grad_a,
                  slogdet_grad_da)
 defnograd(_eye_like, _tensorinv_shapes, _real_only, _phase_free)
