@@ -1,8 +1,10 @@
 """``scipy.linalg``: factorizations, solves, matrix functions and structured matrices.
 
-Real input.  Where the mathematics is NumPy's (cholesky, eigh, svd, qr, inv, det) the
-rules call the kernels of :mod:`srcgrad.rules.numpy.decompositions`; the rest are
-written here.  Every kernel is written in differentiable primitives (its source is
+Where the mathematics is NumPy's (cholesky, eigh, svd, qr, inv, det) the rules call
+the kernels of :mod:`srcgrad.rules.numpy.decompositions`; the rest are written here.
+Complex matrices follow srcgrad's convention (a cotangent pairs with a tangent as
+``Re sum(g * t)``): the adjoint of a linear map is its plain transpose, so a solve with
+``A`` has the adjoint solve with ``A^T``, and one with ``A^H`` the solve with ``conj(A)``.  Every kernel is written in differentiable primitives (its source is
 differentiated again for higher orders, :func:`deftransformable`).
 
 Conventions, as in autograd and JAX: a routine that reads one triangle of its input
@@ -18,9 +20,10 @@ import scipy.linalg as sl
 
 from ...errors import NonDifferentiableError
 from ..registry import deflinear, defnograd, defrule, deftransformable
-from ..numpy.decompositions import (_eye_like, _from_triangle, _to_symmetric, _phi, eigh_grad,
-                                    eigh_jvp, qr_grad, qr_jvp, svd_grad, svd_jvp, _real_only)
-from ..numpy.conventions import _fdtype
+from ..numpy.decompositions import (_eye_like, _from_triangle, _from_hermitian, _to_symmetric,
+                                    _phi, _mH, cholesky_grad, cholesky_jvp, eigh_grad,
+                                    eigh_jvp, qr_grad, qr_jvp, svd_grad, svd_jvp)
+from ..numpy.conventions import _fdtype, _is_complex
 from ..numpy.linalg import mT
 
 __all__ = ['sl_refuse', 'sl_cholesky_grad', 'sl_cholesky_jvp', 'sl_cho_factor_grad',
@@ -32,7 +35,7 @@ __all__ = ['sl_refuse', 'sl_cholesky_grad', 'sl_cholesky_jvp', 'sl_cho_factor_gr
            'sl_eigh_jvp', 'sl_qr_grad', 'sl_qr_jvp', 'sl_expm_grad', 'sl_expm_jvp',
            'sl_sqrtm_grad', 'sl_sqrtm_jvp', 'sl_logm_grad', 'sl_logm_jvp',
            'sl_block_diag_grad', 'sl_block_diag_jvp', 'sl_toeplitz_grad', 'sl_toeplitz_part',
-           'sl_circulant_grad', 'sl_circulant_part', 'sl_cho_solve_b', 'sl_solve_triangular_jvp_b',
+           'sl_circulant_grad', 'sl_circulant_part', 'sl_cho_solve_b', 'sl_cho_solve_push', 'sl_solve_triangular_jvp_b',
            'sl_solve_jvp_b', 'sl_lu_solve_jvp_b', 'sl_sylvester_adjoint', 'sl_sylvester_jvp',
            'sl_banded_dense', 'sl_banded_band', 'sl_banded_grad_b', 'sl_banded_grad_ab',
            'sl_banded_jvp']
@@ -64,8 +67,10 @@ def _lower_solve(low, b, trans=0):
 def sl_cholesky_grad(g, ans, a, upper=False):
     """Adjoint of ``cholesky`` (``a = L L^T`` read from the lower triangle; ``upper``:
     ``a = U^T U`` from the upper one): ``L^-T phi(L^T g) L^-1``, symmetrized, with
-    ``L^-1`` applied by two triangular solves (no inverse formed)."""
-    _real_only(a, "scipy.linalg.cholesky")
+    ``L^-1`` applied by two triangular solves (no inverse formed).  A complex ``a``:
+    NumPy's kernel (the same triangle and real diagonal are read)."""
+    if _is_complex(a):
+        return cholesky_grad(g, ans, a, upper)
     low, g_low = (mT(ans), mT(g)) if upper else (ans, g)
     p = _phi(mT(low) @ g_low)
     s = _lower_solve(low, mT(_lower_solve(low, mT(p), 1)), 1)
@@ -77,7 +82,8 @@ def sl_cholesky_grad(g, ans, a, upper=False):
 
 def sl_cholesky_jvp(da, ans, a, upper=False):
     """Tangent of ``cholesky``: ``L phi(L^-1 sym(da) L^-T)``, by triangular solves."""
-    _real_only(a, "scipy.linalg.cholesky")
+    if _is_complex(a):
+        return cholesky_jvp(da, ans, a, upper)
     low = mT(ans) if upper else ans
     m = _lower_solve(low, mT(_lower_solve(low, _to_symmetric(da, lower=not upper))))
     d_low = low @ _phi(m)
@@ -101,13 +107,19 @@ def sl_cho_factor_jvp(da, ans, a, lower=False):
 
 def sl_cho_solve_grad_c(g, ans, c_and_lower, b):
     """Adjoint of ``x = cho_solve((c, lower), b)`` for ``c`` (its factor's triangle)."""
-    _real_only(c_and_lower[0], "scipy.linalg.cho_solve")
     c, lower = c_and_lower
-    gb = sl.cho_solve(c_and_lower, g)
+    gb = sl_cho_solve_b(g, c_and_lower)
     f = _factor(c, lower)
     # -(gb x^T + x gb^T) f (a = f f^T) or f (...) (a = f^T f), as rank-k products: no
-    # product of two n x n matrices
-    if lower:
+    # product of two n x n matrices; complex (a = f f^H, f^H f): conj(f), and x, gb
+    # conjugated in the second term
+    if _is_complex(c) or _is_complex(g):
+        fc = np.conj(f)
+        if lower:
+            gf = -(_outer(gb, mT(fc) @ ans) + _outer(np.conj(ans), mT(fc) @ np.conj(gb)))
+        else:
+            gf = -(_outer(fc @ gb, ans) + _outer(fc @ np.conj(ans), np.conj(gb)))
+    elif lower:
         gf = -(_outer(gb, mT(f) @ ans) + _outer(ans, mT(f) @ gb))
     else:
         gf = -(_outer(f @ gb, ans) + _outer(f @ ans, gb))
@@ -115,16 +127,23 @@ def sl_cho_solve_grad_c(g, ans, c_and_lower, b):
 
 
 def sl_cho_solve_b(g, c_and_lower):
-    """``cho_solve``'s map of ``b``, its own transpose (the matrix is symmetric)."""
+    """The transpose of ``cho_solve``'s map of ``b``: itself for a real (symmetric)
+    matrix; ``conj(A)^-1 g`` for a Hermitian one."""
+    if _is_complex(c_and_lower[0]):
+        return np.conj(sl.cho_solve(c_and_lower, np.conj(g)))
     return sl.cho_solve(c_and_lower, g)
 
 
+def sl_cho_solve_push(db, c_and_lower):
+    """``cho_solve``'s map of ``b`` (the tangent of ``x`` along ``db``)."""
+    return sl.cho_solve(c_and_lower, db)
+
+
 def sl_cho_solve_jvp_c(dc_and_lower, ans, c_and_lower, b):
-    _real_only(c_and_lower[0], "scipy.linalg.cho_solve")
     c, lower = c_and_lower
     f = _factor(c, lower)
     df = _factor(dc_and_lower[0], lower)
-    da = df @ mT(f) + f @ mT(df) if lower else mT(df) @ f + mT(f) @ df
+    da = df @ _mH(f) + f @ _mH(df) if lower else _mH(df) @ f + _mH(f) @ df
     return -sl.cho_solve(c_and_lower, da @ ans)
 
 
@@ -136,6 +155,18 @@ def _flipped(trans):
     return 0 if _transposes(trans) else 1
 
 
+def _conjugates(trans):
+    """Whether ``trans`` solves with ``A^H`` (for a real ``A``, the same as ``A^T``)."""
+    return trans in (2, "C")
+
+
+def _op(x, trans):
+    """``x``, ``x^T`` or ``x^H`` as ``trans`` says (0 / 'N', 1 / 'T', 2 / 'C')."""
+    if _conjugates(trans):
+        return _mH(x)
+    return mT(x) if _transposes(trans) else x
+
+
 def _triangle(a, lower, unit_diagonal):
     """The matrix ``solve_triangular`` reads: one triangle (strict with a unit diagonal)."""
     if unit_diagonal:
@@ -144,6 +175,11 @@ def _triangle(a, lower, unit_diagonal):
 
 
 def sl_solve_triangular_grad_b(g, a, b, trans=0, lower=False, unit_diagonal=False):
+    """The transpose of ``b -> op(a)^-1 b``: a solve with ``op(a)^T`` (for ``a^H``:
+    with ``conj(a)``, as ``conj(a^-1 conj(g))``)."""
+    if _conjugates(trans) and _is_complex(a):
+        return np.conj(sl.solve_triangular(a, np.conj(g), lower=lower,
+                                           unit_diagonal=unit_diagonal))
     return sl.solve_triangular(a, g, trans=_flipped(trans), lower=lower,
                                unit_diagonal=unit_diagonal)
 
@@ -153,19 +189,19 @@ def sl_solve_triangular_jvp_b(db, a, b, trans=0, lower=False, unit_diagonal=Fals
 
 
 def sl_solve_triangular_grad_a(g, ans, a, b, trans=0, lower=False, unit_diagonal=False):
-    gb = sl.solve_triangular(a, g, trans=_flipped(trans), lower=lower,
-                             unit_diagonal=unit_diagonal)
+    gb = sl_solve_triangular_grad_b(g, a, b, trans, lower, unit_diagonal)
     gop = -_outer(gb, ans)
-    return _triangle(mT(gop) if _transposes(trans) else gop, lower, unit_diagonal)
+    return _triangle(_op(gop, trans), lower, unit_diagonal)
 
 
 def sl_solve_triangular_jvp_a(da, ans, a, b, trans=0, lower=False, unit_diagonal=False):
     dt = _triangle(da, lower, unit_diagonal)
-    rhs = (mT(dt) if _transposes(trans) else dt) @ ans
+    rhs = _op(dt, trans) @ ans
     return -sl.solve_triangular(a, rhs, trans=trans, lower=lower, unit_diagonal=unit_diagonal)
 
 
-_SYMMETRIC = ("sym", "symmetric", "her", "hermitian", "pos", "positive definite")
+_SYMMETRIC = ("sym", "symmetric")
+_HERMITIAN = ("her", "hermitian", "pos", "positive definite")
 _GENERAL = (None, "gen", "general")
 
 
@@ -174,6 +210,8 @@ def _structure(assume_a, name):
         return "gen"
     if assume_a in _SYMMETRIC:
         return "sym"
+    if assume_a in _HERMITIAN:
+        return "her"
     if assume_a in ("diagonal", "upper triangular", "lower triangular"):
         return assume_a
     sl_refuse(f"scipy.linalg.{name}(assume_a={assume_a!r}): no derivative for this "
@@ -181,8 +219,13 @@ def _structure(assume_a, name):
 
 
 def _structured(da, kind, lower):
-    """The tangent of the matrix a routine reads from ``a`` given ``assume_a``."""
-    if kind == "sym":
+    """The tangent of the matrix a routine reads from ``a`` given ``assume_a``: one
+    triangle mirrored ('sym': transposed, also when complex; 'her': conjugated, the
+    diagonal's real part), the diagonal, or a triangle."""
+    if kind == "sym" and _is_complex(da):
+        part = np.tril(da, -1) if lower else np.triu(da, 1)
+        return part + mT(part) + da * _eye_like(da)
+    if kind in ("sym", "her"):
         return _to_symmetric(da, lower)
     if kind == "diagonal":
         return da * _eye_like(da)
@@ -194,14 +237,20 @@ def _structured(da, kind, lower):
 
 
 def _structured_adjoint(g, kind, lower):
-    """The adjoint of :func:`_structured`."""
-    if kind == "sym":
+    """The adjoint of :func:`_structured` (its transpose)."""
+    if kind == "her" and _is_complex(g):
+        return _from_hermitian(g, lower)
+    if kind in ("sym", "her"):
         return _from_triangle(g, lower)
     return _structured(g, kind, lower)
 
 
 def sl_solve_grad_b(g, a, b, lower=False, assume_a=None, transposed=False):
-    _structure(assume_a, "solve")
+    """The transpose of ``b -> op(a)^-1 b``: a solve with ``op(a)^T`` (SciPy solves no
+    transposed complex system: then with the transpose of the matrix it reads)."""
+    kind = _structure(assume_a, "solve")
+    if _is_complex(a) and not transposed:
+        return sl.solve(mT(_structured(a, kind, lower)), g)
     return sl.solve(a, g, lower=lower, assume_a=assume_a, transposed=not transposed)
 
 
@@ -212,7 +261,7 @@ def sl_solve_jvp_b(db, a, b, lower=False, assume_a=None, transposed=False):
 
 def sl_solve_grad_a(g, ans, a, b, lower=False, assume_a=None, transposed=False):
     kind = _structure(assume_a, "solve")
-    gb = sl.solve(a, g, lower=lower, assume_a=assume_a, transposed=not transposed)
+    gb = sl_solve_grad_b(g, a, b, lower, assume_a, transposed)
     gop = -_outer(gb, ans)
     return _structured_adjoint(mT(gop) if transposed else gop, kind, lower)
 
@@ -275,6 +324,9 @@ def sl_lu_factor_jvp(da, ans, a):
 
 
 def sl_lu_solve_grad_b(g, lu_and_piv, b, trans=0):
+    """The transpose of ``b -> op(a)^-1 b`` (see :func:`sl_solve_triangular_grad_b`)."""
+    if _conjugates(trans) and _is_complex(lu_and_piv[0]):
+        return np.conj(sl.lu_solve(lu_and_piv, np.conj(g)))
     return sl.lu_solve(lu_and_piv, g, trans=_flipped(trans))
 
 
@@ -286,9 +338,9 @@ def sl_lu_solve_grad_lu(g, ans, lu_and_piv, b, trans=0):
     """Adjoint of ``x = lu_solve((lu, piv), b, trans)`` for ``lu``."""
     lu, piv = lu_and_piv
     l, u, perm, inv = _lu_parts(lu, piv, "lu_solve")
-    gb = sl.lu_solve(lu_and_piv, g, trans=_flipped(trans))
+    gb = sl_lu_solve_grad_b(g, lu_and_piv, b, trans)
     gop = -_outer(gb, ans)
-    ga = (mT(gop) if _transposes(trans) else gop)[perm]          # for l @ u = a[perm]
+    ga = _op(gop, trans)[perm]                                   # for l @ u = a[perm]
     gpiv = np.zeros(np.shape(piv), dtype=_fdtype(lu))      # the pivots: no gradient
     return (np.tril(ga @ mT(u), -1) + np.triu(mT(l) @ ga), gpiv)
 
@@ -298,7 +350,7 @@ def sl_lu_solve_jvp_lu(dlu_and_piv, ans, lu_and_piv, b, trans=0):
     l, u, perm, inv = _lu_parts(lu, piv, "lu_solve")
     dlu = dlu_and_piv[0]
     da = (np.tril(dlu, -1) @ u + l @ np.triu(dlu))[inv]
-    rhs = (mT(da) if _transposes(trans) else da) @ ans
+    rhs = _op(da, trans) @ ans
     return -sl.lu_solve(lu_and_piv, rhs, trans=trans)
 
 
@@ -508,7 +560,14 @@ def _diagonal_sums(t):
     """``s[k + m - 1]``: the sum of ``t[i, j]`` over ``j - i = k`` (``t`` is m x n)."""
     m, n = np.shape(t)
     i, j = np.indices((m, n))
-    sums = np.bincount((j - i + m - 1).ravel(), weights=np.ravel(t), minlength=m + n - 1)
+    return _bin_sums((j - i + m - 1).ravel(), t, m + n - 1)
+
+
+def _bin_sums(idx, t, length):
+    """``np.bincount(idx, weights=t.ravel())`` in ``t``'s dtype, complex ``t`` too."""
+    if _is_complex(t):
+        return _bin_sums(idx, np.real(t), length) + 1j * _bin_sums(idx, np.imag(t), length)
+    sums = np.bincount(idx, weights=np.ravel(t), minlength=length)
     return sums.astype(_fdtype(t), copy=False)
 
 
@@ -520,9 +579,9 @@ def sl_toeplitz_grad(t, c, r=None, which=0):
     s = _diagonal_sums(t)
     below = s[:m][::-1]                  # diagonals 0, -1, ..., -(m-1): c
     above = s[m - 1:]                    # diagonals 0, 1, ..., n-1: r
-    if r is None:
+    if r is None:                        # the first row is conj(c): its adjoint conjugates
         gc = below.copy()
-        gc[1:] += above[1:]
+        gc[1:] += np.conj(above[1:]) if _is_complex(c) else above[1:]
         return np.reshape(gc, np.shape(c))
     if which == 0:
         return np.reshape(below, np.shape(c))
@@ -551,8 +610,7 @@ def sl_circulant_grad(t, c):
     n = np.size(c)
     i, j = np.indices((n, n))
     idx = ((i - j) % n).ravel()
-    sums = np.bincount(idx, weights=np.ravel(t), minlength=n).astype(_fdtype(t), copy=False)
-    return np.reshape(sums, np.shape(c))
+    return np.reshape(_bin_sums(idx, t, n), np.shape(c))
 
 
 deftransformable(_lower_solve, sl_cholesky_grad, sl_cholesky_jvp, sl_cho_factor_grad,
@@ -563,12 +621,12 @@ deftransformable(_lower_solve, sl_cholesky_grad, sl_cholesky_jvp, sl_cho_factor_
                  sl_lu_solve_grad_lu, sl_lu_solve_grad_b, sl_lu_solve_jvp_lu, sl_eigh_grad,
                  sl_eigh_jvp, sl_qr_grad, sl_qr_jvp, sl_expm_grad, sl_expm_jvp,
                  sl_sqrtm_grad, sl_sqrtm_jvp, sl_logm_grad, sl_logm_jvp, sl_block_diag_grad,
-                 sl_block_diag_jvp, sl_cho_solve_b, sl_solve_triangular_jvp_b, sl_solve_jvp_b,
-                 sl_lu_solve_jvp_b, _outer, _factor, _triangle, _structured,
+                 sl_block_diag_jvp, sl_cho_solve_b, sl_cho_solve_push, sl_solve_triangular_jvp_b, sl_solve_jvp_b,
+                 sl_lu_solve_jvp_b, _outer, _factor, _triangle, _op, _structured,
                  _structured_adjoint, _lu_parts, _upper_block, _real, sl_sylvester_adjoint,
                  sl_sylvester_jvp, sl_banded_dense, sl_banded_band, sl_banded_grad_b,
                  sl_banded_grad_ab, sl_banded_jvp)
-defnograd(_transposes, _flipped, _structure, _eigh_call, _qr_mode, _block_shape)
+defnograd(_transposes, _flipped, _conjugates, _structure, _eigh_call, _qr_mode, _block_shape)
 defnograd(sl_refuse)                # (a refusal: it raises)
 deftransformable(sl_circulant_part)
 
@@ -592,7 +650,7 @@ _rule(sl.cho_solve, "c_and_lower, b, overwrite_b=False, check_finite=True",
         vjp=dict(c_and_lower="sl_cho_solve_grad_c(g, ans, c_and_lower, b)",
                  b="sl_cho_solve_b(g, c_and_lower)"),
         jvp=dict(c_and_lower="sl_cho_solve_jvp_c(dc_and_lower, ans, c_and_lower, b)",
-                 b="sl_cho_solve_b(db, c_and_lower)"))
+                 b="sl_cho_solve_push(db, c_and_lower)"))
 _rule(sl.solve_triangular, "a, b, trans=0, lower=False, unit_diagonal=False, "
                              "overwrite_b=False, check_finite=True",
         vjp=dict(a="sl_solve_triangular_grad_a(g, ans, a, b, trans, lower, unit_diagonal)",
