@@ -661,3 +661,35 @@ def test_an_in_place_add_is_checked_after_a_float_parameter_is_rebound():
     # alias check of ``v += e`` (which may then be scalars)
     with pytest.raises(sg.UnsupportedSyntaxError, match="share memory"):
         sg.value_and_grad(min_then_added_to_after_a_float_parameter_is_rebound)(0.7)
+
+
+# -- a free name rebound after a function value's last call ----------------------------
+
+def _apply(f, a):
+    return f(a)
+
+
+def exponent_rebound_after_the_call(x):
+    k = 2.0
+    f = lambda t: t ** k                 # noqa: E731
+    y = _apply(f, x)
+    k = 3.0                              # f already ran with k = 2
+    return np.sum(y) + k
+
+
+def closure_over_a_rebound_int(x):
+    n = 2
+
+    def f(t):
+        return np.sin(t) ** n
+    y = _apply(f, x) + _apply(f, x * 0.5)
+    n = 5
+    return np.sum(y) * n
+
+
+@pytest.mark.parametrize("f", [exponent_rebound_after_the_call, closure_over_a_rebound_int])
+def test_a_backward_sweep_sees_the_free_names_its_forward_saw(f):
+    """The backward sweep of ``f``'s call ran after ``k = 3.0`` and read ``k`` from the
+    closure: a gradient of 3 t**2 instead of 2 t (no error).  It now reads the values
+    the forward sweep saved (driver.py)."""
+    check_both(f, np.array([0.5, 1.5, -0.7]))

@@ -218,13 +218,18 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     bwd_reads = A.names_read(bwd) | A.names_read(grads)   # ``ad.zeros_like(w)`` reads w
     primal = A.names_stored(fwd) | set(params)
     primal |= {n.name for s in fwd for n in gast.walk(s) if isinstance(n, gast.FunctionDef)}
+    # the free names it reads are saved too: the backward sweep runs later, when the
+    # enclosing function may have rebound them (``k = 2.0; f = lambda t: t ** k;
+    # y = f(x); k = 3.0``); it must see the values the forward sweep saw
+    primal |= set(code.co_freevars) - {ad}
     # (the array namespace is not saved: the backward sweep finds it from its values)
     saved = sorted((bwd_reads & primal) - {names.np}, key=lambda n: (n not in params, n))
     if rev.stack and rev.stack not in saved:
         saved.insert(0, rev.stack)
     # a name set on one path only (a branch's condition) is still packed into ``saved``
     bound = _always_bound(fwd[len(prologue):])
-    unbound = [n for n in saved if n not in params and n not in init and n not in bound]
+    unbound = [n for n in saved if n not in params and n not in init and n not in bound
+               and n not in code.co_freevars]
     fwd = [A.assign(n, A.const(None)) for n in unbound] + fwd
     dres = names.d(result.id) if isinstance(result, gast.Name) else names.gen.fresh("dresult")
     saved_name = names.gen.fresh("saved")
@@ -273,6 +278,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
                         trees={fname: fdef_f, bname: fdef_b})
     for f in fns.values():
         f.__srcgrad_transformable__ = True
+    fns[bname].__srcgrad_gradients__ = True          # (analysis/activity.py)
     return fns[fname], fns[bname]
 
 

@@ -12,7 +12,7 @@ import types
 
 import gast
 
-from . import parsing
+from . import parsing, sourcemap
 from . import syntax as A
 from ..errors import UnsupportedSyntaxError
 from ..runtime.records import in_library
@@ -36,6 +36,15 @@ class SourceInfo:
     def error(self, node, message):
         lineno = getattr(node, "lineno", None)
         col = getattr(node, "col_offset", None)
+        place = sourcemap.user_place(self.filename, lineno) if lineno else None
+        if place is not None:
+            # raised while differentiating generated code (a derivative of a
+            # derivative): located at the user's line it was made from
+            filename, user_line, label = place
+            message = (f"{message} (raised while differentiating srcgrad's {label}, at "
+                       f"its line {lineno}: {(self.line(lineno) or '').strip()})")
+            return UnsupportedSyntaxError(message, filename, user_line, None,
+                                          linecache.getline(filename, user_line))
         return UnsupportedSyntaxError(message, self.filename, lineno, col, self.line(lineno))
 
     def where(self, node):

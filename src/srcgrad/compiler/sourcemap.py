@@ -182,6 +182,25 @@ def _line_map(fdef, src, first, name):
     return out
 
 
+def user_place(filename, lineno):
+    """``(file, line, label)`` of the user's line that line ``lineno`` of the generated
+    file ``filename`` was made from (through derivatives of derivatives), or None for
+    a file srcgrad did not generate or a line it cannot place."""
+    label, place = None, None
+    for _ in range(32):
+        entry = _FILES.get(filename)
+        if entry is None:
+            return place
+        origin = entry.origin(lineno)
+        code = getattr(entry.func, "__code__", None)
+        if origin is None or code is None:
+            return place
+        label = label or entry.label
+        filename, lineno = code.co_filename, origin[0]
+        place = (filename, lineno, label)
+    return place
+
+
 def _print_exception(etype, value, tb):
     """``sys.excepthook`` on 3.10-3.12 once generated code raised: the traceback
     module's printer, which reads generated lines from linecache."""

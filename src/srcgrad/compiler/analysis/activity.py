@@ -516,9 +516,12 @@ class Analysis:
                     continue
                 order = self._store_order() if order is None else order
                 where, stores = order[0][id(d)], order[1].get(n, ())
-                # safe: every assignment of n comes before the def, and none in a loop
-                # that also runs the def again
-                if any(i > where[0] or set(loops) & set(where[1]) for i, loops in stores):
+                # safe: no assignment of n in a loop that also runs the def again, and
+                # none after the def unless the function value is never called from
+                # there on (its last call saw the value it was defined with)
+                if any(set(loops) & set(where[1]) or
+                       (i > where[0] and self._called_from(order, i, loops, d.name))
+                       for i, loops in stores):
                     what = "the lambda" if d.name.startswith("lambda") else d.name
                     raise self.info.error(d, f"{what} reads {n}, which depends on the "
                                              f"differentiated inputs and is assigned more "
@@ -582,17 +585,67 @@ class Analysis:
     def active(self, n):
         return n in self.varied and n in self.useful
 
+    def _called_from(self, order, start, loops, name):
+        """Might the function value ``name`` be called at or after position ``start``
+        (from the start of the outermost loop in ``loops``, which runs it again)?  It
+        may be, wherever it or a value that may hold it is given to a call, returned
+        or iterated over.  Rules never call a function value (``map``, ``sorted(key=)``
+        and the like are loops by then: lower/desugar.py); those that compute numbers
+        from numbers hold none.  (Flow-insensitive: whatever a statement computes from
+        a value that may hold it may hold it too.)"""
+        if loops:
+            start = min(order[2][lp] for lp in loops)
+        reading = []             # (position, names read, names it stores, may call)
+        for i, st in order[3]:
+            if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr)):
+                op = getattr(st, "srcgrad_op", None)
+                kind = getattr(op, "kind", None)
+                if kind in ("nograd", "const") or (kind == "rule" and _numeric(op.rule)):
+                    continue
+                if kind == "call" and _gives_gradients(op.func):
+                    # a backward sweep runs a function value's backward with what its
+                    # forward saved (its free names too: driver.py), never the function;
+                    # and gradients never hold a function value
+                    continue
+                target = getattr(op, "target", None)
+                stored = A.names_stored([st]) | ({target} if isinstance(target, str) else set())
+                reads = A.names_read(st.value) if st.value is not None else set()
+                reading.append((i, reads, stored, kind not in ("rule", "copy", "literal")))
+            elif isinstance(st, gast.FunctionDef):
+                reading.append((i, _captured(st), {st.name}, False))
+            elif isinstance(st, gast.For):
+                reading.append((i, A.names_read(st.iter), A.names_stored([st.target]), True))
+            else:
+                reading.append((i, A.names_read(_header(st)), A.names_stored([st]), True))
+        by_name = {}
+        for entry in reading:
+            for n in entry[1]:
+                by_name.setdefault(n, []).append(entry)
+        holders, work = {name}, [name]
+        while work:
+            for i, _, stored, calls in by_name.get(work.pop(), ()):
+                if calls and i >= start:
+                    return True
+                for m in stored - holders:
+                    holders.add(m)
+                    work.append(m)
+        return False
+
     def _store_order(self):
         """({id(def): (position, enclosing loops)}, {name: [(position, enclosing loops)]
-        of the statements assigning it}), positions in program order."""
-        defs, stores = {}, {}
+        of the statements assigning it}, {id(loop): its position}, [(position, stmt)]
+        of the statements not holding others, and of loop and branch headers),
+        positions in program order."""
+        defs, stores, loop_at, flat = {}, {}, {}, []
         count = [0]
 
         def visit(stmts, loops):
             for st in stmts:
                 count[0] += 1
                 here = (count[0], loops)
+                flat.append((count[0], st))
                 if isinstance(st, (gast.For, gast.While)):
+                    loop_at[id(st)] = count[0]
                     inner = loops + (id(st),)
                     if isinstance(st, gast.For):
                         for n in A.names_stored([st.target]):
@@ -608,7 +661,7 @@ class Analysis:
                     for n in A.names_stored([st]):
                         stores.setdefault(n, []).append(here)
         visit(self.body, ())
-        return defs, stores
+        return defs, stores, loop_at, flat
 
 
 # builtins that take any arguments and return no gradient (``range(*bounds)``)
@@ -683,6 +736,29 @@ def _own_names(fdef):
         for h in getattr(st, "handlers", None) or ():
             work.extend(h.body)
     return A.names_stored(fdef.body) | {p.id for p in A.params_of(fdef)} | defs
+
+
+def _numeric(rule):
+    """Does this rule compute arrays from arrays only (so that an argument it reads is
+    never a function value, nor holds one)?"""
+    f = rule.facets
+    return bool(f.elementwise or f.reduction or f.bilinear_in) and not f.container
+
+
+def _gives_gradients(func):
+    """Is ``func`` a backward sweep (generated, or ``call_backward``), whose results
+    are gradients?"""
+    from .. import dynamic
+    return func is dynamic.call_backward or getattr(func, "__srcgrad_gradients__", False)
+
+
+def _header(st):
+    """The expressions a compound statement reads itself (not its body's)."""
+    if isinstance(st, gast.For):
+        return st.iter
+    if isinstance(st, (gast.While, gast.If)):
+        return st.test
+    return st
 
 
 def _captured(fdef):
