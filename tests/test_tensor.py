@@ -722,11 +722,17 @@ def test_device_paths_with_a_stand_in_for_cupy(fake_gpu):
 
 
 def test_cuda_without_cupy_says_what_to_install():
-    """PyTorch's message (scripts catch it), and a note on what srcgrad needs for a GPU."""
+    """PyTorch's type and first words (scripts catch it), then what srcgrad needs for a GPU:
+    the same error from .cuda(), .to("cuda"), a factory's device= and Module.cuda()."""
     import importlib.util
     if importlib.util.find_spec("cupy") is not None:
         pytest.skip("CuPy is installed here")
-    with pytest.raises(AssertionError) as info:
-        sg.ones(2).cuda()
-    assert str(info.value) == "Torch not compiled with CUDA enabled"
-    assert any("pip install cupy" in note for note in info.value.__notes__)
+    x = sg.ones(2)
+    for make in (x.cuda, lambda: x.to("cuda"), lambda: x.to("cuda:0"),
+                 lambda: sg.zeros(2, device="cuda"), lambda: sg.nn.Linear(2, 2).cuda()):
+        with pytest.raises(AssertionError) as info:
+            make()
+        message = str(info.value)
+        assert message.startswith("Torch not compiled with CUDA enabled: ")
+        assert "CuPy" in message and "pip install cupy-cuda12x" in message
+    assert not sg.cuda.is_available() and sg.cuda.device_count() == 0

@@ -14,6 +14,7 @@ for f in [lambda: torch.ones(2, device="cuda"), lambda: x.cuda(), lambda: x.to("
     try:
         f()
     except (AssertionError, RuntimeError) as e:
-        print(type(e).__name__, e)
+        # srcgrad's message goes on to say what to install for a GPU
+        print(type(e).__name__, str(e).startswith("Torch not compiled with CUDA enabled"))
 print(x.to(torch.float64), x.to("cpu", torch.float64), x.to(device=device, dtype=torch.int64))
 print(x.to(torch.ones(1, dtype=torch.float64)))

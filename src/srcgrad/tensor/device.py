@@ -94,7 +94,7 @@ def array_module(dev):
     """numpy for the CPU, cupy for a GPU."""
     if dev.type == "cpu":
         return np
-    return cuda._cupy()
+    return cuda._require()
 
 
 def device_of(array):
@@ -112,7 +112,7 @@ def move(array, dev):
         return array
     if dev.type == "cpu":
         return array.get()
-    cp = cuda._cupy()
+    cp = cuda._require()
     with cp.cuda.Device(dev.index or 0):
         return cp.asarray(array)
 
@@ -124,19 +124,20 @@ class _Cuda:
         try:
             import cupy
         except ImportError:
-            # PyTorch's wording on a CPU-only build (scripts that catch it keep working);
-            # the traceback's note says what srcgrad needs for a GPU
-            error = AssertionError("Torch not compiled with CUDA enabled")
-            error.add_note("srcgrad: GPU tensors need CuPy, which is not installed: "
-                           "pip install cupy-cuda12x (CUDA 12) or cupy-cuda11x (CUDA 11)")
-            raise error from None
+            # the type and first words of PyTorch's CPU-only build (``except AssertionError``
+            # and checks of the text keep working), then what srcgrad needs for a GPU
+            raise AssertionError(
+                "Torch not compiled with CUDA enabled: srcgrad runs CUDA tensors on CuPy, "
+                "which is not installed. On a machine with an NVIDIA GPU: pip install "
+                "cupy-cuda12x (CUDA 12) or cupy-cuda11x (CUDA 11)") from None
         return cupy
 
     def _require(self):
         cp = self._cupy()
         if self.device_count() == 0:
-            raise RuntimeError("Found no NVIDIA driver on your system (cupy is installed but "
-                               "sees no GPU). Use device='cpu'.")
+            raise RuntimeError("Found no NVIDIA driver on your system: CuPy is installed but "
+                               "sees no GPU. Use device='cpu', or run on a machine with an "
+                               "NVIDIA GPU and its driver.")
         return cp
 
     def is_available(self):
