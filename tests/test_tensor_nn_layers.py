@@ -304,3 +304,30 @@ def test_errors_match_pytorch():
         sg.nn.BatchNorm1d(3)(sg.ones(1, 3))
     with pytest.raises(NotImplementedError, match="padding_mode"):
         sg.nn.Conv2d(2, 2, 3, padding_mode="reflect")
+
+
+PRELU = [((3,), (1,)), ((2, 3), (3,)), ((2, 3, 4), (3,)), ((2, 3, 4), (1,)), ((), (1,)),
+         ((4, 3, 2, 2), ())]
+
+
+@pytest.mark.parametrize("shapes", PRELU, ids=str)
+def test_prelu_matches_pytorch_and_finite_differences(shapes):
+    """One slope or one per channel (dimension 1); the slope's gradient too."""
+    x = RNG.standard_normal(shapes[0])
+    w = RNG.uniform(0.1, 0.5, shapes[1])
+    _compare(TF.prelu, F.prelu, x, w)
+    _finite_differences(F.prelu, [x, w])
+
+
+def test_prelu_module_and_errors_as_pytorch():
+    ours, theirs = sg.nn.PReLU(3, init=0.1), torch.nn.PReLU(3, init=0.1)
+    assert repr(ours) == repr(theirs) == "PReLU(num_parameters=3)"
+    assert ours.weight.tolist() == theirs.weight.tolist()
+    assert [n for n, _ in ours.named_parameters()] == ["weight"]
+    for x, w in [(np.ones((2, 3)), np.ones(2)), (np.ones((2, 3)), np.ones((1, 1))),
+                 (np.ones(3), np.ones(3))]:
+        with pytest.raises(RuntimeError) as expected:
+            TF.prelu(torch.tensor(x), torch.tensor(w))
+        with pytest.raises(RuntimeError) as got:
+            F.prelu(sg.tensor(x), sg.tensor(w))
+        assert str(got.value) == str(expected.value)

@@ -15,7 +15,7 @@ from ..functions import einsum, erf
 from ..indexing import where
 from .padding import _named, pad
 
-__all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu", "elu", "selu", "celu", "gelu",
+__all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu", "prelu", "elu", "selu", "celu", "gelu",
            "silu", "mish", "softplus", "softsign", "tanh", "sigmoid", "hardtanh", "relu6",
            "hardsigmoid", "hardswish", "logsigmoid", "softmax", "log_softmax", "softmin",
            "dropout", "dropout1d", "dropout2d", "dropout3d", "embedding", "layer_norm",
@@ -207,6 +207,22 @@ def relu_(input):
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     return _inplace_or(input, inplace, lambda input: _named(
         where(input > 0, input, input * negative_slope), "LeakyReluBackward0"))
+
+
+def prelu(input, weight):
+    """``input`` where positive, else ``weight * input``; ``weight`` holds one slope, or one
+    per channel (dimension 1; an input of fewer than two dimensions has one channel)."""
+    if weight.ndim > 1:
+        raise RuntimeError("prelu: Expected `weight` to be a scalar or 1D tensor, but got: "
+                           f"ndim = {weight.ndim}")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    count = weight.numel()
+    if count != 1 and count != channels:
+        raise RuntimeError("Mismatch of parameter numbers and input channel size. Found "
+                           f"parameter numbers = {count} and channel size = {channels}.")
+    slope = weight.reshape(()) if count == 1 else \
+        weight.reshape((channels,) + (1,) * (input.ndim - 2))
+    return _named(where(input > 0, input, slope * input), "PreluKernelBackward0")
 
 
 def elu(input, alpha=1.0, inplace=False):

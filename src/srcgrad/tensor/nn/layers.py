@@ -9,7 +9,7 @@ from .module import Module, Parameter
 
 __all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout", "Dropout1d",
            "Dropout2d", "Dropout3d", "Embedding",
-           "LayerNorm", "ReLU", "ReLU6", "LeakyReLU", "ELU", "SELU", "CELU", "GELU", "SiLU",
+           "LayerNorm", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU",
            "Mish", "Softplus", "Softsign", "Tanh", "Sigmoid", "Hardtanh", "Hardsigmoid",
            "Hardswish", "LogSigmoid", "Softmax", "LogSoftmax", "Softmin",
            "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEntropyLoss",
@@ -233,6 +233,25 @@ ReLU = _activation("ReLU", F.relu, ("inplace",), (False,), ())
 ReLU6 = _activation("ReLU6", F.relu6, ("inplace",), (False,), ())
 LeakyReLU = _activation("LeakyReLU", F.leaky_relu, ("negative_slope", "inplace"), (0.01, False),
                         ("negative_slope",))
+class PReLU(Module):
+    """``max(0, x) + weight * min(0, x)`` with a learnt slope (one, or one per channel)."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = _empty(num_parameters, dtype=dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
 ELU = _activation("ELU", F.elu, ("alpha", "inplace"), (1.0, False), ("alpha",))
 CELU = _activation("CELU", F.celu, ("alpha", "inplace"), (1.0, False), ("alpha",))
 SELU = _activation("SELU", F.selu, ("inplace",), (False,), ())
