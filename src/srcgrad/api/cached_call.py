@@ -16,7 +16,9 @@ Guarantees:
 * Each call still checks what a type does not tell: the function's code object
   is the one compiled, every global and closure value the generated code baked in
   is unchanged (:meth:`Dependencies.valid`), and each array whose dtype decides
-  ``wrt`` or its error (an integer array) has the dtype kind it had.  When one of
+  ``wrt`` or its error (an integer array) has the dtype kind it had; for code
+  specialized to the arguments' shapes, each array has the shape and dtype kind it
+  had.  When one of
   these fails the call takes the full path, which recompiles or raises.
 * The result is what the full path returns: the same gradients, structure and
   dtypes (``_with_input_dtypes`` runs unless every input differentiated is a
@@ -48,7 +50,8 @@ class CachedCall:
     """What a full call concluded for one tuple of argument types."""
 
     __slots__ = ("fn", "code", "deps", "dtype_checks", "wrt_pos", "single", "wrap",
-                 "cast", "value_and_grad", "dtypes", "as_is", "types", "guard")
+                 "cast", "value_and_grad", "dtypes", "as_is", "types", "guard",
+                 "shape_checks")
 
     def __init__(self, fn, code, deps, dtype_checks, wrt_pos, single, wrap, cast,
                  value_and_grad, dtypes=None, types=None):
@@ -64,6 +67,8 @@ class CachedCall:
         self.dtypes = dtypes
         # the generated function's result is the call's result as it is
         self.as_is = not (value_and_grad or wrap or cast)
+        # code specialized to the arguments' shapes: ((position, shape, dtype kind), ...)
+        self.shape_checks = ()
 
     def same_dtypes(self, grads, args):
         """Has each gradient its input's dtype already (so no cast is needed)?  Only
@@ -122,8 +127,12 @@ def record(t, fn, wrt, single, args):
     dtypes = None
     if t.wrt_names is not None and all(type(args[i]) is np.ndarray for i in wrt_pos):
         dtypes = tuple(args[i].dtype for i in wrt_pos)
-    return CachedCall(fn, t.func.__code__, deps, tuple(checks), wrt_pos, single, wrap, cast,
-                      t.mode == "value_and_grad", dtypes, key(args))
+    hit = CachedCall(fn, t.func.__code__, deps, tuple(checks), wrt_pos, single, wrap, cast,
+                     t.mode == "value_and_grad", dtypes, key(args))
+    if getattr(fn, "__srcgrad_specialized__", False):
+        hit.shape_checks = tuple((i, a.shape, a.dtype.kind) for i, a in enumerate(args)
+                                 if type(a) in _ARRAYS)
+    return hit
 
 
 def key(args):
@@ -164,6 +173,12 @@ def guard_source(hit):
     else:
         for i, kind in hit.dtype_checks:
             lines += [f"    if a{i}.dtype.kind != {kind!r}:", "        return MISS"]
+    exact = hit.wrt_pos if hit.dtypes is not None else ()
+    for i, shape, kind in hit.shape_checks:
+        test = f"a{i}.shape != S{i}"
+        if i not in exact:      # (an exact dtype, checked above, decides its kind)
+            test += f" or a{i}.dtype.kind != {kind!r}"
+        lines += [f"    if {test}:", "        return MISS"]
     deps = hit.deps
     if deps is not None:
         if deps.cells or deps.inherited:
@@ -216,6 +231,7 @@ def build_guard(hit, func, with_input_dtypes):
     env.update((f"T{i}", t) for i, t in enumerate(hit.types))
     if hit.dtypes is not None:
         env.update((f"D{i}", dt) for i, dt in zip(hit.wrt_pos, hit.dtypes))
+    env.update((f"S{i}", shape) for i, shape, _ in hit.shape_checks)
     if hit.deps is not None:
         env.update((f"g{j}", token) for j, (_, token) in enumerate(hit.deps.globals))
     return types.FunctionType(code, env, "cached_call")

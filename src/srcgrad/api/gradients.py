@@ -21,8 +21,10 @@ from .read_as import as_one_tuple, declared_function
 from ..compiler.analysis.kinds import argument_kind
 from ..compiler.cache import still_valid
 from . import cached_call
+from ..rules import shapes as arg_shapes
 
 _MISS = cached_call.MISS
+SPECIALIZATIONS = 8     # shape-specialized versions per argument kinds (then general code)
 
 
 # -- wrt ---------------------------------------------------------------------
@@ -204,8 +206,9 @@ def _is_derivative_like(f):
 class Transformed:
     """A transformed function: call it, or read its generated ``.source``."""
 
-    def __init__(self, func, wrt, mode, has_aux=False, debug=False):
+    def __init__(self, func, wrt, mode, has_aux=False, debug=False, specialize=True):
         refuse_generator(func)
+        self.specialize = specialize   # code specialized to each call's argument shapes
         self.__srcgrad_wrapped__ = func
         self.has_aux = has_aux
         self.debug = debug          # run the generated code from a real file
@@ -229,6 +232,8 @@ class Transformed:
         self.compile_mode = "split" if has_aux else mode
         self._last = None
         self._fast = {}
+        self._shape_free = set()   # argument kinds whose code no shape would change
+        self._shapes_seen = {}     # argument kinds -> the shape signatures specialized
         self._by_types = {}     # argument types -> CachedCall (api/cached_call.py)
         self._lookup = self._hit_of_types
         self._hot = self._lookup    # the guard of the last hit taken, or the lookup
@@ -283,9 +288,11 @@ class Transformed:
     def compiled(self, bound, leaves=None):
         self._hot = self._lookup        # (the last hit's guard would leave _last stale)
         kinds = tuple(map(_kind, bound.values()))
+        shapes = self._shape_signature(bound, kinds)
+        fast_key = kinds if shapes is None else (kinds, shapes)
         if self.wrt_names is not None:
             # fast path: one dict lookup per call once this case is compiled
-            hit = self._fast.get(kinds)
+            hit = self._fast.get(fast_key)
             # (and nothing the generated code baked in has changed since)
             if hit is not None and hit[3] is self.func.__code__ and \
                     still_valid(hit[0], hit[4]) and \
@@ -294,13 +301,37 @@ class Transformed:
                 return hit[:3]
         wrt, single = self._select(bound, leaves)
         target = self.func if self.inner is None else self.inner.generated(bound)
-        fn = reverse_function(target, wrt, self.compile_mode, dict(zip(bound, kinds)))
+        fn = reverse_function(target, wrt, self.compile_mode, dict(zip(bound, kinds)),
+                              None if shapes is None else tuple(zip(bound, shapes)))
+        if shapes is not None:
+            if getattr(fn, "__srcgrad_specialized__", False):
+                self._shapes_seen.setdefault(kinds, set()).add(shapes)
+            else:       # no shape changed the code: it serves every shape
+                self._shape_free.add(kinds)
+                fast_key = kinds
         if self.debug:
             fn = sourcemap.on_disk(fn)
         self._last = fn
         if self.wrt_names is not None:
-            self._fast[kinds] = (fn, wrt, single, self.func.__code__, target)
+            self._fast[fast_key] = (fn, wrt, single, self.func.__code__, target)
         return fn, wrt, single
+
+    def _shape_signature(self, bound, kinds):
+        """The arguments' abstract values (rules/shapes.py) to specialize the code to,
+        or None: specialization is off, does not apply (a derivative of a derivative,
+        has_aux, no array argument), changed nothing for these kinds, or has already
+        made ``SPECIALIZATIONS`` versions for them (other shapes then share general code)."""
+        if not self.specialize or self.inner is not None or self.has_aux or \
+                self.compile_mode not in ("grad", "value_and_grad") or \
+                kinds in self._shape_free:
+            return None
+        sig = tuple(map(arg_shapes.of_value, bound.values()))
+        if not any(type(a) is arg_shapes.Array for a in sig):
+            return None
+        seen = self._shapes_seen.get(kinds, ())
+        if sig not in seen and len(seen) >= SPECIALIZATIONS:
+            return None
+        return sig
 
     def generated(self, bound):
         """The generated Python function this derivative runs for these arguments."""
@@ -618,12 +649,12 @@ def _to_tensors(x):
 
 def _decorator(mode):
     def transform(f=None, wrt=None, *, has_aux=False, debug=False, argnum=None,
-                  argnums=None, max_memory=None):
+                  argnums=None, max_memory=None, specialize=True):
         # autograd spells wrt ``argnum``, JAX ``argnums``: accepted so their code ports as is
         if wrt is None:
             wrt = argnum if argnum is not None else argnums
         made = (lambda g, w: GradFunction(_budgeted(g, max_memory, w), w, mode, has_aux,
-                                          debug))
+                                          debug, specialize))
         if f is None:
             return lambda g: made(g, wrt)
         if isinstance(f, (int, str, tuple)) and not callable(f):
@@ -660,7 +691,9 @@ grad.__doc__ = """Gradient of f's scalar output with respect to ``wrt``.
     f returns ``(loss, aux)`` and the gradient function returns ``(grads, aux)``;
     the aux output carries no gradient.  ``max_memory=bytes`` checkpoints the function's
     outermost loops so that their reverse sweep keeps at most that many bytes (the same
-    gradient, with steps recomputed).  With ``debug=True`` the generated code runs
+    gradient, with steps recomputed).  The code of a call is specialized to its
+    arguments' shapes where they prove an un-broadcast a no-op (another shape compiles
+    again; ``specialize=False``: one code for every shape).  With ``debug=True`` the generated code runs
     from a real ``.py`` file (in ``SRCGRAD_DEBUG_DIR`` or a temporary folder) that
     debuggers and editors open; ``.debug_file`` is its path.  ``wrt`` is a parameter's
     position or name, or a tuple of them (``argnum``/``argnums`` are accepted too);

@@ -20,6 +20,7 @@ from .analysis.kinds import infer_kinds
 from .frontend import front_end, recursion_error
 from .optimize.dce import dead_code
 from .optimize.shape_reads import stand_in_shape_reads
+from .optimize.shapes import ShapeFacts
 from .source import local_imports, unwrap
 from .cache import BuildCache, cached_build, code_key
 from .ir import Comment
@@ -32,21 +33,25 @@ from .. import runtime
 _CACHE = BuildCache()
 
 
-def reverse_function(func, wrt, mode, kinds=None):
+def reverse_function(func, wrt, mode, kinds=None, shapes=None):
+    """``shapes``: ((parameter, abstract value), ...) of one call (rules/shapes.py), to
+    specialize the code to (optimize/shapes.py); None: code for every shape."""
     func = unwrap(func)
     kinds = kinds or {}
-    key = (code_key(func), tuple(wrt), mode, tuple(sorted(kinds.items())))
-    return cached_build(_CACHE, key, func, lambda: _build(func, tuple(wrt), mode, kinds),
+    key = (code_key(func), tuple(wrt), mode, tuple(sorted(kinds.items())), shapes)
+    return cached_build(_CACHE, key, func,
+                        lambda: _build(func, tuple(wrt), mode, kinds, shapes),
                         lambda: recursion_error(func))
 
 
 dynamic.use("reverse", reverse_function)    # callees resolved at run time
 
 
-def _build(func, wrt, mode, kinds):
+def _build(func, wrt, mode, kinds, shapes=None):
     front = front_end(func, wrt, kinds)
     fdef, info, params, names, body = front.fdef, front.info, front.params, front.names, front.body
     gen = names.gen
+    facts = ShapeFacts(body, shapes, func.__globals__) if shapes else None
 
     gen_state = set(gen.taken)
     # (before the passes: they mark the body's statements and insert alias guards)
@@ -58,7 +63,7 @@ def _build(func, wrt, mode, kinds):
         names.adjoints = {}
         rev = Reverse(body, params, wrt, info, names, local_kinds, _callee_factory,
                       needed=needed, shape_only=shape_only, reads_before=reads_before,
-                      reuse=reuse)
+                      reuse=reuse, shapes=facts)
         fwd, bwd = rev.run()
         return rev, fwd, bwd
 
@@ -82,6 +87,7 @@ def _build(func, wrt, mode, kinds):
     for fn in (result if isinstance(result, tuple) else (result,)):
         fn.__srcgrad_temps__ = temps
         fn.__srcgrad_namespace__ = front.names.np     # (the name of its array namespace)
+        fn.__srcgrad_specialized__ = bool(facts is not None and facts.used)
     return result
 
 
@@ -205,6 +211,8 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         body = dead_code(stand_in_shape_reads(body, rev.an.varied, params, ad))
         kind = "Gradient" if mode == "grad" else "Value and gradient"
         doc = f"{kind} of {func.__qualname__} ({where}) with respect to {wrt_text}."
+        if rev.shapes is not None and rev.shapes.used:
+            doc += "\n\n    " + rev.shapes.describe()
         name = f"{mode}_{fdef.name}"
         newdef = A.funcdef(fdef, name, [gast.Expr(value=A.const(doc))] + body)
         src = codegen.to_source(newdef)

@@ -28,6 +28,10 @@ gradient).
   ``np.asarray(list)`` first.
 * ``container``: the result is always a Python list, tuple or dict, never an array
   (``list(x)``, ``d.items()``): its gradient contributions add item by item.
+* ``shape``: the law of the result's shape and dtype kind from the arguments' (a
+  function of :mod:`.shapes`, such as ``shapes.matmul``), for shape specialization.
+  Elementwise rules and reductions need none (their laws follow from those facets);
+  a rule with neither and no law has results of unknown shape.
 """
 from __future__ import annotations
 
@@ -49,6 +53,7 @@ class Facets:
     nograd: bool = False
     sequence: tuple = ()
     container: bool = False
+    shape: object = None
 
     def reads_only_shape(self, param):
         return self.shape_only == ALL_PARAMS or param in self.shape_only

@@ -30,8 +30,9 @@ from .templates import LineComments
 
 class Reverse(ForwardSweep, AdjointSweep, LineComments):
     def __init__(self, body, params, wrt, info, names, kinds, callee_factory,
-                 needed=None, shape_only=(), reads_before=None, reuse=None):
+                 needed=None, shape_only=(), reads_before=None, reuse=None, shapes=None):
         self.info = info
+        self.shapes = shapes               # optimize/shapes.py: facts of one call's shapes
         self.names = names
         self.params = params
         self.wrt = list(wrt)

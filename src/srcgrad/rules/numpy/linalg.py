@@ -10,6 +10,7 @@ import numpy as np
 
 from ...runtime.backends import array_ns
 
+from .. import shapes
 from ..facets import ALL_AXES
 from ..registry import defkernel, defnograd, defrule, deftransformable
 from .conventions import _LETTERS, _eye, _fdtype, _fit, _ones, _sum_to, _zeros
@@ -499,7 +500,7 @@ deftransformable(einsum_jvp)
 
 # -- rules ------------------------------------------------------------------------------
 defrule(np.matmul, "x, y", torch_name="MmBackward0", bilinear_in=("x", "y"),
-        vjp=dict(x="matmul_grad_x(g, x, y)", y="matmul_grad_y(g, x, y)"),
+        shape=shapes.matmul, vjp=dict(x="matmul_grad_x(g, x, y)", y="matmul_grad_y(g, x, y)"),
         jvp=dict(x="dx @ y", y="x @ dy"))
 # ---------------------------------------------------------------------------------------
 # Linear algebra (contractions go through one einsum adjoint)

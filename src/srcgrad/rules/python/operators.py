@@ -7,6 +7,7 @@ import operator
 
 import numpy as np
 
+from .. import shapes
 from ..registry import defrule, lookup
 from ..numpy import elementwise as _ufuncs  # noqa: F401  (the ufunc rules first)
 
@@ -30,5 +31,5 @@ SYMBOLS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "Pow": "**", "MatMul
 
 # x[index]: the adjoint scatters g back (np.add.at semantics: repeated indices add up)
 defrule(operator.getitem, "x, index", name="getitem", torch_name="IndexBackward0", view_of="x",
-        vjp=dict(x="index_grad(g, x, index)"), jvp=dict(x="dx[index]"))
+        shape=shapes.getitem, vjp=dict(x="index_grad(g, x, index)"), jvp=dict(x="dx[index]"))
 

@@ -1,0 +1,270 @@
+"""Shapes from one call's argument shapes, for code specialized to them.
+
+Given the abstract values of a call's arguments (``rules/shapes.py``: an array's
+shape and dtype kind, a Python scalar's kind), :class:`ShapeFacts` infers the
+abstract value of every name of the normalized function body, by the shape laws of
+the rules (the ``shape`` facet; derived for elementwise functions and reductions).
+Reverse mode asks it one question: is ``ad.unbroadcast(e, x)``, the adjoint of an
+elementwise operation's operand ``x``, a no-op for these shapes (the operation's
+result has ``x``'s shape and the sum would be over no axis)?  Then the adjoint is
+``e`` itself, and a value read only for that shape is no longer recorded.
+
+Guarantee: a fact is a fact of every value the name holds on any path.  The
+inference is flow-insensitive: a name's value is the join of the values of every
+assignment to it (a loop's body is visited until nothing changes), so a name
+assigned arrays of two shapes, or anything the laws do not know (a call of a user
+function, a container, a tuple unpacking, an attribute), is ``UNKNOWN`` and its
+un-broadcasts stay.  The adjoint sweep reads a primal name where the forward
+sweep held it (restored from a record when it was overwritten), so the join
+covers every value it reads.  A body that could change an array's shape in place
+(``x.shape = ...``, ``x.resize(...)``) is not specialized at all.
+"""
+import builtins
+
+import gast
+
+from .. import ir
+from ...rules import shapes as S
+from ...rules.facets import ALL_AXES
+
+_BOTTOM = object()          # no value seen yet (the start of the fixpoint)
+_METADATA = {"shape": lambda a: S.Known(a.shape), "ndim": lambda a: S.Known(len(a.shape)),
+             "size": lambda a: S.Known(_size(a.shape))}
+_RESHAPING = frozenset({"shape", "resize", "strides", "dtype"})
+_ROUNDS = 20
+
+
+def _size(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def same(a, b):
+    """Equal abstract values (``Known(2)`` is not ``Known(2.0)``)."""
+    return a == b and type(a) is type(b) and \
+        (type(a) is not S.Known or type(a.value) is type(b.value))
+
+
+def join(a, b):
+    if a is _BOTTOM:
+        return b
+    if b is _BOTTOM or same(a, b):
+        return a
+    ta, tb = type(a), type(b)
+    if ta is S.Array and tb is S.Array and a.shape == b.shape:
+        both_real = S.is_real(a) and S.is_real(b)
+        return S.Array(a.shape, "r" if both_real else None)
+    if {ta, tb} <= {S.Known, S.Scalar}:
+        ka, kb = S.kind_of(a), S.kind_of(b)
+        if ka is not None and ka == kb:
+            return S.Scalar(ka)
+    return S.UNKNOWN
+
+
+class ShapeFacts:
+    """The abstract values of a normalized body's names, for arguments ``args``
+    (parameter name -> abstract value).  Computed on the first question (the
+    statements' ``Op`` annotations exist by then)."""
+
+    def __init__(self, body, args, func_globals):
+        self.body = body
+        self.args = dict(args)
+        self.globals = func_globals
+        self.env = None
+        self.used = set()           # the parameters whose values a dropped call relied on
+
+    # -- the question reverse mode asks -------------------------------------------------
+
+    def unbroadcast_is_identity(self, op, param):
+        """Is ``unbroadcast(e, x)`` a no-op, for ``e`` the adjoint term of operand
+        ``param`` (``x``) of the elementwise ``op``?  Yes when the result has ``x``'s
+        known shape, and ``e`` is real or ``x`` complex (no real part taken)."""
+        env = self._facts()
+        if env is None:
+            return False
+        operands = [v for p, v in op.args.items() if p in _operands(op.rule)]
+        if any(type(v) is gast.Name and v.id not in env and v.id not in self.args
+               for v in operands):
+            return False
+        result = S.elementwise([self.value(v) for v in operands])
+        x = self.value(op.args.get(param))
+        rs, xs = S.shape_of(result), S.shape_of(x)
+        if rs is None or xs is None or rs != xs:
+            return False
+        if not (S.is_real(result) or S.kind_of(x) == "c"):
+            return False
+        self.used.update(self.args)
+        return True
+
+    def describe(self):
+        """What the code is specialized to (a line of its docstring)."""
+        words = "Specialized to these argument shapes (another shape compiles again):".split()
+        words += [f"{n} {a.shape}," for n, a in self.args.items() if type(a) is S.Array]
+        words[-1] = words[-1][:-1] + "."
+        lines, line = [], ""
+        for w in words:
+            if line and len(line) + len(w) > 80:
+                lines.append(line)
+                line = ""
+            line = f"{line} {w}" if line else w
+        return "\n    ".join(lines + [line])
+
+    # -- inference ---------------------------------------------------------------------
+
+    def value(self, node):
+        """The abstract value of an atom of the normalized body."""
+        if node is None or isinstance(node, (bool, int, float, complex, str)):
+            return S.Known(node)
+        if type(node) is tuple and all(type(e) in (int, bool) for e in node):
+            return S.Known(node)
+        if type(node) is gast.Constant:
+            return S.Known(node.value)
+        if type(node) is gast.Name:
+            v = self.env.get(node.id, _BOTTOM)
+            return S.UNKNOWN if v is _BOTTOM else v
+        if type(node) is gast.Tuple and all(type(e) is gast.Constant for e in node.elts):
+            return S.Known(tuple(e.value for e in node.elts))
+        return S.UNKNOWN
+
+    def _facts(self):
+        if self.env is None:
+            self.env = self._infer()
+        return self.env or None
+
+    def _infer(self):
+        if _reshapes(self.body):
+            return {}
+        self.env = dict(self.args)
+        for _ in range(_ROUNDS):
+            self.changed = False
+            self._block(self.body)
+            if not self.changed:
+                return self.env
+        return {}
+
+    def _set(self, name, v):
+        old = self.env.get(name, _BOTTOM)
+        new = join(old, v)
+        if old is _BOTTOM or not same(new, old):
+            self.env[name] = new
+            self.changed = True
+
+    def _block(self, stmts):
+        for s in stmts:
+            t = type(s)
+            if t is gast.Assign and len(s.targets) == 1 and type(s.targets[0]) is gast.Name:
+                self._set(s.targets[0].id, self._rhs(s))
+                continue
+            if t is gast.Assign and len(s.targets) == 1 and \
+                    type(s.targets[0]) is gast.Subscript:
+                continue        # y[i] = v: y keeps its shape and dtype (an array's)
+            if t is gast.For:
+                tgt = s.target
+                if type(tgt) is gast.Name:
+                    self._set(tgt.id, S.Scalar("i") if self._is_range(s.iter) else S.UNKNOWN)
+                else:
+                    self._unknown(tgt)
+            fields = ir.BLOCK_FIELDS.get(t)
+            if fields:
+                for f in fields:
+                    self._block(getattr(s, f))
+                continue
+            self._unknown(s)
+
+    def _unknown(self, node):
+        for n in gast.walk(node):
+            if type(n) is gast.Name and type(n.ctx) in (gast.Store, gast.Del):
+                self._set(n.id, S.UNKNOWN)
+            elif isinstance(n, (gast.FunctionDef, gast.Lambda, gast.comprehension)):
+                for m in gast.walk(n):
+                    if type(m) is gast.Name:
+                        self._set(m.id, S.UNKNOWN)
+
+    def _is_range(self, node):
+        return type(node) is gast.Call and type(node.func) is gast.Name and \
+            node.func.id == "range" and \
+            self.globals.get("range", builtins.range) is builtins.range
+
+    def _rhs(self, s):
+        op = getattr(s, "srcgrad_op", None)
+        v = s.value
+        if op is None:
+            return S.UNKNOWN
+        kind = op.kind
+        if kind == "copy" and type(v) is gast.Name:
+            return self.value(v)
+        if kind == "const" and type(v) is gast.Constant:
+            return S.Known(v.value)
+        if kind == "nograd" and type(v) is gast.Attribute and v.attr in _METADATA and \
+                type(v.value) is gast.Name:
+            a = self.value(v.value)
+            return _METADATA[v.attr](a) if type(a) is S.Array else S.UNKNOWN
+        if kind == "rule" and op.rule is not None:
+            return self._law(op)
+        return S.UNKNOWN
+
+    def _law(self, op):
+        return law_result(op.rule, {p: self.value(a) for p, a in op.args.items()})
+
+
+def law_result(rule, args):
+    """The abstract result of ``rule`` for its bound arguments' abstract values
+    (parameter -> value): its ``shape`` law, or the law its ``elementwise`` or
+    ``reduction`` facet implies; UNKNOWN for any other rule."""
+    facets = rule.facets
+    if facets.shape is not None:
+        return facets.shape(args)
+    params = rule.signature.parameters
+    if facets.elementwise:
+        operands = _operands(rule)
+        if any(not _default(args.get(p), params[p]) for p in params if p not in operands):
+            return S.UNKNOWN
+        return S.elementwise([args[p] for p in params if p in operands and p in args])
+    if facets.reduction is not None:
+        names = list(params)
+        if facets.reduction == ALL_AXES:
+            real = all(S.is_real(a) for a in args.values() if type(a) is not S.Known)
+            return S.Array((), "r" if real else None)
+        arr, axis = names[0], facets.reduction
+        keep = "keepdims"
+        if any(not _default(args.get(p), params[p]) for p in names
+               if p not in (arr, axis, keep)):
+            return S.UNKNOWN
+        return S.reduce(args.get(arr, S.UNKNOWN), args.get(axis, S.Known(None)),
+                        args.get(keep, S.Known(False)))
+    return S.UNKNOWN
+
+
+def _operands(rule):
+    """The parameters that broadcast in an elementwise rule (as reverse mode counts
+    them): those with a gradient and the required positional ones."""
+    params = rule.signature.parameters
+    return set(rule.diff_params) | {
+        p for p, v in params.items() if v.default is v.empty and
+        v.kind in (v.POSITIONAL_ONLY, v.POSITIONAL_OR_KEYWORD)}
+
+
+def _default(a, param):
+    """Is the abstract argument ``a`` the parameter's default (or None, or absent)?"""
+    if a is None:
+        return True
+    if type(a) is not S.Known:
+        return False
+    d = param.default
+    return a.value is None or (d is not param.empty and type(a.value) is type(d) and
+                               a.value == d)
+
+
+def _reshapes(body):
+    """Could the body change an array's shape or dtype in place?"""
+    for s in body:
+        for n in gast.walk(s):
+            if type(n) is gast.Attribute and n.attr in _RESHAPING and \
+                    type(n.ctx) in (gast.Store, gast.Del):
+                return True
+            if type(n) is gast.Call and type(n.func) is gast.Attribute and \
+                    n.func.attr == "resize":
+                return True
+    return False
