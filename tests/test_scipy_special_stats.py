@@ -380,3 +380,37 @@ def test_integer_parameters_given_a_gradient_raise():
     with pytest.raises(sg.NonDifferentiableError, match=r"scipy\.stats\.binom\.logpmf.*'n'"):
         sg.grad(binom_of_float_n, wrt=1)(0.3, 6.0)
     assert np.isclose(sg.grad(binom_of_float_n, wrt=0)(0.3, 6.0), 2 / 0.3 - 4 / 0.7)
+
+
+def frozen_multivariate(x, mean, cov):
+    return np.sum(multivariate_normal(mean=mean, cov=cov).logpdf(x)) + \
+        np.sum(multivariate_normal(mean, cov, allow_singular=True).pdf(x)) + \
+        multivariate_normal(mean, cov).entropy()
+
+
+def covariance_object(x, mean, var):
+    return np.sum(multivariate_normal.logpdf(x, mean, st.Covariance.from_diagonal(var)))
+
+
+def test_frozen_multivariate_distributions_and_covariance_objects():
+    """multivariate_normal(mean, cov) and dirichlet(alpha) frozen with constants resolve
+    to the rules, as do scipy.stats.Covariance objects (the covariance they hold)."""
+    rng = np.random.default_rng(6)
+    x, mean, c = rng.normal(size=(4, 3)), rng.normal(size=3), rng.normal(size=(3, 3))
+    cov, var = c @ c.T + np.eye(3), np.array([1.0, 2.0, 0.5])
+    check_all_orders(lambda u: frozen_multivariate(u, mean, cov), x)
+    for f, u in [(lambda u: covariance_object(u, mean, var), x),
+                 (lambda u: covariance_object(x, u, var), mean)]:
+        grad = sg.grad(f)(u)
+        np.testing.assert_allclose(grad, fd_grad(f, u), rtol=1e-6, atol=1e-6)
+        t = rng.normal(size=u.shape)
+        np.testing.assert_allclose(sg.jvp(f, (u,), (t,))[1], np.sum(grad * t), rtol=1e-10)
+    alpha = np.array([1.5, 2.0, 3.0])
+    check_all_orders(lambda u: dirichlet(alpha).logpdf(u / np.sum(u)), np.array([0.2, 0.3, 0.5]))
+    ag = pytest.importorskip("autograd")
+    import autograd.numpy as anp
+    import autograd.scipy.stats as ast_
+    np.testing.assert_allclose(
+        sg.grad(lambda u: covariance_object(u, mean, var))(x),
+        ag.grad(lambda u: anp.sum(ast_.multivariate_normal.logpdf(u, mean, np.diag(var))))(x),
+        rtol=1e-10)

@@ -21,9 +21,12 @@ import math
 import numpy as np
 import scipy.stats as st
 import scipy.stats._distn_infrastructure as _infrastructure
+import scipy.stats._multivariate as _multivariate
 
 from ..numpy.conventions import _fdtype
 from ..registry import deflinear, defkernel, defnograd, defresolver, defrule, lookup
+
+_Covariance = getattr(st, "Covariance", ())      # (SciPy >= 1.10)
 
 __all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid', 'mvn_dim', 'mvn_precision']
 
@@ -32,7 +35,10 @@ __all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid', 'mvn_dim', 'mvn_precision']
 
 def mvn_cov(t, d):
     """The ``d x d`` covariance matrix SciPy reads from ``cov``: a scalar times the
-    identity, a diagonal, or a matrix's lower triangle mirrored (SciPy reads no more)."""
+    identity, a diagonal, or a matrix's lower triangle mirrored (SciPy reads no more); a
+    ``scipy.stats.Covariance`` object (a constant) gives its matrix."""
+    if isinstance(t, _Covariance):
+        return t.covariance
     if np.ndim(t) == 0:
         return t * np.eye(d, dtype=_fdtype(t))
     if np.ndim(t) == 1:
@@ -321,8 +327,22 @@ defkernel(mvn_resid, "x, mean", vjp=dict(x="unbroadcast(g, x)", mean="unbroadcas
 # one from values that carry a gradient); its methods are the distribution's methods
 # with those parameters appended, so they resolve to the same rules.
 
+# the parameters a frozen multivariate distribution holds, by its class
+_MULTIVARIATE = {
+    _multivariate.multivariate_normal_frozen: (st.multivariate_normal, lambda o: dict(
+        mean=o.mean, cov=o.cov_object.covariance, allow_singular=o.allow_singular)),
+    _multivariate.dirichlet_frozen: (st.dirichlet, lambda o: dict(alpha=o.alpha)),
+}
+
+
 def _frozen(callee, args, kwargs):
     owner = getattr(callee, "__self__", None)
+    if type(owner) in _MULTIVARIATE:
+        dist, params = _MULTIVARIATE[type(owner)]
+        method = getattr(dist, callee.__name__, None)
+        if method is None or lookup(method) is None:
+            return None
+        return method, tuple(args), {**params(owner), **kwargs}
     if not isinstance(owner, _infrastructure.rv_frozen):
         return None
     # (the frozen object holds its own copy of the distribution: the registered one is
