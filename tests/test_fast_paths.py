@@ -155,6 +155,21 @@ def test_max_and_sum_gradients_with_ties_match_torch():
     np.testing.assert_allclose(got, tz.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("axis,keepdims", [(None, False), (0, False), (1, True), (-1, False),
+                                           ((0, 2), True), ((0, 2), False)])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_minmax_grad_shares_ties_as_torch_does(axis, keepdims, dtype):
+    x = rng.integers(0, 3, (3, 4, 2)).astype(dtype)          # many ties
+    ans = np.max(x, axis=axis, keepdims=keepdims)
+    g = rng.standard_normal(np.shape(ans)).astype(dtype)
+    got = ad.minmax_grad(g, ans, x, axis, keepdims)
+    assert got.dtype == dtype and got.shape == x.shape
+    tx = torch.tensor(x.astype(np.float64), requires_grad=True)
+    dim = tuple(range(3)) if axis is None else axis
+    torch.amax(tx, dim=dim, keepdim=keepdims).backward(torch.tensor(g.astype(np.float64)))
+    np.testing.assert_allclose(got, tx.grad.numpy(), rtol=1e-6 if dtype == np.float32 else 1e-15)
+
+
 # -- the cached call ---------------------------------------------------------------
 
 def seed(x, w1, w2):
