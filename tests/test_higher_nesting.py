@@ -106,17 +106,9 @@ def bent_autograd(x):
     return anp.tanh(x * x[0]) + x
 
 
-_FORWARD_THROUGH_VJP = ("BUG: forward mode through the reverse-mode Jacobian's sg.vjp "
-                        "(vjp_of(fun, *args) inside differentiated code, then a tangent of "
-                        "its *args): NonDifferentiableError, 'tangents of its *args'")
-
-
 @pytest.mark.parametrize("modes", [
-    pytest.param(m, marks=[pytest.mark.xfail(strict=True, reason=_FORWARD_THROUGH_VJP,
-                                             raises=sg.NonDifferentiableError)]
-                 if m[:2] == ("reverse", "forward") else [], id="-".join(m))
-    for m in [(a, b, c) for a in ("reverse", "forward") for b in ("reverse", "forward")
-              for c in ("reverse", "forward")]])
+    (a, b, c) for a in ("reverse", "forward") for b in ("reverse", "forward")
+    for c in ("reverse", "forward")], ids="-".join)
 def test_third_order_jacobians(modes):
     """sg.jacobian three times, in every order of the two modes (innermost first)."""
     x = np.array([0.3, -0.5])
@@ -488,16 +480,15 @@ def test_decorated_loss_single_position_hessian_and_jvp():
 
 # -- known gaps (compiler side), strict xfails: a fix shows up as an XPASS ---------------
 
-@pytest.mark.xfail(strict=True, raises=sg.NonDifferentiableError,
-                   reason="refused: sg.jacobian of a function value that holds the "
-                          "differentiated value (it needs the test below fixed first)")
-def test_jacobian_of_a_closure_over_the_differentiated_value():
-    """sg.jacobian of a lambda that holds W, differentiated w.r.t. W (a clear refusal
-    today, never a wrong number)."""
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_jacobian_of_a_closure_over_the_differentiated_value(mode):
+    """sg.jacobian of a lambda that holds W, differentiated w.r.t. W (a Jacobian
+    penalty): the Jacobian's code takes the lambda as an argument, and the gradient of
+    what it holds is the Jacobian's own (was a refusal)."""
     W = np.arange(9.0).reshape(3, 3) / 10 - 0.4
 
     def squared_norm(W):
-        return np.sum(sg.jacobian(lambda x: np.tanh(W @ x))(X) ** 2)
+        return np.sum(sg.jacobian(lambda x: np.tanh(W @ x), mode=mode)(X) ** 2)
 
     def squared_norm_autograd(W):
         return anp.sum(autograd.jacobian(lambda x: anp.tanh(anp.dot(W, x)))(X) ** 2)
@@ -507,10 +498,24 @@ def test_jacobian_of_a_closure_over_the_differentiated_value():
     np.testing.assert_allclose(sg.grad(squared_norm)(W), expected, rtol=1e-10, atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, raises=KeyError,
-                   reason="BUG: sg.grad through sg.vjp (and sg.jvp) of a lambda that holds "
-                          "the differentiated value: KeyError in dynamic.group_picks "
-                          "(the starred call in nested.vjp_of, gradient of its callee)")
+def test_gradient_through_hvp_of_a_closure_over_the_differentiated_value():
+    """sg.hvp of a lambda holding a, differentiated w.r.t. a (third order)."""
+    x, v = np.array([0.3, -0.5, 0.8]), np.array([1.0, -2.0, 0.5])
+
+    def curvature(a):
+        return np.sum(sg.hvp(lambda y: np.sum(np.sin(a * y) * y))(x, v=v) ** 2)
+
+    def curvature_autograd(a):
+        hess = autograd.hessian(lambda y: anp.sum(anp.sin(a * y) * y))(x)
+        return anp.sum(anp.dot(hess, v) ** 2)
+    a = np.array([0.7, 1.3, -0.4])
+    expected = autograd.grad(curvature_autograd)(a)
+    np.testing.assert_allclose(expected, central(curvature_autograd, [a], 0), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(curvature(a), curvature_autograd(a), rtol=1e-12)
+    np.testing.assert_allclose(sg.grad(curvature)(a), expected, rtol=1e-10, atol=1e-12)
+
+
 def test_gradient_through_vjp_of_a_closure_over_the_differentiated_value():
     W = np.arange(9.0).reshape(3, 3) / 10 - 0.4
     e = np.array([1.0, 2.0, 3.0])
@@ -522,8 +527,63 @@ def test_gradient_through_vjp_of_a_closure_over_the_differentiated_value():
     def pulled_autograd(W):
         pullback, _ = autograd.make_vjp(lambda x: anp.tanh(anp.dot(W, x)))(X)
         return anp.sum(pullback(e) ** 2)
-    np.testing.assert_allclose(sg.grad(pulled)(W), autograd.grad(pulled_autograd)(W),
-                               rtol=1e-10, atol=1e-12)
+    expected = autograd.grad(pulled_autograd)(W)
+    np.testing.assert_allclose(expected, central(pulled_autograd, [W], 0), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(sg.grad(pulled)(W), expected, rtol=1e-10, atol=1e-12)
+    # and its Hessian-vector product (reverse over reverse over reverse)
+    v = np.ones((3, 3))
+    np.testing.assert_allclose(sg.hvp(pulled)(W, v=v),
+                               np.tensordot(autograd.hessian(pulled_autograd)(W), v, 2),
+                               rtol=1e-9, atol=1e-11)
+
+
+def test_gradient_through_jvp_of_a_closure_over_the_differentiated_value():
+    """sg.jvp of a lambda holding W inside sg.grad w.r.t. W: the forward-mode code takes
+    what the lambda holds as arguments (was KeyError 0)."""
+    W = np.arange(9.0).reshape(3, 3) / 10 - 0.4
+    e = np.array([1.0, 2.0, 3.0])
+
+    def pushed(W):
+        _, t = sg.jvp(lambda x: np.tanh(W @ x), (X,), (e,))
+        return np.sum(t ** 2)
+
+    def pushed_autograd(W):
+        return anp.sum(autograd.make_jvp(lambda x: anp.tanh(anp.dot(W, x)))(X)(e)[1] ** 2)
+    expected = autograd.grad(pushed_autograd)(W)
+    np.testing.assert_allclose(expected, central(pushed_autograd, [W], 0), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(sg.grad(pushed)(W), expected, rtol=1e-10, atol=1e-12)
+
+
+def pulled_rows(x):
+    return np.sin(x) * x[0]
+
+
+def test_reverse_over_forward_over_a_pullback_inside():
+    """sg.grad of the tangent of a function that calls sg.vjp's pullback: the pullback
+    is a closure holding the record, whose tangent is a dict of what it holds (was a
+    refusal, then 'tangents of its *args')."""
+    u, v = np.array([1.0, 2.0, 3.0]), np.array([0.5, -1.0, 2.0])
+
+    def pulled(x):
+        _, pullback = sg.vjp(pulled_rows, x)
+        return pullback(u)
+
+    def energy(x):
+        _, t = sg.jvp(pulled, (x,), (v,))
+        return np.sum(t ** 2)
+
+    def energy_autograd(x):
+        J = autograd.jacobian(lambda y: anp.sin(y) * y[0])
+        return anp.sum(autograd.make_jvp(lambda y: anp.dot(u, J(y)))(x)(v)[1] ** 2)
+    expected = autograd.grad(energy_autograd)(X)
+    np.testing.assert_allclose(expected, central(energy_autograd, [X], 0), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(energy(X), energy_autograd(X), rtol=1e-12)
+    np.testing.assert_allclose(sg.grad(energy)(X), expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(sg.jacobian(sg.grad(energy), mode="forward")(X),
+                               autograd.hessian(energy_autograd)(X), rtol=1e-9, atol=1e-11)
 
 
 @pytest.mark.xfail(strict=True, raises=IndexError,

@@ -398,15 +398,18 @@ def _signature_text(params, closure):
     return ", ".join(out)
 
 
-def _jacobian_code(f, params, positions, single, mode):
+def _jacobian_code(f, params, positions, single, mode, held=False):
     """``jacobian(f, wrt=positions, mode=mode)`` as a function srcgrad transforms (its
-    parameters ``params``, those of f)."""
+    parameters ``params``, those of f; ``held``: f is its first parameter, not a value
+    it holds, so that a gradient can flow into what f holds)."""
     from ..compiler import codegen
     label = getattr(unwrap(f), "__qualname__", "f")
     text = _REVERSE_CODE if mode == "reverse" else _FORWARD_CODE
-    closure = dict(f=f, vjp=vjp, jvp=jvp, np=np, holds_floats=holds_floats, units=_units,
+    closure = dict(vjp=vjp, jvp=jvp, np=np, holds_floats=holds_floats, units=_units,
                    zeros_like=runtime.zeros_like, refuse_tuple_output=_refuse_tuple_output)
-    src = text.format(signature=_signature_text(params, closure),
+    if not held:
+        closure["f"] = f
+    src = text.format(signature=("f, " if held else "") + _signature_text(params, closure),
                       params=", ".join(p.name for p in params), name=label, n=len(params),
                       wrt=positions[0] if single else positions,
                       positions=positions, result="jacs[0]" if single else "tuple(jacs)")
@@ -426,14 +429,18 @@ def hvp({signature}, *, v):
 """
 
 
-def _hvp_code(f, g, params, positions, single):
-    """``hvp(f, wrt=positions)`` (``g`` its gradient) as a function srcgrad transforms."""
+def _hvp_code(f, g, params, positions, single, held=False):
+    """``hvp(f, wrt=positions)`` (``g`` its gradient) as a function srcgrad transforms
+    (``held``: g is its first parameter, see :func:`_jacobian_code`)."""
     from ..compiler import codegen
     label = getattr(unwrap(f), "__qualname__", "f")
-    closure = dict(g=g, jvp=jvp, zeros_like=runtime.zeros_like)
+    closure = dict(jvp=jvp, zeros_like=runtime.zeros_like)
+    if not held:
+        closure["g"] = g
     tangents = [("v" if single else f"v[{positions.index(k)}]") if k in positions else
                 f"zeros_like({p.name})" for k, p in enumerate(params)]
-    src = _HVP_CODE.format(signature=_signature_text(params, closure),
+    signature = ("g, " if held else "") + _signature_text(params, closure)
+    src = _HVP_CODE.format(signature=signature,
                            params=", ".join(p.name for p in params), name=label,
                            wrt=positions[0] if single else positions,
                            tangents=", ".join(tangents))
@@ -443,10 +450,13 @@ def _hvp_code(f, g, params, positions, single):
     return code
 
 
-def _transformed_as(api_fn, code, what, f, why):
+def _transformed_as(api_fn, code, what, f, why, held=None):
     """What a transformation of ``api_fn`` (sg.jacobian's or sg.hvp's result) reads:
-    ``code`` (at the top level, ``sg.grad(api_fn)``, and called inside differentiated
-    code); without code, an error that says why."""
+    ``code`` (at the top level, ``sg.grad(api_fn)``); called inside differentiated
+    code, ``held`` = (the code taking ``f`` as its first argument, f), so that a
+    gradient flows into what f holds (a lambda over the differentiated value: its
+    gradient is api_fn's own, compiler/dynamic.py); without code, an error that says
+    why."""
     if code is None:
         message = (f"srcgrad cannot differentiate {what} of "
                    f"{getattr(unwrap(f), '__qualname__', f)} again: {why}")
@@ -457,7 +467,11 @@ def _transformed_as(api_fn, code, what, f, why):
         api_fn.__srcgrad_refused__ = message       # (api/gradients.py, plain_function)
         return
     api_fn.__srcgrad_wrapped__ = code
-    api_fn.__srcgrad_trace__ = lambda args, kwargs: (code, tuple(args), dict(kwargs), 0)
+    if held is None:
+        api_fn.__srcgrad_trace__ = lambda args, kwargs: (code, tuple(args), dict(kwargs), 0)
+    else:
+        api_fn.__srcgrad_trace__ = lambda args, kwargs: (held[0], (held[1],) + tuple(args),
+                                                         dict(kwargs), 1)
 
 
 def _units(x):
@@ -537,9 +551,12 @@ def jacobian(f, wrt=0, mode="reverse"):
     jac.__name__ = f"jacobian_{getattr(unwrap(f), '__name__', 'f')}"
     jac.__doc__ = f"Jacobian ({mode} mode) of {getattr(unwrap(f), '__qualname__', f)}."
     found = _code_positions(f, wrt)
-    code = None if found is None else _jacobian_code(
-        f, *found, not isinstance(wrt, (tuple, list)), mode)
-    _transformed_as(jac, code, "sg.jacobian", f, _CODE_REFUSED)
+    code = held = None
+    if found is not None:
+        code = _jacobian_code(f, *found, not isinstance(wrt, (tuple, list)), mode)
+        held = (_jacobian_code(f, *found, not isinstance(wrt, (tuple, list)), mode,
+                               held=True), f)
+    _transformed_as(jac, code, "sg.jacobian", f, _CODE_REFUSED, held)
     return jac
 
 
@@ -572,9 +589,11 @@ def hvp(f, wrt=0):
         return call.out(dout)
     hvp_fn.__name__ = f"hvp_{getattr(unwrap(f), '__name__', 'f')}"
     found = _code_positions(f, wrt, {"g", "jvp", "zeros_like", "args", "tuple", "v"})
-    code = None if found is None else _hvp_code(f, g, *found,
-                                                not isinstance(wrt, (tuple, list)))
-    _transformed_as(hvp_fn, code, "sg.hvp", f, _CODE_REFUSED)
+    code = held = None
+    if found is not None:
+        code = _hvp_code(f, g, *found, not isinstance(wrt, (tuple, list)))
+        held = (_hvp_code(f, g, *found, not isinstance(wrt, (tuple, list)), held=True), g)
+    _transformed_as(hvp_fn, code, "sg.hvp", f, _CODE_REFUSED, held)
     return hvp_fn
 
 
@@ -727,3 +746,8 @@ def _checked_tangent(tan, func):
 
 
 jvp.__srcgrad_inline__ = _inline_jvp
+# inside differentiated code, ``sg.jacobian(lambda x: ...)`` of a lambda holding the
+# differentiated value holds what the lambda holds (as sg.grad, api/gradients.py)
+jacobian.__srcgrad_wraps_function__ = True
+hessian.__srcgrad_wraps_function__ = True
+hvp.__srcgrad_wraps_function__ = True

@@ -42,9 +42,10 @@ def use(kind, build):
 
 
 # calls of generated code's own run-time calls (``call_forward`` differentiated again:
-# grad of grad): {id(function): unfold}, and the functions of nested.py this module
-# calls by name ("calling", "split_backward"), installed by compiler/nested.py (which
-# compiler/driver.py imports)
+# grad of grad): {id(function): unfold(args, kwargs, site, wrt)}, ``wrt`` the positions
+# and keywords of ``args`` whose gradients (or tangents) are asked for; and the
+# functions of nested.py this module calls by name ("calling", "split_backward"),
+# installed by compiler/nested.py (which compiler/driver.py imports)
 NESTED = {}
 JVP_OF = []             # [nested.jvp_of]
 HELD_AT = {}            # {id(nested.split_forward / star_apply): its held dict's position}
@@ -122,7 +123,9 @@ def _target(f, args, kwargs, site, own=False):
             # what g holds (a closure's generated code closes over the same names)
             f, args, kwargs, more = f.__srcgrad_trace__(args, kwargs)
             front += more
-            if own and front == 0:
+            if own and more:        # (sg.jacobian's code: what it holds is its first
+                holder = "self"     # argument, the function it differentiates)
+            elif own and front == 0:
                 holder = _holder(f)
         elif not isinstance(f, (types.FunctionType, types.BuiltinFunctionType, type)) and \
                 rules.lookup(f) is None and not rules.is_nograd(f) and \
@@ -224,8 +227,13 @@ def call_forward(f, wrt, site, /, *args, **kwargs):
     needs for the gradients of the arguments named by ``wrt`` (None in ``wrt``: the
     callee's own gradient, its object's for a method or a callable object)."""
     if id(f) in NESTED:             # generated code differentiated again (nested.py)
-        f, args, kwargs, position = NESTED[id(f)](args, kwargs, site)
-        wrt = tuple(map(position, wrt))
+        f, args, kwargs, position = NESTED[id(f)](args, kwargs, site, wrt)
+        mapped = tuple(_mapped(position, w) for w in wrt)
+        if _CONSTANT in mapped:
+            kept = tuple(w for w in mapped if w is not _CONSTANT)
+            value, record = call_forward(f, kept, site, *args, **kwargs)
+            return value, _constants_none(record, mapped)
+        wrt = mapped
     if not wrt:                     # nothing to differentiate: the call as written
         return f(*args, **kwargs), _no_gradients
     site = _full(site)
@@ -254,6 +262,37 @@ def call_forward(f, wrt, site, /, *args, **kwargs):
 
 def _no_gradients(g):
     return ()
+
+
+_CONSTANT = object()    # an argument of an unfolded call with no gradient
+
+
+def _mapped(position, w):
+    """Where an unfolding's position map takes ``w``; _CONSTANT for an argument with no
+    gradient: a constant of the unfolded call (a starred piece holding the ``wrt`` and
+    the site of a call of generated code: it asks for them with the arguments) or a
+    callee that holds nothing (the map gives None)."""
+    try:
+        q = position(w)
+    except IndexError:
+        return _CONSTANT
+    return _CONSTANT if q is None else q
+
+
+def _constants_none(record, mapped):
+    """``record`` (of the call for the entries of ``mapped`` that are not _CONSTANT)
+    giving None, no gradient, for the constants too."""
+    if isinstance(record, tuple) and record[1] is not None:
+        saved, bwd, (lead, slots) = record
+        rest = iter(slots)
+        out = [(None, "none") if w is _CONSTANT else next(rest) for w in mapped
+               if w is not None]            # (None: the callee's own, the lead's)
+        return saved, bwd, (lead, tuple(out))
+
+    def with_none(g):
+        grads = iter(call_backward(record, g))
+        return tuple(None if w is _CONSTANT else next(grads) for w in mapped)
+    return with_none
 
 
 def _forward(f, target, full, kw, where, site, closure=False):
@@ -427,8 +466,13 @@ def call_jvp(f, wrt, site, tangents, /, *args, **kwargs):
     """Forward mode: ``(f(*args, **kwargs), its tangent)`` given the tangents of the
     arguments named by ``wrt`` (the others have none)."""
     if id(f) in NESTED:             # generated code differentiated again (nested.py)
-        f, args, kwargs, position = NESTED[id(f)](args, kwargs, site)
-        wrt = tuple(map(position, wrt))
+        f, args, kwargs, position = NESTED[id(f)](args, kwargs, site, wrt)
+        mapped = [_mapped(position, w) for w in wrt]
+        tangents = tuple(t for w, t in zip(mapped, tangents) if w is not _CONSTANT)
+        wrt = tuple(w for w in mapped if w is not _CONSTANT)
+        fills = getattr(position, "fills", {})      # (tangents of function values made
+        tangents = tuple(fills[w](t) if w in fills else t   # whole, nested.unfold_star)
+                         for w, t in zip(wrt, tangents))
         at = HELD_AT.get(id(f))
         if at in wrt:           # what a closure holds: its tangent, sparse, made whole
             i = wrt.index(at)
@@ -504,6 +548,12 @@ def call_jvp(f, wrt, site, tangents, /, *args, **kwargs):
     kinds = {n: argument_kind(v) for n, v in _with_defaults(bound, target).items()}
     kinds.update({n: argument_kind(v) for n, v in cells.items()})
     fn = BUILD["forward"](target, tuple(params), kinds)
+    clash = sorted(set(kw) & set(fn.tangent_params.values()))
+    if clash:
+        raise NonDifferentiableError(
+            f"{site}: {_name(f)} is called with the keyword argument(s) {', '.join(clash)} "
+            f"that its **kwargs takes, and its forward-mode code takes its tangents "
+            f"under those names; srcgrad cannot tell them apart (rename the keyword)")
     return fn(*cells.values(), *full, **kw,
               **{fn.tangent_params[p]: by_param[p] for p in params})
 

@@ -25,13 +25,34 @@ from . import construct, dynamic
 from .construct import construct_built, construct_every, construct_routes, construct_saved
 
 
-def split_forward(_sg_fwd, _sg_bwd, _sg_picks, _sg_held, _sg_ncells, *args, **kwargs):
+def split_forward(_sg_fwd, _sg_bwd, _sg_picks, _sg_held, _sg_ncells, *_sg_args,
+                  **_sg_kwargs):
     """A callee's forward sweep; its record as data: (saved, backward sweep, picks).
     ``_sg_held``: what a closure holds, by name (its gradient is the closure's own),
     its first ``_sg_ncells`` the cells, the others defaults the call uses."""
-    value, saved = _sg_fwd(*_cells(_sg_held, _sg_ncells), *args, **kwargs,
+    value, saved = _sg_fwd(*_cells(_sg_held, _sg_ncells), *_sg_args, **_sg_kwargs,
                            **_defaults(_sg_held, _sg_ncells))
     return value, (saved, _sg_bwd, _sg_picks)
+
+
+def split_forward_b(_sgb_fwd, _sgb_bwd, _sgb_picks, _sgb_held, _sgb_ncells, *_sgb_args,
+                    **_sgb_kwargs):
+    """:func:`split_forward` under other names, for a callee given keywords named as
+    split_forward's tangents in forward mode (``d_sg_args``: the callee is
+    split_forward's forward-mode code, at the next order), which its ``**_sg_kwargs``
+    could not tell apart from them."""
+    value, saved = _sgb_fwd(*_cells(_sgb_held, _sgb_ncells), *_sgb_args, **_sgb_kwargs,
+                            **_defaults(_sgb_held, _sgb_ncells))
+    return value, (saved, _sgb_bwd, _sgb_picks)
+
+
+_SPLIT_TANGENTS = frozenset(f"d_sg_{n}" for n in ("fwd", "bwd", "picks", "held", "ncells",
+                                                  "args", "kwargs"))
+
+
+def _split_forward_for(kw):
+    """split_forward, or its copy under other names when ``kw`` holds its tangents'."""
+    return split_forward_b if _SPLIT_TANGENTS & set(kw) else split_forward
 
 
 def _cells(held, ncells):
@@ -47,9 +68,9 @@ def _defaults(held, ncells):
     return out
 
 
-def split_plain(_sg_f, *args, **kwargs):
+def split_plain(_sg_f, *_sg_args, **_sg_kwargs):
     """A call with no argument to differentiate (its record gives no gradient)."""
-    return _sg_f(*args, **kwargs), ((), None, None)
+    return _sg_f(*_sg_args, **_sg_kwargs), ((), None, None)
 
 
 def split_backward(record, g):
@@ -74,6 +95,21 @@ def star_apply(_sg_H, _sg_spec, _sg_kwspec, _sg_picks, _sg_held, stars, pieces, 
     the call does, then ``_sg_H`` (its flat call's unfolding) called with its arguments
     made from them (``_sg_spec``: for each, a flat argument, a keyword, what the callee
     holds or a constant); its record's picks by piece (``_sg_picks``)."""
+    flat, kwargs = _flat_call(stars, pieces, kw_pieces)
+    hargs = [_made(kind, x, flat, kwargs, _sg_held) for kind, x in _sg_spec]
+    hkw = {}
+    for key, (kind, x) in _sg_kwspec:
+        hkw = {**hkw, key: _made(kind, x, flat, kwargs, _sg_held)}
+    value, record = _sg_H(*hargs, **hkw)
+    if _sg_picks is None:
+        return value, record
+    return value, (record[0], record[1], _sg_picks)
+
+
+def _flat_call(stars, pieces, kw_pieces):
+    """A starred call's positional arguments and keywords, put together from its pieces
+    (``stars``: the positions of the pieces unpacked; a keyword piece without a key:
+    ``**kw``)."""
     flat = []
     for k in range(len(pieces)):
         if k in stars:
@@ -86,14 +122,43 @@ def star_apply(_sg_H, _sg_spec, _sg_kwspec, _sg_picks, _sg_held, stars, pieces, 
             kwargs = {**kwargs, **v}
         else:
             kwargs = {**kwargs, key: v}
-    hargs = [_made(kind, x, flat, kwargs, _sg_held) for kind, x in _sg_spec]
-    hkw = {}
-    for key, (kind, x) in _sg_kwspec:
-        hkw = {**hkw, key: _made(kind, x, flat, kwargs, _sg_held)}
-    value, record = _sg_H(*hargs, **hkw)
-    if _sg_picks is None:
-        return value, record
-    return value, (record[0], record[1], _sg_picks)
+    return flat, kwargs
+
+
+def jvp_star(f, wrt, site, tangents, stars, pieces, kw_pieces):
+    """``call_jvp_star`` (compiler/dynamic.py) as what it computes, in Python srcgrad
+    transforms: ``call_jvp`` of the flat call, a tangent for each flat argument."""
+    flat, kwargs = _flat_call(stars, pieces, kw_pieces)
+    keys, slots = star_tangent_plan(wrt, stars, pieces, kw_pieces)
+    flat_tangents = tuple([_one(tangents, slot) for slot in slots])
+    return dynamic.call_jvp(f, keys, site, flat_tangents, *flat, **kwargs)
+
+
+def star_tangent_plan(wrt, stars, pieces, kw_pieces):
+    """The flat call's ``wrt`` and, for each of its entries, (index, item): which of a
+    starred call's tangents (by piece) it takes, and which item of it (None: itself)."""
+    _, _, spans = dynamic._flatten(stars, pieces, kw_pieces)
+    plan = {}
+    for i, w in enumerate(wrt):
+        if w is None:                   # the callee's own tangent
+            plan[None] = (i, None)
+            continue
+        slots, typ = spans[w]
+        if typ is None:
+            plan[slots[0]] = (i, None)
+        elif typ is dict:
+            plan.update({key: (i, key) for key in slots})
+        else:
+            plan.update({j: (i, k) for k, j in enumerate(slots)})
+    return tuple(plan), tuple(plan.values())
+
+
+star_tangent_plan.__srcgrad_stop_gradient__ = True
+
+
+def unfold_jvp_star(args, kwargs, site, asked=()):
+    """``call_jvp_star(...)`` as :func:`jvp_star` (its arguments as they are)."""
+    return jvp_star, tuple(args), kwargs, lambda p: p
 
 
 def _made(kind, x, flat, kwargs, held):
@@ -139,6 +204,8 @@ def picked(grads, picks):
 
 def _take(grads, slot):
     i, sub = slot
+    if sub == "none":
+        return None
     if sub == "dict":
         out = {}
         for k, s in i:
@@ -153,15 +220,41 @@ def _take(grads, slot):
 
 def _one(grads, slot):
     i, sub = slot
+    if sub == "none":       # a constant of the call (compiler/dynamic.py: _mapped)
+        return None
     return grads[i] if sub is None else grads[i][sub]
 
 
-def jvp_apply(_sg_fn, _sg_names, tangents, *args, **kwargs):
-    """A callee's forward-mode code called with the tangents by their names."""
+def jvp_apply(_sg_fn, _sg_spec, _sg_held, _sg_ncells, tangents, *_sg_args, **_sg_kwargs):
+    """A callee's forward-mode code called with its tangents by name: ``_sg_spec`` says,
+    for each tangent parameter, which of ``tangents`` it is, an item of a closure's own
+    tangent, or a constant (the zero of an argument with none), or for ``*args`` /
+    ``**kwargs`` a tuple / dict of those.
+    ``_sg_held``: what a closure holds (compiled as its arguments, see
+    :func:`split_forward`), whose tangents are zeros there."""
     by_name = {}
-    for n, t in zip(_sg_names, tangents):
-        by_name = {**by_name, n: t}
-    return _sg_fn(*args, **kwargs, **by_name)
+    for n, kind, how in _sg_spec:
+        by_name = {**by_name, n: _tangent(kind, how, tangents)}
+    return _sg_fn(*_cells(_sg_held, _sg_ncells), *_sg_args, **_sg_kwargs,
+                  **_defaults(_sg_held, _sg_ncells), **by_name)
+
+
+def _tangent(kind, how, tangents):
+    if kind == "tuple":
+        return tuple([_tangent_item(h, tangents) for h in how])
+    if kind == "dict":
+        out = {}
+        for key, h in how:
+            out = {**out, key: _tangent_item(h, tangents)}
+        return out
+    return _tangent_item((kind, how), tangents)
+
+
+def _tangent_item(h, tangents):
+    kind, x = h
+    if kind == "own":           # an item of a closure's own tangent: (index, name)
+        return tangents[x[0]][x[1]]
+    return tangents[x] if kind == "at" else x
 
 
 def jvp_of(fun, primals, tangents):
@@ -195,7 +288,8 @@ def holds_floats(v):
 holds_floats.__srcgrad_stop_gradient__ = True
 
 
-deftransformable(split_forward, split_plain, jvp_apply, jvp_of, vjp_of, star_apply, _made,
+deftransformable(split_forward, split_forward_b, split_plain, jvp_apply, _tangent,
+                 _tangent_item, jvp_of, jvp_star, _flat_call, vjp_of, star_apply, _made,
                  split_backward, picked, _take, _one, _cells, _defaults, construct_apply)
 # an object built inside differentiated code, differentiated again: its two linear maps
 add_kernels(construct)
@@ -233,23 +327,63 @@ def _shift(pm):
     return shifted
 
 
-def unfold_forward(args, kwargs, site):
+def _asked_after(pm, asked):
+    """The positions (and keywords) of an unfolding's call that ``asked`` (positions of
+    the call unfolded) come to by its position map ``pm`` (0, the callee, stays 0)."""
+    out = []
+    for p in asked:
+        try:
+            q = p if p == 0 else pm(p)
+        except (IndexError, NonDifferentiableError):
+            continue
+        if q is not None:
+            out.append(q)
+    return tuple(out)
+
+
+def _with_constants(H, h, mapped, site):
+    """H's arguments ``h`` with its record's picks giving None for the entries of
+    ``mapped`` that are constants (compiler/dynamic.py: _mapped)."""
+    at = {split_forward: 2, split_forward_b: 2, construct_apply: 3}.get(H)
+    if at is None:
+        _refuse(dynamic._full(site), "a call with no argument to differentiate")
+    lead, slots = h[at]
+    slots = dynamic._constants_none(((), True, (lead, slots)), mapped)[2][1]
+    return h[:at] + ((lead, slots),) + h[at + 1:]
+
+
+def unfold_forward(args, kwargs, site, asked=()):
     """(H, its args, its keywords, position map): ``call_forward(*args, **kwargs)`` is
     ``H(*hargs, **hkwargs)``, with H a function srcgrad transforms; the map takes a
-    position (or keyword) of ``args`` to H's (None: H's own gradient, which is none)."""
+    position (or keyword) of ``args`` to H's (None: H's own gradient, which is none).
+    ``asked``: the positions of ``args`` whose gradients are asked for; when that is the
+    callee's (0) and the call's own ``wrt`` does not ask for it, H still takes what the
+    callee holds (a closure's cells, a method's object) as arguments, so that the
+    gradient flows into them, and its record gives only the gradients ``wrt`` names."""
     f, wrt, inner_site, *rest = args
     wrt = tuple(wrt)
     if id(f) in NESTED:     # call_forward(call_forward, ...): its callee unfolded first
-        H0, h0, k0, pm0 = NESTED[id(f)](tuple(rest), kwargs, inner_site)
-        H, h, k, pm = unfold_forward((H0, tuple(map(pm0, wrt)), inner_site) + tuple(h0),
-                                     k0, site)
+        inner_asked = tuple(p if isinstance(p, str) else p - 3 for p in asked
+                            if isinstance(p, str) or p >= 3)
+        H0, h0, k0, pm0 = NESTED[id(f)](tuple(rest), kwargs, inner_site, inner_asked)
+
+        def inner(p):
+            return 0 if p == 0 else _shift(pm0)(p)
+        mapped = tuple(dynamic._mapped(pm0, w) for w in wrt)
+        kept = tuple(w for w in mapped if w is not dynamic._CONSTANT)
+        H, h, k, pm = unfold_forward((H0, kept, inner_site) + tuple(h0), k0, site,
+                                     _asked_after(inner, asked))
+        if len(kept) < len(mapped):     # the constants' gradients: None
+            h = _with_constants(H, h, mapped, site)
 
         def composed(p):
-            q = 0 if p == 0 else _shift(pm0)(p)
+            q = inner(p)
             return None if q is None else pm(q)     # (None: a callee holding nothing)
         return H, h, k, composed
     full_site = dynamic._full(inner_site)
-    if not wrt:
+    own_asked = None in wrt
+    opened = not own_asked and 0 in asked
+    if not wrt and not opened:
         return split_plain, (f,) + tuple(rest), kwargs, \
             lambda p: p if isinstance(p, str) else 0 if p == 0 else p - 2
     if f is runtime.try_call:
@@ -257,11 +391,17 @@ def unfold_forward(args, kwargs, site):
     if f is runtime.call_with_self:
         _refuse(full_site, "a method that changes its object")
     target, full, kw, front, holder = dynamic._target(f, tuple(rest), kwargs, full_site,
-                                                      None in wrt)
-    where_wrt, own = dynamic._callee_slot(wrt, front, holder, full_site, f)
+                                                      own_asked or opened)
+    if not wrt and holder is None:
+        return split_plain, (f,) + tuple(rest), kwargs, \
+            lambda p: p if isinstance(p, str) else 0 if p == 0 else p - 2
+    where_wrt, own = dynamic._callee_slot(wrt + ((None,) if opened else ()), front, holder,
+                                          full_site, f)
+    own = own and own_asked
     closure = bool(where_wrt) and where_wrt[0] is dynamic._CLOSURE
     if closure:
         where_wrt = where_wrt[1:]
+    opened_self = opened and bool(where_wrt) and where_wrt[0] is dynamic._SELF
     where = [0 if i is dynamic._SELF else i + front if isinstance(i, int) else i
              for i in where_wrt]
     if isinstance(target, type) and records.user_class(target) and \
@@ -279,7 +419,9 @@ def unfold_forward(args, kwargs, site):
         _refuse(full_site, f"{dynamic._name(f)}")
     fwd, bwd, held, ncells, picks = dynamic.split_plan(target, full, kw, where, full_site,
                                                        closure)
-    if own and not closure and (not where_wrt or where_wrt[0] is not dynamic._SELF):
+    if opened:      # what the callee holds is H's argument; the record gives wrt's only
+        picks = (None, picks[1][1:] if opened_self else picks[1])
+    elif own and not closure and (not where_wrt or where_wrt[0] is not dynamic._SELF):
         picks = ("none", picks[1])
 
     def pm(p):
@@ -297,7 +439,7 @@ def unfold_forward(args, kwargs, site):
         if p < 3:
             raise IndexError(p)
         return 5 + front + p - 3
-    return split_forward, (fwd, bwd, picks, held, ncells) + tuple(full), kw, pm
+    return _split_forward_for(kw), (fwd, bwd, picks, held, ncells) + tuple(full), kw, pm
 
 
 _CALLING = {}
@@ -316,7 +458,7 @@ def calling(f, npos, keywords):
     return _CALLING[key][1]
 
 
-def unfold_backward(args, kwargs, site):
+def unfold_backward(args, kwargs, site, asked=()):
     """``call_backward(record, g)`` as :func:`split_backward`."""
     record = args[0]
     if not isinstance(record, tuple):
@@ -325,21 +467,24 @@ def unfold_backward(args, kwargs, site):
     return split_backward, tuple(args), kwargs, lambda p: p
 
 
-def unfold_star(args, kwargs, site):
+def unfold_star(args, kwargs, site, asked=()):
     """``call_forward_star(f, wrt, site, stars, pieces, kw_pieces)`` as
     :func:`star_apply` of the flat call's unfolding."""
     f, wrt, inner_site, stars, pieces, kw_pieces = args
     flat, kw, spans, wrt, inner = dynamic.star_slots(stars, pieces, kw_pieces, wrt)
     slots = inner[1:] if None in inner else inner
-    H, h, k, pm = unfold_forward((f, inner, inner_site) + tuple(flat), kw, site)
+    flat_asked = ((0,) if 0 in asked else ()) + \
+        (tuple(3 + j for j in range(len(flat))) if 4 in asked else ()) + \
+        (tuple(kw) if 5 in asked else ())
+    H, h, k, pm = unfold_forward((f, inner, inner_site) + tuple(flat), kw, site, flat_asked)
     full_site = dynamic._full(inner_site)
     picks = None
-    if H is split_forward:
+    if H in _SPLITS:
         lead, flat_picks = h[2]
         picks = (lead, dynamic.group_picks(flat_picks, slots, wrt, spans))
     # where each of H's arguments comes from: the flat arguments, or a constant
     spec = [("const", v) for v in h]
-    refused = []
+    refused, replaced = [], []
     for j in range(len(flat)):
         try:
             q = pm(3 + j)
@@ -350,21 +495,26 @@ def unfold_star(args, kwargs, site):
             continue
         if isinstance(q, int):
             spec[q] = ("flat", j)
+            if h[q] is not flat[j]:     # a function value, as H takes it: what it holds
+                replaced.append((j, h[q]))
     kwspec = {key: ("const", v) for key, v in k.items()}
     for key in kw:
         q = pm(key)
         kwspec[q] = ("kw", key)
+        if isinstance(q, str) and k.get(q, kw[key]) is not kw[key]:
+            _refuse(full_site, f"{dynamic._name(f)}, a function value given by keyword")
+    pieces, fill = _pieces_replaced(stars, pieces, replaced)
     held_at = None
     try:
         held_at = pm(0)
     except NonDifferentiableError:
         pass
-    if held_at == 3 and H is split_forward:
+    if held_at == 3 and H in _SPLITS:
         spec[3] = ("held", None)
 
     def position(p):
         if p == 0:
-            if held_at == 3 and H is split_forward:
+            if held_at == 3 and H in _SPLITS:
                 return 4
             q = pm(0)
             if q is None:
@@ -376,39 +526,103 @@ def unfold_star(args, kwargs, site):
                 raise refused[0]
             return p + 2
         raise IndexError(p)
+    if fill is not None:
+        position.fills = {6: fill}
     return star_apply, (H, tuple(spec), tuple(kwspec.items()), picks,
-                        h[3] if held_at == 3 and H is split_forward else {}, stars, pieces,
+                        h[3] if held_at == 3 and H in _SPLITS else {}, stars, pieces,
                         kw_pieces), {}, position
 
 
-def unfold_jvp(args, kwargs, site):
+def _pieces_replaced(stars, pieces, replaced):
+    """A starred call's pieces with the flat arguments ``replaced`` ((j, value)) by the
+    values its unfolding takes for them (a closure: the dict of what it holds, whose
+    gradient is the closure's own; a bound method: its object), and None or a function
+    that makes a tangent of the pieces whole for them (call_jvp: a closure's tangent is
+    a sparse dict, or None)."""
+    if not replaced:
+        return pieces, None
+    at, j = {}, 0
+    for k, p in enumerate(pieces):
+        for item in (range(len(p)) if k in stars else [None]):
+            at[j] = (k, item)
+            j += 1
+    new = [list(p) if k in stars else p for k, p in enumerate(pieces)]
+    where = []
+    for j, v in replaced:
+        k, item = at[j]
+        where.append((k, item, v))
+        if item is None:
+            new[k] = v
+        else:
+            new[k][item] = v
+    new = tuple(type(pieces[k])(p) if k in stars else p for k, p in enumerate(new))
+
+    def fill(t):
+        t = [None] * len(new) if t is None else list(t)
+        for k, item, v in where:
+            if item is None:
+                t[k] = _whole(t[k], v)
+            else:
+                part = [None] * len(new[k]) if t[k] is None else list(t[k])
+                part[item] = _whole(part[item], v)
+                t[k] = type(new[k])(part)
+        return tuple(t)
+    return new, fill
+
+
+def _whole(t, v):
+    """The tangent ``t`` of a value taken as ``v``: whole where ``v`` is a held dict."""
+    if isinstance(v, dict):
+        return {n: dynamic._part(t, n, x) for n, x in v.items()}
+    return runtime.zeros_like(v) if t is None else t
+
+
+def unfold_jvp(args, kwargs, site, asked=()):
     """``call_jvp(f, wrt, site, tangents, *args)`` (forward-mode generated code
-    differentiated again) as :func:`jvp_apply` of ``f``'s forward-mode code."""
+    differentiated again) as :func:`jvp_apply` of ``f``'s forward-mode code; ``asked``
+    as for :func:`unfold_forward`."""
     f, wrt, inner_site, tangents, *rest = args
     wrt = tuple(wrt)
     if id(f) in NESTED:
-        H0, h0, k0, pm0 = NESTED[id(f)](tuple(rest), kwargs, inner_site)
-        H, h, k, pm = unfold_jvp((H0, tuple(map(pm0, wrt)), inner_site, tangents) +
-                                 tuple(h0), k0, site)
+        inner_asked = tuple(p if isinstance(p, str) else p - 4 for p in asked
+                            if isinstance(p, str) or p >= 4)
+        H0, h0, k0, pm0 = NESTED[id(f)](tuple(rest), kwargs, inner_site, inner_asked)
+
+        def inner(p):
+            if isinstance(p, str):
+                return pm0(p)
+            if p == 0 or p == 3:
+                return p
+            if p < 3:
+                raise IndexError(p)
+            q = pm0(p - 4)
+            return q if q is None or isinstance(q, str) else q + 4
+        mapped = [dynamic._mapped(pm0, w) for w in wrt]
+        kept = tuple(w for w in mapped if w is not dynamic._CONSTANT)
+        tangents = tuple(t for w, t in zip(mapped, tangents) if w is not dynamic._CONSTANT)
+        H, h, k, pm = unfold_jvp((H0, kept, inner_site, tangents) + tuple(h0), k0, site,
+                                 _asked_after(inner, asked))
 
         def composed(p):
-            if isinstance(p, str):
-                q = pm0(p)
-            elif p == 0 or p == 3:
-                q = p
-            elif p < 3:
-                raise IndexError(p)
-            else:
-                q = pm0(p - 4)
-                q = q if q is None or isinstance(q, str) else q + 4
+            q = inner(p)
             return None if q is None else pm(q)
         return H, h, k, composed
     full_site = dynamic._full(inner_site)
-    if None in wrt:
-        _refuse(full_site, f"{dynamic._name(f)}, a function value holding differentiated "
-                           f"values, in forward mode")
-    target, full, kw, front, holder = dynamic._target(f, tuple(rest), kwargs, full_site)
-    where = [i + front if isinstance(i, int) else i for i in wrt]
+    target, full, kw, front, holder = dynamic._target(f, tuple(rest), kwargs, full_site,
+                                                      None in wrt or 0 in asked)
+    kept, own = dynamic._callee_slot(wrt, front, holder, full_site, f)   # (refuses others)
+    # the entries with a tangent (the callee's object's: _SELF) and their tangents' index;
+    # a closure's own tangent (a sparse dict of what it holds): ``own_at``
+    entries, own_at = [], None
+    for i, w in enumerate(wrt):
+        if w is not None:
+            entries.append((w, i))
+        elif kept and kept[0] is dynamic._SELF:
+            entries.append((dynamic._SELF, i))
+        elif kept and kept[0] is dynamic._CLOSURE:
+            own_at = i
+    where = [0 if w is dynamic._SELF else w + front if isinstance(w, int) else w
+             for w, _ in entries]
     if dynamic.rules.lookup(target) is not None:
         target = calling(target, len(full), tuple(kw))
     elif not dynamic.is_python_callee(target):
@@ -416,15 +630,40 @@ def unfold_jvp(args, kwargs, site):
         _refuse(full_site, f"{dynamic._name(f)}")
     sig = dynamic._signature(target)
     slots = dynamic._slots(sig, full, kw, where, full_site, target)
-    if any(sub is not None for _, sub in slots) or len({p for p, _ in slots}) < len(slots):
-        _refuse(full_site, f"{dynamic._name(f)} with tangents of its *args or **kwargs")
-    order = list(sig.parameters)
-    params = sorted([p for p, _ in slots], key=order.index)
+    if len(set(slots)) < len(slots):
+        _refuse(full_site, f"{dynamic._name(f)} with two tangents for one argument")
     bound = sig.bind(*full, **kw)
+    opened = holder == dynamic._CLOSURE and front == 0
+    cells, defaults = dynamic._opened(target, sig, bound) if opened else ({}, [])
+    order = list(sig.parameters)
+    params = sorted({p for p, _ in slots} | set(defaults), key=order.index)
     kinds = {n: dynamic.argument_kind(v)
              for n, v in dynamic._with_defaults(bound, target).items()}
-    fn = dynamic.BUILD["forward"](target, tuple(params), kinds)
-    names = tuple(fn.tangent_params[p] for p, _ in slots)
+    kinds.update({n: dynamic.argument_kind(v) for n, v in cells.items()})
+    fn = dynamic.BUILD["forward"](target, tuple(cells) + tuple(params), kinds)
+    held = dict(cells)
+    actual = dynamic.defaults_of(target)
+    held.update({p: actual[p] for p in defaults})
+    own_t = tangents[own_at] if own_at is not None else None
+    spec = [(fn.tangent_params[n], "own", (own_at, n))
+            if isinstance(own_t, dict) and own_t.get(n) is not None else
+            (fn.tangent_params[n], "zero", runtime.zeros_like(v)) for n, v in held.items()]
+    marks = sig.bind(*range(len(full)), **{key: key for key in kw})
+    for p in params:
+        if p in defaults:
+            continue
+        at = {sub: i for (q, sub), (_, i) in zip(slots, entries) if q == p}
+        if None in at:
+            spec.append((fn.tangent_params[p], "at", at[None]))
+        elif isinstance(marks.arguments[p], dict):      # **kwargs: a dict, zeros for the rest
+            spec.append((fn.tangent_params[p], "dict", tuple(
+                (key, ("at", at[key]) if key in at else
+                 ("zero", runtime.zeros_like(kw[key])))
+                for key in marks.arguments[p])))
+        else:                                           # *args: a tuple, zeros for the rest
+            spec.append((fn.tangent_params[p], "tuple", tuple(
+                ("at", at[j]) if j in at else ("zero", runtime.zeros_like(full[pos]))
+                for j, pos in enumerate(marks.arguments[p]))))
 
     def pm(p):
         if isinstance(p, str):
@@ -432,24 +671,31 @@ def unfold_jvp(args, kwargs, site):
         if p == 0:
             if holder is None:
                 return None
+            if opened:
+                return 2
+            if holder == "self" and front > 0:
+                return 5
             _refuse(full_site, f"{dynamic._name(f)}, a function value built from "
                                f"differentiated values ({holder}), in forward mode")
         if p == 3:
-            return 2
+            return 4
         if p < 3:
             raise IndexError(p)
-        return 3 + front + p - 4
-    return jvp_apply, (fn, names, tangents) + tuple(full), kw, pm
+        return 5 + front + p - 4
+    return jvp_apply, (fn, tuple(spec), held, len(cells), tangents) + tuple(full), kw, pm
 
 
 NESTED = dynamic.NESTED
 dynamic.JVP_OF[:] = [jvp_of, vjp_of]
-dynamic.HELD_AT.update({id(split_forward): 3, id(star_apply): 4})
+_SPLITS = (split_forward, split_forward_b)
+dynamic.HELD_AT.update({id(split_forward): 3, id(split_forward_b): 3, id(star_apply): 4,
+                       id(jvp_apply): 2})
 NESTED[id(dynamic.call_forward)] = unfold_forward
 NESTED[id(dynamic.call_backward)] = unfold_backward
 NESTED[id(dynamic.call_forward_star)] = unfold_star
 NESTED[id(dynamic.call_jvp)] = unfold_jvp
+NESTED[id(dynamic.call_jvp_star)] = unfold_jvp_star
 NESTED.update(calling=calling, split_backward=split_backward)
 for _f in (dynamic.call_forward, dynamic.call_backward, dynamic.call_forward_star,
-           dynamic.call_jvp):
+           dynamic.call_jvp, dynamic.call_jvp_star):
     _f.__srcgrad_unfolds__ = True       # (analysis/activity.py)
