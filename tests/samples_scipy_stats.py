@@ -107,5 +107,8 @@ def add_samples(SAMPLES, S, A, P, M, B):
     SAMPLES["ad.mvn_cov_grad"] = [S(A(3, 3), A(3, 3)), S(A(3, 3), A(3)), S(A(2, 2), 1.5),
                                   S(A(3, 3), np.array(0.7))]
     SAMPLES["ad.mvn_resid"] = [S(A(4, 3), A(3)), S(A(3), None), S(A(3), A(3))]
+    # (x as SciPy reads it: a scalar, a vector of a one-dimensional distribution, rows)
+    SAMPLES["ad.mvn_rows"] = [S(np.array(0.4), 0.5, 1.5), S(A(3), None, 2.0),
+                              S(A(3), A(3), A(3, 3)), S(A(4, 3), A(3))]
     # (the pseudo-inverse of a full-rank matrix: its inverse, and the same derivative)
     SAMPLES["ad.mvn_precision"] = [S(spd(3)), S(spd(2), True), S(spd(4), allow_singular=True)]

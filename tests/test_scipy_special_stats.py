@@ -414,3 +414,20 @@ def test_frozen_multivariate_distributions_and_covariance_objects():
         sg.grad(lambda u: covariance_object(u, mean, var))(x),
         ag.grad(lambda u: anp.sum(ast_.multivariate_normal.logpdf(u, mean, np.diag(var))))(x),
         rtol=1e-10)
+
+
+def one_dimensional_normal(x, v):
+    # a one-dimensional distribution reads a vector as one sample per entry, a scalar
+    # as one sample
+    return np.sum(multivariate_normal.logpdf(x, 0.5, v)) + \
+        multivariate_normal.pdf(x[0], mean=0.2, cov=v) + \
+        np.sum(multivariate_normal.logpdf(x[:, None], cov=np.reshape(v, (1, 1))))
+
+
+def test_multivariate_normal_of_one_dimension_reads_samples_per_entry():
+    x, v = np.array([0.1, 0.6, 1.0]), np.array(1.7)
+    check_all_orders(lambda u: one_dimensional_normal(u, v), x)
+    check_all_orders(lambda u: one_dimensional_normal(x, u), v)
+    # the same numbers as the univariate density (a closed form of its gradient)
+    np.testing.assert_allclose(sg.grad(lambda u: np.sum(multivariate_normal.logpdf(u, 0.5, v)))(x),
+                               -(x - 0.5) / v, rtol=1e-12)

@@ -28,7 +28,7 @@ from ..registry import deflinear, defkernel, defnograd, defresolver, defrule, lo
 
 _Covariance = getattr(st, "Covariance", ())      # (SciPy >= 1.10)
 
-__all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid', 'mvn_dim', 'mvn_precision']
+__all__ = ['mvn_cov', 'mvn_cov_grad', 'mvn_resid', 'mvn_dim', 'mvn_precision', 'mvn_rows']
 
 
 # -- kernels: the covariance and residual of multivariate_normal ------------------------
@@ -72,6 +72,17 @@ def mvn_precision(c, allow_singular=False):
     if allow_singular:
         return np.linalg.pinv(c)
     return np.linalg.inv(c)
+
+
+def mvn_rows(t, mean=None, cov=1):
+    """``x`` as SciPy reads it, one sample per row of the distribution's dimension: a
+    scalar is one sample, and of a one-dimensional distribution a vector is one sample
+    per entry (SciPy's ``_process_quantiles``).  Linear in ``t``."""
+    if np.ndim(t) == 0:
+        return np.reshape(t, (1,))
+    if np.ndim(t) == 1 and mvn_dim(mean, cov) == 1:
+        return t[:, None]
+    return t
 
 
 def mvn_resid(x, mean):
@@ -254,10 +265,11 @@ _discrete("geom", "k, p, loc=0", {"logpmf": {"p": _GEOM}, "pmf": {"p": f"ans * (
 # ---------------------------------------------------------------------------------------
 # multivariate_normal: x (..., d), mean (d,), cov (d, d), (d,) or a scalar
 # ---------------------------------------------------------------------------------------
-_D = "np.shape(x)[-1]"
+_X = "mvn_rows(x, mean, cov)"                               # x, one sample per row
+_D = f"np.shape({_X})[-1]"
 _P = f"mvn_precision(mvn_cov(cov, {_D}), allow_singular)"   # the precision matrix
-_V = f"(mvn_resid(x, mean) @ {_P})"                         # precision @ (x - mean), per row
-_GB = "np.reshape({g}, np.shape(x)[:-1] + (1,))"            # one cotangent per row
+_V = f"(mvn_resid({_X}, mean) @ {_P})"                      # precision @ (x - mean), per row
+_GB = "np.reshape({g}, np.shape(%s)[:-1] + (1,))" % _X      # one cotangent per row
 
 
 def _mvn(func, method, weight):
@@ -268,10 +280,11 @@ def _mvn(func, method, weight):
     w = f"{weight} * " if weight else ""
     defrule(func, "x, mean=None, cov=1, allow_singular=False",
             name=f"scipy.stats.multivariate_normal.{method}",
-            vjp=dict(x=f"unbroadcast(-{gb} * {_V}, x)", mean=f"unbroadcast({gb} * {_V}, mean)",
+            vjp=dict(x=f"np.reshape(unbroadcast(-{gb} * {_V}, {_X}), np.shape(x))", mean=f"unbroadcast({gb} * {_V}, mean)",
                      cov=f"mvn_cov_grad(0.5 * (np.swapaxes(np.reshape({gb} * {_V}, (-1, {_D})), "
                          f"-1, -2) @ np.reshape({_V}, (-1, {_D})) - np.sum({gw}) * {_P}), cov)"),
-            jvp=dict(x=f"{w}np.reshape(-np.sum(dx * {_V}, axis=-1), np.shape(ans))",
+            jvp=dict(x=f"{w}np.reshape(-np.sum(mvn_rows(dx, mean, cov) * {_V}, axis=-1), "
+                       f"np.shape(ans))",
                      mean=f"{w}np.reshape(np.sum(dmean * {_V}, axis=-1), np.shape(ans))",
                      cov=f"{w}np.reshape(0.5 * (np.sum(({_V} @ {dcov}) * {_V}, axis=-1) - "
                          f"np.sum({_P} * {dcov})), np.shape(ans))"))
@@ -313,6 +326,8 @@ _dirichlet(st.dirichlet.pdf, "pdf", "ans")
 # the kernels' own rules (grad of grad)
 deflinear(mvn_cov, "t, d", "mvn_cov_grad(g, t)", "mvn_cov(dt, d)")
 deflinear(mvn_cov_grad, "t, cov", "mvn_cov(g, np.shape(t)[-1])", "mvn_cov_grad(dt, cov)")
+deflinear(mvn_rows, "t, mean=None, cov=1", "np.reshape(g, np.shape(t))",
+          "mvn_rows(dt, mean, cov)", constant=("mean", "cov"))
 defnograd(mvn_dim, names=["ad.mvn_dim"])
 # (d inv(c) = -P dc P; for the pseudo-inverse, the same along changes that keep c's range)
 defkernel(mvn_precision, "c, allow_singular=False",
