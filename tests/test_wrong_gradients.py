@@ -693,3 +693,27 @@ def test_a_backward_sweep_sees_the_free_names_its_forward_saw(f):
     closure: a gradient of 3 t**2 instead of 2 t (no error).  It now reads the values
     the forward sweep saved (driver.py)."""
     check_both(f, np.array([0.5, 1.5, -0.7]))
+
+
+class _Settings:
+    pass
+
+
+SETTINGS = _Settings()
+SETTINGS.power = 2.0
+
+
+def writes_a_global_objects_attribute(x):
+    y = np.sum(x ** SETTINGS.power)
+    SETTINGS.power = 3.0
+    return y
+
+
+def test_an_attribute_write_on_a_global_object_is_refused_at_the_users_line():
+    """``SETTINGS.power = 3.0`` was rebound as a local copy of the object: an
+    UnboundLocalError inside generated code."""
+    with pytest.raises(sg.UnsupportedSyntaxError,
+                       match=r"(?s)SETTINGS\.power: SETTINGS is not a local name.*"
+                             r"test_wrong_gradients\.py"):
+        sg.grad(writes_a_global_objects_attribute)(X)
+    assert SETTINGS.power == 2.0

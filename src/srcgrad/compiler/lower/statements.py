@@ -333,6 +333,15 @@ class Normalizer(ControlFlow, Expressions):
             # (rules/python/attributes.with_field); the alias check refuses it where
             # another name still sees the old object
             base = target.value.id
+            if base not in self.locals:
+                raise self.info.error(target, f"srcgrad cannot differentiate an assignment "
+                                              f"to {A.unparse_short(target)}: {base} is not a "
+                                              f"local name of this function (a global, or a "
+                                              f"name of the function around it), and srcgrad "
+                                              f"writes an attribute by rebinding the object's "
+                                              f"name to a changed copy. Pass {base} as an "
+                                              f"argument, or keep the value in a local "
+                                              f"variable and return it")
             node = A.assign(A.store(base), A.call(A.attr(self.ad_name, "with_field"), [
                 A.name(base), A.const(target.attr), value]), like=s)
             node.srcgrad_field_write = True
