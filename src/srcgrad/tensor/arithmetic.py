@@ -51,6 +51,28 @@ def _tensor_power(base, exponent):
     return np.power(base, exponent)
 
 
+# the C++ type names PyTorch's mm kernels print in their dtype mismatch message
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half",
+                   "int64": "long int", "int32": "int", "int16": "short int",
+                   "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+                   "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+
+
+def _matmul_dtype_message(a, b, a_ndim, b_ndim):
+    """PyTorch's message for ``a @ b`` of two dtypes, worded by the kernel the ranks pick:
+    dot (1-D, 1-D), addmv (2-D, 1-D), bmm (both above 2-D), mm otherwise."""
+    if a_ndim == 1 and b_ndim == 1:
+        return (f"dot : expected both vectors to have same dtype, but found {a.short} "
+                f"and {b.short}")
+    if a_ndim == 2 and b_ndim == 1:
+        return (f"addmv input tensors must have the same dtype, but got {b.short}, "
+                f"{a.short}, and {b.short}")
+    if a_ndim > 2 and b_ndim > 2:
+        return f"expected scalar type {a.short} but found {b.short}"
+    return (f"expected m1 and m2 to have the same dtype, but got: "
+            f"{_CPP_TYPE_NAMES.get(a.name, a.name)} != {_CPP_TYPE_NAMES.get(b.name, b.name)}")
+
+
 class ArithmeticMethods:
     """Attached to :class:`~.core.Tensor` by :mod:`.methods`."""
 
@@ -415,9 +437,7 @@ class ArithmeticMethods:
             raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are "
                                f"{a}D and {b}D")
         if self.dtype is not other.dtype:
-            raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: "
-                               f"{self.dtype.name.replace('float32', 'float')} != "
-                               f"{other.dtype.name.replace('float32', 'float')}")
+            raise RuntimeError(_matmul_dtype_message(self.dtype, other.dtype, a, b))
         ka, kb = self.shape[-1], other.shape[0] if b == 1 else other.shape[-2]
         if ka != kb:
             if a == 1 and b == 1:

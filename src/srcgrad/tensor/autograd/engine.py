@@ -16,7 +16,7 @@ from ... import runtime
 from .. import grad_mode
 from ..core import Tensor
 from . import forward_ad as _forward
-from .nodes import AccumulateGrad, _owned, _wrap
+from .nodes import AccumulateGrad, _owned, _wrap, checked_hook_result
 
 __all__ = ["backward", "grad", "run_backward", "GraphMethods", "current_graph_task"]
 
@@ -226,7 +226,7 @@ def _captured_leaf_hooks(node, g, create_graph):
     """A leaf's tensor hooks on the gradient ``autograd.grad`` returns for it (its
     AccumulateGrad node does not run there), as PyTorch runs them."""
     for hook in node.variable._hooks:
-        out = hook(g if create_graph else _wrap(g))
+        out = checked_hook_result(hook, hook(g if create_graph else _wrap(g)), g)
         if out is not None:
             g = out if create_graph else out._data
     return g
@@ -283,7 +283,7 @@ def _pre_hooks(node, g, create_graph=False):
     if prehooks and type(node) is AccumulateGrad:
         hooks = node.variable._hooks or ()
     for hook in hooks:
-        out = hook(g if create_graph else _wrap(g))
+        out = checked_hook_result(hook, hook(g if create_graph else _wrap(g)), g)
         if out is not None:
             g = out if create_graph else out._data
     for ref in node._retained:

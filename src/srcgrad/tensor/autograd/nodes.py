@@ -23,6 +23,7 @@ import numpy as np
 
 from ... import runtime
 from ..core import Tensor
+from ..dtypes import from_numpy_dtype
 from .messages import _SECOND_TIME
 
 __all__ = ["Node", "AccumulateGrad", "InputMeta", "RuleNode"]
@@ -30,6 +31,25 @@ __all__ = ["Node", "AccumulateGrad", "InputMeta", "RuleNode"]
 
 def _wrap(array):
     return Tensor._make(array)
+
+
+def checked_hook_result(hook, out, g):
+    """What a tensor hook returned for the gradient ``g`` (an array, or a tensor when the
+    backward pass records a graph): None, or a tensor of ``g``'s dtype and shape, as
+    PyTorch checks (a hook returning ``g.sum()`` would otherwise change the gradient's
+    shape silently)."""
+    if out is None:
+        return None
+    if not isinstance(out, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    was = g.dtype if isinstance(g, Tensor) else from_numpy_dtype(g.dtype)
+    if out.dtype is not was:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was "
+                           f"torch.{was.legacy} got torch.{out.dtype.legacy})")
+    if tuple(out.shape) != tuple(g.shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+    return out
 
 
 def _owned(g, dtype):
@@ -156,7 +176,7 @@ class AccumulateGrad(Node):
         leaf's tensor hooks (the engine ran them already when the node has prehooks)."""
         var = self.variable
         for hook in (var._hooks or ()) if hooks else ():
-            out = hook(g)
+            out = checked_hook_result(hook, hook(g), g)
             if out is not None:
                 g = out
         if g.dtype is not var.dtype:
@@ -175,7 +195,7 @@ class AccumulateGrad(Node):
         if var._hooks and hooks:
             owned = False            # a hook may keep the tensor it was given
             for hook in var._hooks:
-                out = hook(_wrap(g))
+                out = checked_hook_result(hook, hook(_wrap(g)), g)
                 if out is not None:
                     g = out._data
         if var._grad is None:

@@ -62,7 +62,14 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
         raise NotImplementedError("srcgrad: embedding(scale_grad_by_freq=True) is not supported")
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
-    return _named(weight[input], "EmbeddingBackward0")
+    rows = weight[input]
+    if padding_idx is not None:         # the padding row's reads pass no gradient back
+        if padding_idx < 0:
+            padding_idx += weight.shape[0]
+        padded = np.asarray(input._data if isinstance(input, Tensor) else input) == padding_idx
+        if padded.any():
+            rows = where(Tensor._make(padded[..., None]), rows.detach(), rows)
+    return _named(rows, "EmbeddingBackward0")
 
 
 def _renorm_rows(weight, input, max_norm, norm_type):
@@ -387,6 +394,8 @@ def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
 
 def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
     reduction = legacy_reduction(size_average, reduce, reduction)
+    if beta == 0.0:                     # PyTorch's l1_loss (0.5 * d * d / 0 has no gradient)
+        return l1_loss(input, target, reduction=reduction)
     diff = (input - target).abs()
     loss = where(diff < beta, 0.5 * diff * diff / beta, diff - 0.5 * beta)
     return _reduce(loss, reduction, "SmoothL1LossBackward0")
@@ -445,7 +454,10 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                   reduce=None, reduction="mean", label_smoothing=0.0):
     reduction = legacy_reduction(size_average, reduce, reduction)
     logp = input.log_softmax(1 if input.ndim > 1 else 0)
-    if target.is_floating_point():             # class probabilities
+    if tuple(target.shape) == tuple(input.shape):      # class probabilities
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class "
+                               f"probabilities, got {target.dtype.short}")
         if label_smoothing:
             n = input.shape[1 if input.ndim > 1 else 0]
             target = target * (1 - label_smoothing) + label_smoothing / n
@@ -508,12 +520,23 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """PyTorch's pointwise ``exp(t) * (t - input)`` (log targets) or ``xlogy(t, t) - t *
+    input``, then a plain mean or sum (``batchmean``: the sum over the batch size)."""
     reduction = legacy_reduction(size_average, reduce, reduction)
-    loss = target.exp() * (target - input) if log_target else \
-        where(target > 0, target * (target.clamp_min(1e-38).log() - input), target * 0)
+    if log_target:
+        loss = target.exp() * (target - input)
+    else:                               # xlogy(t, t): 0 where t is 0
+        loss = where(target == 0, target * 0, target * target.clamp_min(1e-38).log()) \
+            - target * input
     if reduction == "batchmean":
         return loss.sum() / input.shape[0]
-    return _reduce(loss, reduction, "KlDivBackward0") if reduction != "none" else loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):

@@ -138,6 +138,14 @@ class Embedding(Module):
                  norm_type=2.0, scale_grad_by_freq=False, sparse=False, _weight=None,
                  _freeze=False, device=None, dtype=None):
         super().__init__()
+        if padding_idx is not None:
+            if padding_idx > 0:
+                assert padding_idx < num_embeddings, \
+                    "Padding_idx must be within num_embeddings"
+            elif padding_idx < 0:
+                assert padding_idx >= -num_embeddings, \
+                    "Padding_idx must be within num_embeddings"
+                padding_idx = num_embeddings + padding_idx
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx, self.max_norm = padding_idx, max_norm
         self.norm_type, self.scale_grad_by_freq = norm_type, scale_grad_by_freq

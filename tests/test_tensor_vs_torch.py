@@ -1,0 +1,163 @@
+"""What tutorial and forum programs do, run on srcgrad and on real PyTorch (the oracle;
+skipped when it is not installed): the same numbers in float64, the same errors word for
+word.  Each case was a difference found by running such a program on both."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+
+torch = pytest.importorskip("torch")
+
+RNG = np.random.default_rng(11)
+
+
+def _outcome(run):
+    """``("ok", value)`` or ``(error type name, message)``."""
+    try:
+        return "ok", run()
+    except Exception as e:              # noqa: BLE001 - the error is what is compared
+        return type(e).__name__, str(e)
+
+
+def _same_outcome(run, lib_ours=sg, lib_theirs=torch):
+    ours, theirs = _outcome(lambda: run(lib_ours)), _outcome(lambda: run(lib_theirs))
+    assert ours[0] == theirs[0], (ours, theirs)
+    if ours[0] == "ok":
+        np.testing.assert_allclose(np.asarray(ours[1]), np.asarray(theirs[1]), rtol=1e-14)
+    else:
+        assert ours[1] == theirs[1]
+
+
+# -- tensor hooks: what a hook returns is checked ---------------------------------------
+
+def _named_sum(g):
+    return g.sum()
+
+
+HOOKS = [lambda g: g.sum(), _named_sum, lambda g: g.double(), lambda g: 3.0,
+         lambda g: g.unsqueeze(0), lambda g: g.int(), lambda g: g * 10, lambda g: None]
+
+
+@pytest.mark.parametrize("hook", HOOKS)
+@pytest.mark.parametrize("leaf", [False, True], ids=["non-leaf", "leaf"])
+@pytest.mark.parametrize("how", ["backward", "grad", "create_graph"])
+def test_a_hook_that_changes_the_gradient_s_shape_or_type_is_refused(hook, leaf, how):
+    """It gave a gradient of the wrong shape with no error (a leaf's .grad became 0-d)."""
+    def run(lib):
+        q = lib.ones(2, requires_grad=True)
+        t = q if leaf else q * 2
+        t.register_hook(hook)
+        loss = (t * lib.tensor([1.0, 3.0])).sum()
+        if how == "backward":
+            loss.backward()
+            return q.grad.tolist()
+        g, = lib.autograd.grad(loss, q, create_graph=how == "create_graph")
+        return g.tolist()
+    _same_outcome(run)
+
+
+# -- losses -------------------------------------------------------------------------------
+
+def _loss_and_grad(lib, make, *arrays):
+    ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+    out = make(lib, *ts)
+    out.sum().backward()
+    return out, [t.grad for t in ts]
+
+
+LOSSES = {
+    "smooth_l1_beta_0": lambda lib, x, y: lib.nn.functional.smooth_l1_loss(x, y, beta=0.0),
+    "smooth_l1_beta_0_none": lambda lib, x, y: lib.nn.SmoothL1Loss(beta=0.0,
+                                                                   reduction="none")(x, y),
+    "kl_batchmean": lambda lib, x, y: lib.nn.functional.kl_div(
+        x.log_softmax(1), y.softmax(1), reduction="batchmean"),
+    "kl_sum": lambda lib, x, y: lib.nn.KLDivLoss(reduction="sum")(x.log_softmax(1), y.softmax(1)),
+    "kl_none": lambda lib, x, y: lib.nn.KLDivLoss(reduction="none")(x.log_softmax(1),
+                                                                   y.softmax(1)),
+    "kl_log_target_mean": lambda lib, x, y: lib.nn.KLDivLoss(log_target=True)(
+        x.log_softmax(1), y.log_softmax(1)),
+    "kl_log_target_none": lambda lib, x, y: lib.nn.KLDivLoss(reduction="none", log_target=True)(
+        x.log_softmax(1), y.log_softmax(1)),
+    # zeros in a target that is data (PyTorch's target gradient there is 0/0)
+    "kl_zero_target": lambda lib, x, y: lib.nn.functional.kl_div(
+        x.log_softmax(1), y.detach().relu() / (y.detach().relu().sum() + 1), reduction="sum"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+def test_losses_match_pytorch_in_value_node_and_both_gradients(name):
+    """smooth_l1_loss(beta=0) is PyTorch's l1_loss (its gradient was NaN); kl_div is
+    PyTorch's pointwise formula with a plain mean/sum (the nodes were KlDivBackward0)."""
+    x, y = RNG.standard_normal((4, 3)), RNG.standard_normal((4, 3))
+    ours, ours_grads = _loss_and_grad(sg, LOSSES[name], x, y)
+    theirs, their_grads = _loss_and_grad(torch, LOSSES[name], x, y)
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-14,
+                               atol=1e-15)
+    for a, b in zip(ours_grads, their_grads):
+        if b is None:
+            assert a is None
+            continue
+        assert np.isfinite(a.numpy()).all()
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-12, atol=1e-15)
+
+
+def test_smooth_l1_beta_0_gradient_is_the_sign_by_central_differences():
+    x, y = RNG.standard_normal(5), RNG.standard_normal(5)
+    xs = sg.tensor(x, requires_grad=True)
+    sg.nn.functional.smooth_l1_loss(xs, sg.tensor(y), beta=0.0, reduction="sum").backward()
+    eps = 1e-6
+    numeric = [(np.abs(x + eps * e - y).sum() - np.abs(x - eps * e - y).sum()) / (2 * eps)
+               for e in np.eye(5)]
+    np.testing.assert_allclose(xs.grad.numpy(), numeric, rtol=1e-8)
+
+
+CROSS_ENTROPY_TARGETS = [
+    ("float class indices", lambda lib: lib.tensor([0.0, 1.0, 2.0])),
+    ("long probabilities", lambda lib: lib.zeros(3, 4, dtype=lib.long)),
+    ("out of range", lambda lib: lib.tensor([0, 1, 4])),
+    ("probabilities", lambda lib: lib.full((3, 4), 0.25)),
+]
+
+
+@pytest.mark.parametrize("target", [t for _, t in CROSS_ENTROPY_TARGETS],
+                         ids=[n for n, _ in CROSS_ENTROPY_TARGETS])
+def test_cross_entropy_reads_probabilities_only_when_the_shapes_are_equal(target):
+    """A float target of another shape is class indices (refused: not Long), not
+    probabilities broadcast against the input (a broadcast error)."""
+    logits = RNG.standard_normal((3, 4))
+    _same_outcome(lambda lib: lib.nn.functional.cross_entropy(
+        lib.tensor(logits), target(lib)).item())
+
+
+@pytest.mark.parametrize("padding_idx", [0, 2, -1])
+def test_embedding_padding_row_gets_no_gradient(padding_idx):
+    """The padding row's reads passed a gradient back (Adam then moved the zero row)."""
+    weight = RNG.standard_normal((5, 3))
+    index = [[1, 2, 0], [4, 4, 0], [2, 3, 1]]
+    grads = []
+    for lib in (sg, torch):
+        w = lib.tensor(weight, requires_grad=True)
+        out = lib.nn.functional.embedding(lib.tensor(index), w, padding_idx=padding_idx)
+        assert out.grad_fn.name() == "EmbeddingBackward0"
+        (out * lib.tensor(np.arange(27.0).reshape(3, 3, 3))).sum().backward()
+        grads.append(w.grad.numpy())
+    np.testing.assert_array_equal(grads[0], grads[1])
+    assert not grads[0][padding_idx].any()
+    ours, theirs = sg.nn.Embedding(5, 2, padding_idx=-2), torch.nn.Embedding(5, 2, padding_idx=-2)
+    assert ours.padding_idx == theirs.padding_idx == 3 and repr(ours) == repr(theirs)
+    assert not ours.weight[3].detach().numpy().any()
+
+
+# -- matmul of two dtypes: the kernel's own message ---------------------------------------
+
+SHAPES = [((2,), (2,)), ((2, 2), (2,)), ((2,), (2, 2)), ((2, 2), (2, 2)), ((3, 2, 2), (3, 2, 2))]
+DTYPE_PAIRS = [("float64", "float32"), ("int64", "float32"), ("float32", "float64"),
+               ("int32", "float64"), ("float16", "float32")]
+
+
+@pytest.mark.parametrize("shapes", SHAPES, ids=str)
+@pytest.mark.parametrize("dtypes", DTYPE_PAIRS, ids=str)
+def test_matmul_of_two_dtypes_raises_pytorch_s_message(shapes, dtypes):
+    _same_outcome(lambda lib: lib.ones(*shapes[0], dtype=getattr(lib, dtypes[0]))
+                  @ lib.ones(*shapes[1], dtype=getattr(lib, dtypes[1])))
