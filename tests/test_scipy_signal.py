@@ -83,3 +83,33 @@ def fft_axes(x):
 def test_fftconvolve_axes_is_refused():
     with pytest.raises(sg.NonDifferentiableError, match="axes"):
         sg.grad(fft_axes)(K)
+
+
+_W = _rng.normal(size=16)
+
+
+def _complex_loss(y):
+    return np.sum(np.real(y) * _W[:y.size]) + np.sum(np.imag(y) ** 2)
+
+
+def _cz(n):
+    return _rng.normal(size=n) + 1j * _rng.normal(size=n)
+
+
+@pytest.mark.parametrize("func", [ss.convolve, ss.correlate, fftconvolve],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_complex_inputs_to_second_order(func, mode):
+    """Complex signals (correlate conjugates its second input): reverse (paired as
+    Re sum(dz * grad)), forward and forward-over-reverse against central differences
+    along complex directions, for each input."""
+    x, k = _cz(7), _cz(3)
+    for f, z in [(lambda u: _complex_loss(func(u, k, mode=mode)), x),
+                 (lambda u: _complex_loss(func(x, u, mode=mode)), k)]:
+        dz, eps = _cz(z.size), 1e-6
+        fd = (f(z + eps * dz) - f(z - eps * dz)) / (2 * eps)
+        gr = sg.grad(f)
+        np.testing.assert_allclose(np.real(np.sum(dz * gr(z))), fd, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(sg.jvp(f, (z,), (dz,))[1], fd, rtol=1e-6, atol=1e-8)
+        fd2 = (gr(z + 1e-5 * dz) - gr(z - 1e-5 * dz)) / 2e-5
+        np.testing.assert_allclose(sg.jvp(gr, (z,), (dz,))[1], fd2, rtol=1e-5, atol=1e-7)

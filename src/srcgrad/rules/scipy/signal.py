@@ -1,15 +1,17 @@
 """``scipy.signal``: convolve, correlate and fftconvolve, N-D, modes full / same / valid.
 
-Real input.  A convolution is bilinear: the adjoint for one input is the full-size
-cotangent (``g`` placed in the full result at the window ``mode`` keeps, zeros around)
-convolved, ``"valid"``, with the other input reversed.  ``correlate(a, b, mode)`` is
-``convolve(a, flip(b), mode)`` (SciPy's own identity for real input).  The kernels call
+A convolution is bilinear: the adjoint for one input is the full-size cotangent (``g``
+placed in the full result at the window ``mode`` keeps, zeros around) convolved,
+``"valid"``, with the other input reversed (no conjugate, also for complex input: in
+srcgrad's convention the adjoint of a linear map is its transpose).
+``correlate(a, b, mode)`` is ``convolve(a, conj(flip(b)), mode)`` (SciPy's identity).  The kernels call
 the function that was called (``fftconvolve`` stays FFT-based) and are written in
 differentiable primitives, so every order works.
 """
 import numpy as np
 import scipy.signal as ss
 
+from ..numpy.conventions import _is_complex
 from ..registry import defnograd, defrule, deftransformable
 from .linalg import sl_refuse
 
@@ -53,10 +55,13 @@ def sig_fftconvolve_grad(g, in1, in2, mode="full", axes=None, which=0):
 
 def sig_correlate_grad(g, in1, in2, mode="full", method="auto", which=0):
     """Adjoint of ``scipy.signal.correlate(in1, in2, mode, method)``: that of
-    ``convolve(in1, flip(in2), mode)``, reversed back for ``in2``."""
+    ``convolve(in1, conj(flip(in2)), mode)``, reversed (and conjugated) back for ``in2``."""
+    cx = _is_complex(in2)
+    other = np.conj(np.flip(in2)) if cx else np.flip(in2)
     if which == 0:
-        return sig_convolve_grad(g, in1, np.flip(in2), mode, method, 0)
-    return np.flip(sig_convolve_grad(g, in1, np.flip(in2), mode, method, 1))
+        return sig_convolve_grad(g, in1, other, mode, method, 0)
+    grad = np.flip(sig_convolve_grad(g, in1, other, mode, method, 1))
+    return np.conj(grad) if cx else grad
 
 
 def sig_convolve_jvp(d1, d2, in1, in2, mode="full", method="auto"):
