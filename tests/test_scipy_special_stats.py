@@ -431,3 +431,38 @@ def test_multivariate_normal_of_one_dimension_reads_samples_per_entry():
     # the same numbers as the univariate density (a closed form of its gradient)
     np.testing.assert_allclose(sg.grad(lambda u: np.sum(multivariate_normal.logpdf(u, 0.5, v)))(x),
                                -(x - 0.5) / v, rtol=1e-12)
+
+
+_CW = np.random.default_rng(8).normal(size=4)
+
+
+def _complex_loss(y):
+    return np.sum(np.real(y) * _CW[:np.size(y)]) + np.sum(np.imag(y) ** 2)
+
+
+COMPLEX_SPECIAL = {
+    "ive": lambda z: _complex_loss(sps.ive(1.0, z) + sps.ive(0.5, -z)),   # reads |Re z|
+    "iv_kve_jv": lambda z: _complex_loss(sps.iv(1.0, z) + sps.kve(1.0, z) + sps.jv(1.5, z)),
+    # (gamma's second derivative needs polygamma(1, z), which SciPy has for real z only)
+    "erf": lambda z: _complex_loss(sps.erf(z) + sps.erfcx(z) + sps.log_ndtr(z)),
+    "logsumexp": lambda z: _complex_loss(logsumexp(z, b=np.array([1.0, 2.0, 0.5, 1.0]))),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPLEX_SPECIAL))
+def test_special_functions_of_complex_arguments_to_second_order(name):
+    f = COMPLEX_SPECIAL[name]
+    rng = np.random.default_rng(9)
+    z = rng.uniform(0.5, 2, 4) + 1j * rng.uniform(-1, 1, 4)
+    dz = rng.normal(size=4) + 1j * rng.normal(size=4)
+    fd = (f(z + EPS * dz) - f(z - EPS * dz)) / (2 * EPS)
+    gr = sg.grad(f)
+    np.testing.assert_allclose(np.real(np.sum(dz * gr(z))), fd, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(sg.jvp(f, (z,), (dz,))[1], fd, rtol=1e-6, atol=1e-8)
+    fd2 = (gr(z + 1e-5 * dz) - gr(z - 1e-5 * dz)) / 2e-5
+    np.testing.assert_allclose(sg.jvp(gr, (z,), (dz,))[1], fd2, rtol=1e-5, atol=1e-7)
+
+
+def test_zeta_of_a_complex_argument_is_refused():
+    with pytest.raises(sg.NonDifferentiableError, match="complex"):
+        sg.grad(lambda z: np.real(np.sum(sps.zeta(z, 2.0))))(np.array([2.5 + 0.3j, 3.0 - 1j]))

@@ -21,7 +21,7 @@ from scipy.special import (digamma, polygamma, gammaln, betaln, ndtr, log_ndtr, 
                            k0, k1, k0e, k1e, kv, kve, j0, j1, jv, y0, y1, yv, yn, zeta,
                            sindg, cosdg, ellipk, ellipe)
 
-from ..numpy.conventions import _fdtype, _keep
+from ..numpy.conventions import _fdtype, _is_complex, _keep
 from ..numpy.elementwise import _elementwise
 from ..registry import (declare, defkernel, deflinear, defnograd, defrule, deftransformable,
                         is_nograd, lookup)
@@ -41,6 +41,13 @@ def no_derivative(name, param):
     raise NonDifferentiableError(
         f"{name} has no derivative with respect to its argument {param!r} (srcgrad has none "
         f"in closed form); pass it a constant, or wrap it in sg.detach(...)")
+
+
+def _real_arguments(name, *args):
+    if any(_is_complex(a) for a in args):
+        from ...errors import NonDifferentiableError
+        raise NonDifferentiableError(f"{name} of a complex argument: srcgrad has its "
+                                     f"derivative for real arguments only")
 
 
 def half_steps(a, d):
@@ -88,7 +95,8 @@ def zeta_dx(x, q=None):
     ``b = q + N``, with ten correction terms and ``N = 20 + ceil(max x)``, which keeps
     the remainder below ``(2 pi)^-20`` of the last term.  Written in differentiable
     primitives, so that it differentiates again (in ``x`` and ``q``).  NaN where SciPy's
-    zeta is (``q <= 0``)."""
+    zeta is (``q <= 0``); a complex argument is refused (the sum is written for real x)."""
+    _real_arguments("scipy.special.zeta", x, q)
     q1 = 1.0 if q is None else q
     xs = np.asarray(x, dtype=np.float64) + 0.0 * np.asarray(q1, dtype=np.float64)
     qs = np.asarray(q1, dtype=np.float64) + 0.0 * xs
@@ -209,8 +217,14 @@ _unary(sp.j1,  "g * (j0(x) - jv(2, x)) / 2")
 _unary(sp.y0,  "-g * y1(x)")
 _unary(sp.y1,  "g * (y0(x) - yv(2, x)) / 2")
 _binary(sp.iv,  "v, x", v=_none(sp.iv, "v"),  x="g * (iv(v - 1, x) + iv(v + 1, x)) / 2")
-_binary(sp.ive, "v, x", v=_none(sp.ive, "v"),
-        x="g * ((ive(v - 1, x) + ive(v + 1, x)) / 2 - np.sign(x) * ans)")
+# ive(v, x) = iv(v, x) exp(-|Re x|): of a complex x not holomorphic (the factor reads only
+# Re x), so the reverse rule pairs that term with Re(g * ans) and the forward one with Re(dx)
+_IVE = "(ive(v - 1, x) + ive(v + 1, x)) / 2"
+defrule(sp.ive, "v, x, out=None", name="scipy.special.ive", elementwise=True,
+        vjp=dict(v=_none(sp.ive, "v"),
+                 x=f"unbroadcast(g * {_IVE} - np.sign(np.real(x)) * np.real(g * ans), x)"),
+        jvp=dict(v=_none(sp.ive, "v"),
+                 x=f"expand(dx * {_IVE} - np.sign(np.real(x)) * ans * np.real(dx), ans)"))
 _binary(sp.kv,  "v, x", v=_none(sp.kv, "v"),  x="-g * (kv(v - 1, x) + kv(v + 1, x)) / 2")
 _binary(sp.kve, "v, x", v=_none(sp.kve, "v"), x="g * (ans - (kve(v - 1, x) + kve(v + 1, x)) / 2)")
 _binary(sp.jv,  "v, x", v=_none(sp.jv, "v"),  x="g * (jv(v - 1, x) - jv(v + 1, x)) / 2")  # also jn
@@ -290,6 +304,7 @@ defkernel(lse_weights, "a, b, like, axis=None, keepdims=False, return_sign=False
                    b=f"expand(db * lse_weights({_LW.format(b='None')}), ans)",
                    like="-ans * keep_axis(lse_value(dlike, like, return_sign), a, axis, keepdims)"))
 defnograd(no_derivative, half_steps, names=["ad.no_derivative", "ad.half_steps"])
+defnograd(_real_arguments)
 # piecewise constant
 defnograd(sp.gammasgn, names=["scipy.special.gammasgn"])
 
