@@ -204,3 +204,20 @@ def test_code_no_shape_changes_is_shared():
     for args in [(A(3, 1), A(1, 4)), (A(3, 4), A(3, 4)), (A(2), A(2))]:
         assert_identical(g(*args), general(*args))
     assert "Specialized" not in g.source
+
+
+def test_a_new_dtype_kind_compiles_again():
+    """A real ``t`` proves ``t * sin(x)`` real; a complex ``t`` of the same shape does
+    not (the un-broadcast then takes the real part): the guard sees the kind."""
+    def f(x, t):
+        return np.real(np.sum(t * np.sin(x)))
+    g = sg.grad(f, wrt=0)
+    general = sg.grad(f, wrt=0, specialize=False)
+    x, t = A(3), A(3)
+    assert_identical(g(x, t), general(x, t))
+    real_code = g._last
+    tc = t + 1j * A(3)
+    assert_identical(g(x, tc), general(x, tc))
+    assert g._last is not real_code
+    assert_identical(g(x, t), general(x, t))     # (the general code may serve it now)
+    np.testing.assert_allclose(g(x, tc), np.real(tc) * np.cos(x), rtol=1e-14)

@@ -130,8 +130,9 @@ def record(t, fn, wrt, single, args):
     hit = CachedCall(fn, t.func.__code__, deps, tuple(checks), wrt_pos, single, wrap, cast,
                      t.mode == "value_and_grad", dtypes, key(args))
     if getattr(fn, "__srcgrad_specialized__", False):
+        # (a NumPy scalar's type decides its shape and dtype: the type check covers it)
         hit.shape_checks = tuple((i, a.shape, a.dtype.kind) for i, a in enumerate(args)
-                                 if type(a) in _ARRAYS)
+                                 if type(a) is np.ndarray)
     return hit
 
 

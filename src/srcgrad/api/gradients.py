@@ -232,8 +232,9 @@ class Transformed:
         self.compile_mode = "split" if has_aux else mode
         self._last = None
         self._fast = {}
-        self._shape_free = set()   # argument kinds whose code no shape would change
-        self._shapes_seen = {}     # argument kinds -> the shape signatures specialized
+        # (argument kinds, dtype kinds) whose code no shape changes; -> the shapes specialized
+        self._shape_free = set()
+        self._shapes_seen = {}
         self._by_types = {}     # argument types -> CachedCall (api/cached_call.py)
         self._lookup = self._hit_of_types
         self._hot = self._lookup    # the guard of the last hit taken, or the lookup
@@ -305,9 +306,9 @@ class Transformed:
                               None if shapes is None else tuple(zip(bound, shapes)))
         if shapes is not None:
             if getattr(fn, "__srcgrad_specialized__", False):
-                self._shapes_seen.setdefault(kinds, set()).add(shapes)
+                self._shapes_seen.setdefault(_dtype_kinds(kinds, shapes), set()).add(shapes)
             else:       # no shape changed the code: it serves every shape
-                self._shape_free.add(kinds)
+                self._shape_free.add(_dtype_kinds(kinds, shapes))
                 fast_key = kinds
         if self.debug:
             fn = sourcemap.on_disk(fn)
@@ -317,18 +318,20 @@ class Transformed:
         return fn, wrt, single
 
     def _shape_signature(self, bound, kinds):
-        """The arguments' abstract values (rules/shapes.py) to specialize the code to,
-        or None: specialization is off, does not apply (a derivative of a derivative,
+        """The arguments' shapes and dtype kinds (rules/shapes.py: ``signature_of``) to
+        specialize the code to, or None: specialization is off, does not apply (a derivative of a derivative,
         has_aux, no array argument), changed nothing for these kinds, or has already
         made ``SPECIALIZATIONS`` versions for them (other shapes then share general code)."""
         if not self.specialize or self.inner is not None or self.has_aux or \
-                self.compile_mode not in ("grad", "value_and_grad") or \
-                kinds in self._shape_free:
+                self.compile_mode not in ("grad", "value_and_grad"):
             return None
-        sig = tuple(map(arg_shapes.of_value, bound.values()))
-        if not any(type(a) is arg_shapes.Array for a in sig):
+        sig = tuple(map(arg_shapes.signature_of, bound.values()))
+        if not any(type(a) is tuple for a in sig):
             return None
-        seen = self._shapes_seen.get(kinds, ())
+        key = _dtype_kinds(kinds, sig)
+        if key in self._shape_free:
+            return None
+        seen = self._shapes_seen.get(key, ())
         if sig not in seen and len(seen) >= SPECIALIZATIONS:
             return None
         return sig
@@ -361,6 +364,12 @@ class Transformed:
 
     def __repr__(self):
         return f"<srcgrad {self.mode} of {self.func.__qualname__}>"
+
+
+def _dtype_kinds(kinds, sig):
+    """Argument kinds with each array's dtype kind: what decides whether shapes can
+    change the code (a complex argument may make it general where a real one did not)."""
+    return kinds, tuple(s[1] if type(s) is tuple else s for s in sig)
 
 
 def _with_input_dtypes(grads, inputs, single):

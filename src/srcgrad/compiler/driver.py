@@ -28,14 +28,15 @@ from .modes.adjoint import shape_only_reads
 from .modes.body import temporaries
 from .modes.reverse import Reverse
 from ..rules import ALL_AXES, namespace as ad_namespace
+from ..rules.shapes import of_signature
 from .. import runtime
 
 _CACHE = BuildCache()
 
 
 def reverse_function(func, wrt, mode, kinds=None, shapes=None):
-    """``shapes``: ((parameter, abstract value), ...) of one call (rules/shapes.py), to
-    specialize the code to (optimize/shapes.py); None: code for every shape."""
+    """``shapes``: ((parameter, its ``signature_of``), ...) of one call (rules/shapes.py),
+    to specialize the code to (optimize/shapes.py); None: code for every shape."""
     func = unwrap(func)
     kinds = kinds or {}
     key = (code_key(func), tuple(wrt), mode, tuple(sorted(kinds.items())), shapes)
@@ -51,7 +52,8 @@ def _build(func, wrt, mode, kinds, shapes=None):
     front = front_end(func, wrt, kinds)
     fdef, info, params, names, body = front.fdef, front.info, front.params, front.names, front.body
     gen = names.gen
-    facts = ShapeFacts(body, shapes, func.__globals__) if shapes else None
+    facts = ShapeFacts(body, {n: of_signature(v) for n, v in shapes}, func.__globals__) \
+        if shapes else None
 
     gen_state = set(gen.taken)
     # (before the passes: they mark the body's statements and insert alias guards)
@@ -252,15 +254,28 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     # must not change the forward's value: it works on copies of what it changes in place
     # (the stack it pops, arrays and dicts it restores)
     mutated = _mutated_in_place(bwd)
+    # an array or container whose items it restores may be held by a callee's record
+    # too (``y = g(w, d); d[0] = 7.0``: g's backward reads d): it is restored in place,
+    # so that the record sees it as it was, and given its value after the forward sweep
+    # back at the end
+    restored = _restored_in_place(bwd)
     # (``lst = listcomp`` both saved, listcomp popped: one copy, which both names hold)
     aliases = A.alias_groups(fwd)
-    done = set()
+    done, put_back = set(), []
     for n in saved:
         if n not in mutated or n in done:
             continue
         group = [m for m in saved if m in aliases.get(n, ()) or m == n]
         done.update(group)
-        if len(group) == 1:
+        if n in restored:
+            after, obj = names.gen.fresh(n + "_after"), n
+            if n in A.names_stored(bwd):        # (the sweep rebinds n: keep the object)
+                obj = names.gen.fresh(n + "_object")
+                unpack.append(A.assign(obj, A.name(n)))
+            unpack.append(A.assign(after, A.call(A.attr(ad, "copy"), [A.name(n)])))
+            put_back.append(A.expr_stmt(A.call(A.attr(ad, "restore_item"), [
+                A.name(obj), A.const(Ellipsis), A.name(after)])))
+        elif len(group) == 1:
             unpack.append(A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)])))
         else:
             unpack.append(A.assign(A.tuple_([A.store(m) for m in group], gast.Store()),
@@ -268,7 +283,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     if names.np in bwd_reads:
         unpack.append(A.assign(names.np, A.call(A.attr(ad, "array_ns"), [A.name(dres)] + [
             A.name(n) for n in saved if n in params])))
-    bwd_body = unpack + list(bwd) + [gast.Return(value=A.tuple_(grads))]
+    bwd_body = unpack + list(bwd) + put_back + [gast.Return(value=A.tuple_(grads))]
     fname, bname = f"{fdef.name}_fwd", f"{fdef.name}_bwd"
     fdoc = (f"Forward sweep of {func.__qualname__} ({where}): its value and what the "
             f"backward sweep needs.")
@@ -329,6 +344,22 @@ def _mutated_in_place(stmts):
                 elif n.func.attr == "restore_item" and n.args and \
                         isinstance(n.args[0], gast.Name):
                     out.add(n.args[0].id)
+    return out
+
+
+def _restored_in_place(stmts):
+    """Names whose items ``stmts`` put back: ``y[i] = ...``, ``ad.restore_item(d, ...)``
+    (not the lists they only pop)."""
+    out = set()
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Assign):
+                for t in n.targets:
+                    if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+                        out.add(t.value.id)
+            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                    n.func.attr == "restore_item" and n.args and isinstance(n.args[0], gast.Name):
+                out.add(n.args[0].id)
     return out
 
 

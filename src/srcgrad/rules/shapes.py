@@ -22,6 +22,8 @@ Abstract values:
 """
 from dataclasses import dataclass
 
+import numpy as np
+
 
 class _Unknown:
     __slots__ = ()
@@ -52,15 +54,30 @@ class Scalar:
 _PY_KINDS = {bool: "b", int: "i", float: "f", complex: "c"}
 
 
-def of_value(v):
-    """The abstract value of a run-time value (an argument of the call specialized)."""
-    import numpy as np
+def signature_of(v):
+    """What specialization keys on for a run-time value, as a plain hashable: an
+    array's (or NumPy scalar's) ``(shape, dtype kind)``, a Python scalar's type, else
+    None (cheap: the call path computes it on every uncached call)."""
     t = type(v)
     if t is np.ndarray or isinstance(v, np.generic):
-        return Array(tuple(v.shape), v.dtype.kind)
+        return (v.shape, v.dtype.kind)
     if t in _PY_KINDS:
-        return Scalar(_PY_KINDS[t])
+        return t
+    return None
+
+
+def of_signature(item):
+    """The abstract value of a :func:`signature_of` item."""
+    if type(item) is tuple:
+        return Array(item[0], item[1])
+    if item in _PY_KINDS:
+        return Scalar(_PY_KINDS[item])
     return UNKNOWN
+
+
+def of_value(v):
+    """The abstract value of a run-time value (an argument of the call specialized)."""
+    return of_signature(signature_of(v))
 
 
 def kind_of(a):
