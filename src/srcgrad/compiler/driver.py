@@ -254,28 +254,15 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     # must not change the forward's value: it works on copies of what it changes in place
     # (the stack it pops, arrays and dicts it restores)
     mutated = _mutated_in_place(bwd)
-    # an array or container whose items it restores may be held by a callee's record
-    # too (``y = g(w, d); d[0] = 7.0``: g's backward reads d): it is restored in place,
-    # so that the record sees it as it was, and given its value after the forward sweep
-    # back at the end
-    restored = _restored_in_place(bwd)
     # (``lst = listcomp`` both saved, listcomp popped: one copy, which both names hold)
     aliases = A.alias_groups(fwd)
-    done, put_back = set(), []
+    done = set()
     for n in saved:
         if n not in mutated or n in done:
             continue
         group = [m for m in saved if m in aliases.get(n, ()) or m == n]
         done.update(group)
-        if n in restored:
-            after, obj = names.gen.fresh(n + "_after"), n
-            if n in A.names_stored(bwd):        # (the sweep rebinds n: keep the object)
-                obj = names.gen.fresh(n + "_object")
-                unpack.append(A.assign(obj, A.name(n)))
-            unpack.append(A.assign(after, A.call(A.attr(ad, "copy"), [A.name(n)])))
-            put_back.append(A.expr_stmt(A.call(A.attr(ad, "restore_item"), [
-                A.name(obj), A.const(Ellipsis), A.name(after)])))
-        elif len(group) == 1:
+        if len(group) == 1:
             unpack.append(A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)])))
         else:
             unpack.append(A.assign(A.tuple_([A.store(m) for m in group], gast.Store()),
@@ -283,7 +270,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     if names.np in bwd_reads:
         unpack.append(A.assign(names.np, A.call(A.attr(ad, "array_ns"), [A.name(dres)] + [
             A.name(n) for n in saved if n in params])))
-    bwd_body = unpack + list(bwd) + put_back + [gast.Return(value=A.tuple_(grads))]
+    bwd_body = unpack + list(bwd) + [gast.Return(value=A.tuple_(grads))]
     fname, bname = f"{fdef.name}_fwd", f"{fdef.name}_bwd"
     fdoc = (f"Forward sweep of {func.__qualname__} ({where}): its value and what the "
             f"backward sweep needs.")
@@ -344,22 +331,6 @@ def _mutated_in_place(stmts):
                 elif n.func.attr == "restore_item" and n.args and \
                         isinstance(n.args[0], gast.Name):
                     out.add(n.args[0].id)
-    return out
-
-
-def _restored_in_place(stmts):
-    """Names whose items ``stmts`` put back: ``y[i] = ...``, ``ad.restore_item(d, ...)``
-    (not the lists they only pop)."""
-    out = set()
-    for s in stmts:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Assign):
-                for t in n.targets:
-                    if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
-                        out.add(t.value.id)
-            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
-                    n.func.attr == "restore_item" and n.args and isinstance(n.args[0], gast.Name):
-                out.add(n.args[0].id)
     return out
 
 
