@@ -421,9 +421,9 @@ def minmax_grad(g, ans, x, axis=None, keepdims=False):
     """Adjoint of max/min: ``g`` goes to the extremal entries, shared among ties."""
     a = keep_axis(ans, x, axis, keepdims)
     g = keep_axis(g, x, axis, keepdims)
-    if type(x) is np.ndarray and x.dtype.kind == "f":      # NumPy, fast: methods
-        mask = (x == a).astype(x.dtype)
-        count = mask.sum(axis=axis, keepdims=True) if axis is not None else mask.sum()
+    if type(x) is np.ndarray and x.dtype.kind == "f":      # NumPy, fast: one reduction
+        mask = x == a       # (counted in x's dtype; a bool times a float is that float)
+        count = np.add.reduce(mask, axis=axis, keepdims=axis is not None, dtype=x.dtype)
         return mask * (g / count)
     mask = (x == a)
     # the tie count in x's floating dtype: an int64 count made float32 gradients float64
