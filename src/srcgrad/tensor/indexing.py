@@ -70,6 +70,8 @@ class IndexingMethods:
         out = apply(operator.getitem, (self, index), name=name, view=True)
         if out._base is not None:
             out._view_index = (self, index)
+            if self._requires_grad and not grad_mode.is_grad_enabled():
+                out._made_in_no_grad = True       # changing it in place later is refused
         return out
 
     def __setitem__(self, index, value):
@@ -97,11 +99,32 @@ class IndexingMethods:
         if self._grad_fn is None and self._requires_grad:
             raise RuntimeError("a leaf Variable that requires grad is being used in an in-place "
                                "operation.")
+        if self.__dict__.get("_made_in_no_grad"):
+            raise RuntimeError(
+                "A view was created in no_grad mode and is being modified inplace with grad "
+                "mode enabled. Given that this use case is ambiguous and error-prone, it is "
+                "forbidden. You can clarify your code by moving both the view and the inplace "
+                "either both inside the no_grad block (if you don't want the inplace to be "
+                "tracked) or both outside (if you want the inplace to be tracked).")
         base = self._base
-        if base is not None and base._grad_fn is None and base._requires_grad \
-                and self._grad_fn is not None:
+        if base is not None and self._grad_fn is not None and (
+                base._grad_fn is None and base._requires_grad or _views_a_leaf(self)):
             raise RuntimeError("a view of a leaf Variable that requires grad is being used in "
                                "an in-place operation.")
+
+    def _check_inplace_on_view(self):
+        """PyTorch's refusal for a view changed in place while recording: one of several
+        views a function returned (unbind, split, chunk)."""
+        multi = self.__dict__.get("_multi_view")
+        if multi is None:
+            return
+        start = f"Output {multi[0]} of {multi[1]} is a view and is being modified inplace." \
+            if self._grad_fn is not None else "A view was created in no_grad mode and is " \
+            "being modified inplace with grad mode enabled."
+        raise RuntimeError(
+            f"{start} This view is the output of a function that returns multiple views. Such "
+            "functions do not allow the output views to be modified inplace. You should "
+            "replace the inplace operation by an out-of-place one.")
 
     def _inplace(self, compute, *others):
         """Replace this tensor's value by ``compute(old)``, in place.
@@ -115,6 +138,7 @@ class IndexingMethods:
             self._write(compute(self))
             return self
         if self._base is not None:
+            self._check_inplace_on_view()
             return self._inplace_on_view(compute)
         new = compute(self._snapshot())
         self._write(new)
@@ -309,6 +333,16 @@ def _setitem(x, index, value):
     """``x`` with ``x[index] = value``, out of place and recorded: PyTorch's CopySlices,
     differentiated by the rule of ``runtime.setitem``."""
     return apply(runtime.setitem, (x, index, value), name="CopySlices")
+
+
+def _views_a_leaf(view):
+    """Whether ``view``'s node is the view operation applied to a leaf that requires grad
+    (``y.t()`` of a leaf ``y`` that is itself a view of data)."""
+    node = view._grad_fn
+    edges = getattr(node, "_edges", None)
+    return bool(edges) and len(edges) == 1 and edges[0][0] is not None and \
+        type(edges[0][0]).__name__ == "AccumulateGrad" and \
+        type(node).__name__ not in ("CopySlices", "AsStridedBackward0")
 
 
 def _recording(*values):

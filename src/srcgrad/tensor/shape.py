@@ -14,6 +14,13 @@ from .dispatch import apply
 __all__ = ["ShapeMethods"]
 
 
+
+def _one_of_several(view, k, kind):
+    """Output ``k`` of the views ``kind`` (Unbind, Split) returns: changing it in place
+    while recording is refused, as PyTorch does."""
+    view._multi_view = (k, kind)
+    return view
+
 class ShapeMethods:
     """Attached to :class:`~.core.Tensor` by :mod:`.methods`."""
 
@@ -210,17 +217,18 @@ class ShapeMethods:
             sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else [])
         else:
             sizes = list(split_size)
+        kind = "Split" if isinstance(split_size, numbers.Integral) else "SplitWithSizes"
         out, start = [], 0
-        for s in sizes:
+        for k, s in enumerate(sizes):
             index = (slice(None),) * d + (slice(start, start + s),)
-            out.append(self._index(index, "SplitBackward0"))
+            out.append(_one_of_several(self._index(index, "SplitBackward0"), k, kind))
             start += s
         return tuple(out)
 
     def unbind(self, dim=0):
         d = _wrap_dim(dim, self.ndim)
-        return tuple(self._index((slice(None),) * d + (i,), "UnbindBackward0")
-                     for i in range(self.shape[d]))
+        return tuple(_one_of_several(self._index((slice(None),) * d + (i,), "UnbindBackward0"),
+                                     i, "Unbind") for i in range(self.shape[d]))
 
     def trace(self):
         return apply(np.trace, (self,), name="TraceBackward0")

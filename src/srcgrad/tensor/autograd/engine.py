@@ -418,6 +418,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """``torch.autograd.grad``: the gradients of ``outputs`` w.r.t. ``inputs``, returned
     as a tuple; no ``.grad`` is changed.  With ``create_graph=True`` the gradients have a
     graph, so they can be differentiated again."""
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when "
+                         "materialize_grads=True, but got: allow_unused=False.")
     if is_grads_batched:
         raise NotImplementedError("srcgrad: autograd.grad(is_grads_batched=True) is not "
                                   "supported; call it once per gradient")

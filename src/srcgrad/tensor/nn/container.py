@@ -196,6 +196,15 @@ class ParameterList(Module):
         self.register_parameter(str(len(self)), value)
         return self
 
+    def extra_repr(self):
+        return _parameter_lines(self._parameters.items(), lambda p: str(p.dtype))
+
+
+def _parameter_lines(items, type_name):
+    """PyTorch's one line per parameter of a ParameterList/ParameterDict's repr."""
+    return "\n".join(f"  ({k}): Parameter containing: [{type_name(p)} of size "
+                     f"{'x'.join(str(n) for n in p.shape)}]" for k, p in items)
+
 
 class ParameterDict(Module):
     def __init__(self, parameters=None):
@@ -223,3 +232,6 @@ class ParameterDict(Module):
 
     def values(self):
         return self._parameters.values()
+
+    def extra_repr(self):
+        return _parameter_lines(self._parameters.items(), lambda p: f"torch.{p.dtype.legacy}")
