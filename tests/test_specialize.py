@@ -13,6 +13,8 @@ import pytest
 
 import srcgrad as sg
 
+from srcgrad.api.specialized import LIMIT
+
 from gradcheck_util import assert_close, numeric_grad
 
 rng = np.random.default_rng(13)
@@ -187,11 +189,10 @@ def test_off_switch_and_the_limit_of_versions():
     assert "Specialized" not in g.source and "unbroadcast" in g.source
     h = sg.grad(add_tanh, wrt=(0, 1))
     general = sg.grad(add_tanh, wrt=(0, 1), specialize=False)
-    limit = sg.api.gradients.SPECIALIZATIONS
-    for n in range(1, limit + 4):
+    for n in range(1, LIMIT + 4):
         args = (A(n, 2), A(n, 2))
         assert_identical(h(*args), general(*args))
-    assert all(len(v) <= limit for v in h._shapes_seen.values())
+    assert all(len(v) <= LIMIT for v in h._shapes.seen.values())
     assert "Specialized" not in h.source      # past the limit: the general code
 
 

@@ -21,10 +21,9 @@ from .read_as import as_one_tuple, declared_function
 from ..compiler.analysis.kinds import argument_kind
 from ..compiler.cache import still_valid
 from . import cached_call
-from ..rules import shapes as arg_shapes
+from .specialized import Specializations
 
 _MISS = cached_call.MISS
-SPECIALIZATIONS = 8     # shape-specialized versions per argument kinds (then general code)
 
 
 # -- wrt ---------------------------------------------------------------------
@@ -208,7 +207,6 @@ class Transformed:
 
     def __init__(self, func, wrt, mode, has_aux=False, debug=False, specialize=True):
         refuse_generator(func)
-        self.specialize = specialize   # code specialized to each call's argument shapes
         self.__srcgrad_wrapped__ = func
         self.has_aux = has_aux
         self.debug = debug          # run the generated code from a real file
@@ -232,9 +230,10 @@ class Transformed:
         self.compile_mode = "split" if has_aux else mode
         self._last = None
         self._fast = {}
-        # (argument kinds, dtype kinds) whose code no shape changes; -> the shapes specialized
-        self._shape_free = set()
-        self._shapes_seen = {}
+        # code specialized to each call's argument shapes (api/specialized.py)
+        self._shapes = Specializations(
+            specialize and self.inner is None and not has_aux and mode in ("grad",
+                                                                           "value_and_grad"))
         self._by_types = {}     # argument types -> CachedCall (api/cached_call.py)
         self._lookup = self._hit_of_types
         self._hot = self._lookup    # the guard of the last hit taken, or the lookup
@@ -289,7 +288,7 @@ class Transformed:
     def compiled(self, bound, leaves=None):
         self._hot = self._lookup        # (the last hit's guard would leave _last stale)
         kinds = tuple(map(_kind, bound.values()))
-        shapes = self._shape_signature(bound, kinds)
+        shapes = self._shapes.signature(bound.values(), kinds)
         fast_key = kinds if shapes is None else (kinds, shapes)
         if self.wrt_names is not None:
             # fast path: one dict lookup per call once this case is compiled
@@ -304,37 +303,14 @@ class Transformed:
         target = self.func if self.inner is None else self.inner.generated(bound)
         fn = reverse_function(target, wrt, self.compile_mode, dict(zip(bound, kinds)),
                               None if shapes is None else tuple(zip(bound, shapes)))
-        if shapes is not None:
-            if getattr(fn, "__srcgrad_specialized__", False):
-                self._shapes_seen.setdefault(_dtype_kinds(kinds, shapes), set()).add(shapes)
-            else:       # no shape changed the code: it serves every shape
-                self._shape_free.add(_dtype_kinds(kinds, shapes))
-                fast_key = kinds
+        if shapes is not None and not self._shapes.built(kinds, shapes, fn):
+            fast_key = kinds        # (no shape changed the code: it serves every shape)
         if self.debug:
             fn = sourcemap.on_disk(fn)
         self._last = fn
         if self.wrt_names is not None:
             self._fast[fast_key] = (fn, wrt, single, self.func.__code__, target)
         return fn, wrt, single
-
-    def _shape_signature(self, bound, kinds):
-        """The arguments' shapes and dtype kinds (rules/shapes.py: ``signature_of``) to
-        specialize the code to, or None: specialization is off, does not apply (a derivative of a derivative,
-        has_aux, no array argument), changed nothing for these kinds, or has already
-        made ``SPECIALIZATIONS`` versions for them (other shapes then share general code)."""
-        if not self.specialize or self.inner is not None or self.has_aux or \
-                self.compile_mode not in ("grad", "value_and_grad"):
-            return None
-        sig = tuple(map(arg_shapes.signature_of, bound.values()))
-        if not any(type(a) is tuple for a in sig):
-            return None
-        key = _dtype_kinds(kinds, sig)
-        if key in self._shape_free:
-            return None
-        seen = self._shapes_seen.get(key, ())
-        if sig not in seen and len(seen) >= SPECIALIZATIONS:
-            return None
-        return sig
 
     def generated(self, bound):
         """The generated Python function this derivative runs for these arguments."""
@@ -364,12 +340,6 @@ class Transformed:
 
     def __repr__(self):
         return f"<srcgrad {self.mode} of {self.func.__qualname__}>"
-
-
-def _dtype_kinds(kinds, sig):
-    """Argument kinds with each array's dtype kind: what decides whether shapes can
-    change the code (a complex argument may make it general where a real one did not)."""
-    return kinds, tuple(s[1] if type(s) is tuple else s for s in sig)
 
 
 def _with_input_dtypes(grads, inputs, single):
@@ -702,9 +672,9 @@ grad.__doc__ = """Gradient of f's scalar output with respect to ``wrt``.
     outermost loops so that their reverse sweep keeps at most that many bytes (the same
     gradient, with steps recomputed).  The code of a call is specialized to its
     arguments' shapes where they prove an un-broadcast a no-op (another shape compiles
-    again; ``specialize=False``: one code for every shape).  With ``debug=True`` the generated code runs
-    from a real ``.py`` file (in ``SRCGRAD_DEBUG_DIR`` or a temporary folder) that
-    debuggers and editors open; ``.debug_file`` is its path.  ``wrt`` is a parameter's
+    again; ``specialize=False``: one code for every shape).  With ``debug=True`` the
+    generated code runs from a real ``.py`` file (in ``SRCGRAD_DEBUG_DIR`` or a
+    temporary folder) that debuggers and editors open; ``.debug_file`` is its path.  ``wrt`` is a parameter's
     position or name, or a tuple of them (``argnum``/``argnums`` are accepted too);
     ``None`` means every floating-point argument (with Tensors: those that require
     grad).  One gradient for a single ``wrt``, else a tuple; containers get gradients
