@@ -742,11 +742,17 @@ vjp.__srcgrad_resolved_when_run__ = True
 
 
 @api_boundary
-def source(f, wrt=None, mode="reverse", max_memory=None):
-    """The generated Python source of f's derivative, as a string."""
+def source(f, wrt=None, mode="reverse", max_memory=None, args=None):
+    """The generated Python source of f's derivative, as a string: the code for every
+    shape, or with ``args`` (reverse mode) the code a call with these arguments runs,
+    specialized to their shapes where that changes it (its docstring then says so)."""
     f = _budgeted(f, max_memory, wrt)
     if mode == "reverse":
-        return GradFunction(f, wrt, "grad").source
+        t = GradFunction(f, wrt, "grad")
+        if args is not None:
+            bound, _ = _unwrap_tensors(t.sig.bind(tuple(args), {}))
+            t.compiled(bound)       # (compiles for these arguments, runs nothing)
+        return t.source
     if mode in ("vjp", "split"):
         return GradFunction(f, wrt, "split").source
     if mode == "forward":
