@@ -222,3 +222,17 @@ def test_a_new_dtype_kind_compiles_again():
     assert g._last is not real_code
     assert_identical(g(x, t), general(x, t))     # (the general code may serve it now)
     np.testing.assert_allclose(g(x, tc), np.real(tc) * np.cos(x), rtol=1e-14)
+
+
+def test_source_shows_the_code_a_call_runs():
+    x, y = A(3, 4), A(3, 4)
+    general = sg.source(add_tanh, wrt=(0, 1))
+    special = sg.source(add_tanh, wrt=(0, 1), args=(x, y))
+    assert "Specialized" not in general and "unbroadcast" in general
+    assert "Specialized to these argument shapes" in special and "unbroadcast" not in special
+    g = sg.grad(add_tanh, wrt=(0, 1))
+    g(x, y)
+    assert g.source == special
+    other = sg.source(add_tanh, wrt=(0, 1), args=(A(3, 1), A(1, 4)))
+    assert "x (3, 1), y (1, 4)" in " ".join(other.split())
+    assert "unbroadcast(" in other      # (x + y's stay)
