@@ -101,3 +101,43 @@ def errors_of_srcgrad_are_not_caught(x):
 def test_srcgrad_s_own_refusal_inside_a_try_is_not_taken_for_the_users_exception():
     with pytest.raises(sg.NonDifferentiableError):
         sg.grad(errors_of_srcgrad_are_not_caught)(np.ones(3))
+
+
+def closure_over_a_try(x):
+    w = np.tanh(x)
+    try:
+        s = np.log(np.sum(w * w) - 10.0)     # nan (no exception) on these inputs
+        if not np.isfinite(s):
+            raise ValueError("log of a negative number")
+    except ValueError:
+        s = np.sum(np.sin(w) * x)
+    return s * np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("f, x", [
+    (lambda A: cholesky_or_fallback(A, 0.5), RNG.normal(size=(3, 3))),
+    (lambda A: cholesky_or_fallback(A, -50.0), RNG.normal(size=(3, 3))),
+    (several_handlers, np.array([0.3, 0.9, 0.2])),
+    (several_handlers, np.array([-0.3, 0.1, -0.2])),
+    (in_a_loop, np.array([3.5, 4.0, 5.5])),
+    (closure_over_a_try, np.array([0.4, -0.7, 1.1])),
+], ids=["body", "handler", "second_handler", "no_exception", "loop", "raise_inside"])
+def test_second_order_follows_the_block_that_ran(f, x):
+    """Grad of grad and hvp (forward over reverse) through a try: the block that
+    finished is the call, its record data that the outer derivative follows."""
+    def g(v):
+        with np.errstate(all="ignore"):
+            r = f(v)
+        return r
+    t = RNG.normal(size=x.shape)
+
+    def directional(v):
+        return np.sum(sg.grad(g)(v) * t)
+    expected = fd(directional, x)
+    np.testing.assert_allclose(sg.grad(directional)(x), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sg.hvp(g)(x, v=t), _hvp_fd(g, x, t), rtol=1e-5, atol=1e-6)
+
+
+def _hvp_fd(g, x, t, eps=1e-5):
+    """Central differences of sg.grad(g) along t (the Hessian-vector product)."""
+    return (sg.grad(g)(x + eps * t) - sg.grad(g)(x - eps * t)) / (2 * eps)

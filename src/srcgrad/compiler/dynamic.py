@@ -754,76 +754,99 @@ for _f in (call_forward, call_forward_star, call_jvp, call_jvp_star, call_backwa
 
 
 # -- try / except (compiler/lower/trying.py): ad.try_call(types, body, *handlers, *args) --
+#
+# A call of ad.try_call is a call of the block that finishes: the body, or the handler
+# of the exception that stopped it (whose first argument is that exception).  Each
+# block returns ``(which, values)`` itself, so the call's value, record and tangent are
+# the block's, its ``wrt`` mapped onto the block's arguments: a record that is data,
+# which a derivative of the derivative follows (compiler/nested.py, unfold_try).
 
 _OWN_ERRORS = (NonDifferentiableError, UnsupportedSyntaxError)
 
 
-def _try_blocks(wrt, types, body, rest):
-    """(handlers, args, for each block the ``wrt`` of its call: its own gradient (None)
-    and its arguments' positions, shifted past the exception a handler takes first)."""
-    k = len(types)
-    handlers, args = rest[:k], rest[k:]
-    first = 2 + k                               # the call's position of args[0]
-    positions = [w - first for w in wrt if isinstance(w, int) and w >= first]
-
-    def block_wrt(position, shift):
-        return tuple(([None] if position in wrt else []) + [j + shift for j in positions])
-    return handlers, args, block_wrt, first
-
-
-def _try_run(types, handlers, args, body, run):
-    """Run the body (``run(fn, shift, extra)``) and, if it raises one of ``types``, the
-    first matching handler; srcgrad's own errors are never caught."""
+def _try_pick(types, body, rest, attempt):
+    """``attempt(block, its position among the call's arguments, its extra first
+    arguments)`` for the body and, if that raises one of ``types``, for the first
+    matching handler; srcgrad's own errors are never caught."""
+    handlers = rest[:len(types)]
     try:
-        return -1, run(body, 1, 0, ())
+        return attempt(body, 1, ())
     except _OWN_ERRORS:
         raise
     except BaseException as e:
         for i, t in enumerate(types):
             if isinstance(e, t):
-                return i, run(handlers[i], 2 + i, 1, (e,))
+                return attempt(handlers[i], 2 + i, (e,))
         raise
 
 
+def _try_mapped(wrt, ntypes, position, extra):
+    """Where each entry of the call's ``wrt`` goes in the call of the block at
+    ``position``: its own gradient (None) for the block, its arguments past the
+    ``extra`` ones it takes first; _CONSTANT (no gradient) for the others."""
+    first = 2 + ntypes                          # the call's position of the blocks' args
+    return tuple(None if w == position else w - first + extra
+                 if isinstance(w, int) and w >= first else _CONSTANT for w in wrt)
+
+
 def _try_forward(wrt, site, types, body, *rest):
-    handlers, args, block_wrt, first = _try_blocks(wrt, types, body, rest)
-    runs = {}
+    args = rest[len(types):]
 
-    def run(fn, position, shift, extra):
-        sub = block_wrt(position, shift)
-        runs["value"], runs["record"] = call_forward(fn, sub, site, *extra, *args)
-        runs["position"], runs["wrt"] = position, sub
-        return runs["value"]
-    which, value = _try_run(types, handlers, args, body, run)
-
-    def record(g):
-        g = g[1] if isinstance(g, (tuple, list)) else None
-        g = runtime.fill_like(g, value)
-        grads = dict(zip(runs["wrt"], call_backward(runs["record"], g)))
-        out = []
-        for w in wrt:
-            if w == runs["position"]:
-                out.append(grads.get(None))
-            elif isinstance(w, int) and w >= first:
-                out.append(grads.get(w - first + (runs["position"] > 1)))
-            else:
-                out.append(None)
-        return tuple(out)
-    return (which, value), record
+    def attempt(fn, position, extra):
+        mapped = _try_mapped(wrt, len(types), position, len(extra))
+        kept = tuple(w for w in mapped if w is not _CONSTANT)
+        value, record = call_forward(fn, kept, site, *extra, *args)
+        return value, _constants_none(record, mapped)
+    return _try_pick(types, body, rest, attempt)
 
 
 def _try_jvp(wrt, site, tangents, types, body, *rest):
-    handlers, args, block_wrt, first = _try_blocks(wrt, types, body, rest)
-    by = dict(zip(wrt, tangents))
-    out = {}
+    args = rest[len(types):]
 
-    def run(fn, position, shift, extra):
-        sub = block_wrt(position, shift)
-        ts = tuple(by[position] if w is None else by[w - shift + first] for w in sub)
-        value, out["tangent"] = call_jvp(fn, sub, site, ts, *extra, *args)
-        return value
-    which, value = _try_run(types, handlers, args, body, run)
-    return (which, value), (0.0, out["tangent"])
+    def attempt(fn, position, extra):
+        mapped = _try_mapped(wrt, len(types), position, len(extra))
+        kept = tuple((w, t) for w, t in zip(mapped, tangents) if w is not _CONSTANT)
+        return call_jvp(fn, tuple(w for w, _ in kept), site, tuple(t for _, t in kept),
+                        *extra, *args)
+    return _try_pick(types, body, rest, attempt)
+
+
+def unfold_try(args, kwargs, site, asked, unfold):
+    """``call_forward(ad.try_call, wrt, site, types, body, *handlers, *args)`` unfolded
+    (``unfold``: compiler/nested.unfold_forward, given ``asked`` unless it is None) as
+    the call of the block that finishes, found by running the blocks as written on
+    these arguments."""
+    _, wrt, inner_site, types, body, *rest = args
+    block_args = tuple(rest[len(types):])
+
+    def attempt(fn, position, extra):
+        fn(*extra, *block_args)
+        return fn, position, extra
+    fn, position, extra = _try_pick(types, body, rest, attempt)
+    mapped = _try_mapped(tuple(wrt), len(types), position, len(extra))
+    kept = tuple(w for w in mapped if w is not _CONSTANT)
+    first = 3 + 2 + len(types)          # (in ``args``: after f, wrt, site, types, body, ...)
+
+    def to_block(p):
+        """A position of ``args`` as one of the block's call's arguments (None: none)."""
+        if isinstance(p, str):
+            return p
+        if p == 3 + position:
+            return 0                    # the block itself: what it holds
+        if p >= first:
+            return p - first + 3 + len(extra)
+        return None
+    block_call = (fn, kept, inner_site) + tuple(extra) + block_args
+    if asked is None:
+        H, h, k, pm = unfold(block_call, kwargs, site)
+    else:
+        H, h, k, pm = unfold(block_call, kwargs, site,
+                             tuple(q for q in map(to_block, asked) if q is not None))
+
+    def position_map(p):
+        q = to_block(p)
+        return None if q is None else pm(q)
+    return H, h, k, position_map
 
 
 # -- a method that changes its object, called through ad.call_with_self ---------------------

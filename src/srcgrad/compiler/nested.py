@@ -387,7 +387,7 @@ def unfold_forward(args, kwargs, site, asked=()):
         return split_plain, (f,) + tuple(rest), kwargs, \
             lambda p: p if isinstance(p, str) else 0 if p == 0 else p - 2
     if f is runtime.try_call:
-        _refuse(full_site, "a try statement")
+        return dynamic.unfold_try(args, kwargs, site, asked, unfold_forward)
     if f is runtime.call_with_self:
         _refuse(full_site, "a method that changes its object")
     target, full, kw, front, holder = dynamic._target(f, tuple(rest), kwargs, full_site,

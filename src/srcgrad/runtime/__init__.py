@@ -63,16 +63,17 @@ _ABSENT = type("_Absent", (), {"__repr__": lambda self: "<absent>"})()
 
 def try_call(types, body, *rest):
     """``try: body() except types[i]: handler_i()`` for blocks made functions by the
-    lowering (compiler/lower/trying.py): ``(-1, body(*args))``, or ``(i, handler_i(exc,
-    *args))`` for the first handler whose types match.  Differentiated code calls it
-    through compiler/dynamic.py."""
+    lowering (compiler/lower/trying.py): ``body(*args)``, or ``handler_i(exc, *args)``
+    for the first handler whose types match; each returns ``(which, its values)``, -1
+    for the body, i for handler i.  Differentiated code calls it through
+    compiler/dynamic.py."""
     handlers, args = rest[:len(types)], rest[len(types):]
     try:
-        return -1, body(*args)
+        return body(*args)
     except BaseException as e:
         for i, t in enumerate(types):
             if isinstance(e, t):
-                return i, handlers[i](e, *args)
+                return handlers[i](e, *args)
         raise
 
 

@@ -6,10 +6,10 @@ they read, returning the values they assign::
 
     try:                                  def try_body(K):
         L = np.linalg.cholesky(K)             L = np.linalg.cholesky(K)
-    except np.linalg.LinAlgError:             return (L,)
+    except np.linalg.LinAlgError:             return (-1, (L,))
         L = np.eye(3)                     def try_except(exc, K):
                                               L = np.eye(3)
-                                              return (L,)
+                                              return (0, (L,))
                                           try_result = ad.try_call(
                                               (np.linalg.LinAlgError,), try_body,
                                               try_except, K)
@@ -20,9 +20,12 @@ they read, returning the values they assign::
                                               L, = tried
 
 ``ad.try_call`` runs the body and, if it raises one of the handlers' exceptions,
-that handler.  Generated code calls it through compiler/dynamic.py, which compiles
-each block when it runs, like any callee: a block stopped by an exception leaves no
-records behind, and the reverse sweep runs the adjoint of the block that finished.
+that handler; each block returns which it is (-1 for the body) with its values, so
+that the call is a call of the block that finished.  Generated code calls it through
+compiler/dynamic.py, which compiles each block when it runs, like any callee: a block
+stopped by an exception leaves no records behind, and the reverse sweep runs the
+adjoint of the block that finished (its record, which a derivative of the derivative
+follows too).
 ``else`` runs after the body's values are bound, ``finally`` after either.  A
 ``try`` with only ``finally`` is its body then its ``finally`` (an exception leaves
 the function anyway).  ``return``, ``break`` and ``continue`` leaving a ``try`` are
@@ -95,14 +98,14 @@ def _rewrite(s, info, names, ad, enclosing, whole):
     _refuse_partial(body, handlers, enclosing, whole, s, info)
     defs, outputs = [], []
     body_name = names.fresh("try_body")
-    defs.append(_def(body_name, [], params, body, s, outputs))
+    defs.append(_def(body_name, -1, [], params, body, s, outputs))
     handler_names = []
-    for h, block in handlers:
+    for i, (h, block) in enumerate(handlers):
         name = names.fresh("try_except")
         exc = h.name if isinstance(h.name, str) else getattr(h.name, "id", None)
         exc = exc or names.fresh("exc")
         handler_names.append(name)
-        defs.append(_def(name, [exc], params, block, s, outputs, skip={exc}))
+        defs.append(_def(name, i, [exc], params, block, s, outputs, skip={exc}))
     types = [h.type if h.type is not None else A.name("BaseException") for h, _ in handlers]
     which, out, both = names.fresh("which"), names.fresh("tried"), names.fresh("try_result")
     call = A.call(A.attr(ad, "try_call"),
@@ -170,14 +173,15 @@ def _inputs(block, enclosing):
     return needed, maybe
 
 
-def _def(name, first, params, block, like, outputs, skip=()):
+def _def(name, which, first, params, block, like, outputs, skip=()):
     needed, maybe = _inputs(block, set(params))
     unsure = {n for n, _ in maybe if n not in params}
     assigned = sorted({n for st in block for n in
                        (A.names_stored(st) if not isinstance(st, gast.FunctionDef)
                         else {st.name}) if n not in skip and n not in unsure})
     outputs.append(assigned)
-    ret = gast.Return(value=gast.Tuple(elts=[A.name(n) for n in assigned], ctx=gast.Load()))
+    values = gast.Tuple(elts=[A.name(n) for n in assigned], ctx=gast.Load())
+    ret = gast.Return(value=gast.Tuple(elts=[A.const(which), values], ctx=gast.Load()))
     args = gast.arguments(posonlyargs=[], args=[gast.Name(id=p, ctx=gast.Param(),
                                                            annotation=None, type_comment=None)
                                                 for p in list(first) + list(params)],
