@@ -478,7 +478,7 @@ def test_decorated_loss_single_position_hessian_and_jvp():
 
 
 
-# -- known gaps (compiler side), strict xfails: a fix shows up as an XPASS ---------------
+# -- closures over the differentiated value, pullbacks called again -------------------
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_jacobian_of_a_closure_over_the_differentiated_value(mode):
@@ -586,11 +586,10 @@ def test_reverse_over_forward_over_a_pullback_inside():
                                autograd.hessian(energy_autograd)(X), rtol=1e-9, atol=1e-11)
 
 
-@pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="BUG: a pullback of sg.vjp called twice inside differentiated "
-                          "code: the second backward sweep pops the comprehension's list "
-                          "the first emptied (the record is not copied per call)")
 def test_gradient_of_a_pullback_called_twice_inside():
+    """sg.vjp's pullback called twice inside differentiated code: each call sweeps its
+    own copy of the record, whose comprehension's list the backward sweep pops (the
+    second raised IndexError); grad and hvp against autograd."""
     E1, E2 = np.arange(9.0).reshape(3, 3), np.eye(3)
 
     def twice(x):
@@ -600,5 +599,11 @@ def test_gradient_of_a_pullback_called_twice_inside():
     def twice_autograd(x):
         pullback, _ = autograd.make_vjp(columns_autograd)(x)
         return anp.sum(pullback(E1) * pullback(E2))
-    np.testing.assert_allclose(sg.grad(twice)(X), autograd.grad(twice_autograd)(X),
-                               rtol=1e-10, atol=1e-12)
+    expected = autograd.grad(twice_autograd)(X)
+    np.testing.assert_allclose(expected, central(twice_autograd, [X], 0), rtol=1e-6,
+                               atol=1e-8)
+    np.testing.assert_allclose(twice(X), twice_autograd(X), rtol=1e-12)
+    np.testing.assert_allclose(sg.grad(twice)(X), expected, rtol=1e-10, atol=1e-12)
+    v = np.array([1.0, -0.5, 2.0])
+    np.testing.assert_allclose(sg.hvp(twice)(X, v=v), autograd.hessian(twice_autograd)(X) @ v,
+                               rtol=1e-9, atol=1e-11)

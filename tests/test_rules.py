@@ -575,6 +575,7 @@ SAMPLES["ad.indexable_grad"] = [S(A(3), A(3)), S([A(2), A(2)], [A(2), A(2)])]
 SAMPLES["ad.add_at"] = [S(A(5), [1, 1, 3], A(3)), S(A(3, 4), (0, slice(None)), A(4)),
                         S(A(5), 2, 1.5)]
 SAMPLES["ad.copies"] = [S(A(3), A(2, 2)), S(A(4))]     # (distinct arrays: one copy each)
+SAMPLES["ad.fresh_record"] = [S(A(3)), S([A(2), (A(3), A(2, 2))])]    # (a pullback's record)
 
 
 class _Pair:                # an object built inside differentiated code (compiler/construct.py)

@@ -3,7 +3,6 @@
 Each one resolves ``wrt`` against the call's arguments, picks
 the cached generated function for that case, and calls it.
 """
-import copy
 import functools
 import types
 import inspect
@@ -17,6 +16,7 @@ from ..compiler import sourcemap
 from ..compiler.source import check_function, unwrap
 from ..compiler.driver import reverse_function
 from ..compiler.dynamic import trampoline
+from ..compiler.nested import fresh_record
 from .read_as import as_one_tuple, declared_function
 from ..compiler.analysis.kinds import argument_kind
 from ..compiler.cache import still_valid
@@ -727,7 +727,7 @@ def vjp(f, *args, wrt=None, max_memory=None, **kwargs):
             cotangent = cotangent.detach().numpy()
         # the backward sweep pops its records and restores overwritten values: each
         # call works on its own copy, so that vjp_fn can be called again
-        grads = bwd(copy.deepcopy(saved), cotangent)
+        grads = bwd(fresh_record(saved), cotangent)
         res = _with_input_dtypes(grads[0] if single else tuple(grads),
                                  [bound[w] for w in wrt_names], single)
         return _to_tensors(res) if tnames else res

@@ -10,7 +10,6 @@ the operators compose: ``hessian`` is the forward-mode Jacobian of ``grad``,
 ``hvp`` the forward-mode JVP of ``grad`` (forward over reverse), and
 ``sg.grad(sg.grad(f))`` transforms the generated gradient again.
 """
-import copy
 import inspect
 import types
 
@@ -25,7 +24,7 @@ from .gradients import (api_boundary, _Signature, _kind, _leaves, _resolve_wrt, 
 from ..compiler.modes.forward import _CACHE as _forward_cache, forward_function
 from ..compiler.source import unwrap
 from ..compiler.driver import reverse_function
-from ..compiler.nested import holds_floats
+from ..compiler.nested import fresh_record, holds_floats
 from ..errors import NonDifferentiableError
 
 
@@ -323,7 +322,7 @@ def _jacobian_reverse(call):
                                for j, q in enumerate(parts)])
             # the backward sweep pops its records and restores overwritten values:
             # each cotangent but the last gets its own copy of them
-            grads = bwd(saved if k == count else copy.deepcopy(saved), cot)
+            grads = bwd(saved if k == count else fresh_record(saved), cot)
             for j, n in enumerate(call.wrt):
                 flat = _flat_leaves(grads[j], call.bound[n])
                 rows[j].append(np.concatenate(flat) if flat else np.zeros(0))

@@ -16,8 +16,11 @@ sweeps); the record is data, ``(saved, bwd, picks)``, so that a gradient flows i
 what the forward sweep saved.  Each order of differentiation adds one more level of
 the same two functions, so derivatives of any order follow calls resolved at run time.
 """
+import copy
+import types
+
 from ..errors import NonDifferentiableError
-from ..rules.namespace import add_kernels
+from ..rules.namespace import add_kernel, add_kernels
 from ..rules.registry import defkernel, defnograd, deftransformable
 from .. import runtime
 from ..runtime import records
@@ -273,11 +276,42 @@ def vjp_of(fun, *args):
     value, record = dynamic.call_forward(fun, wrt, "sg.vjp", *args)
 
     def vjp_fn(cotangent):
-        grads = dynamic.call_backward(record, cotangent)
+        # (each call on its own copy of the record: a backward sweep pops its lists and
+        # restores what it overwrote, and the pullback may be called again)
+        grads = dynamic.call_backward(fresh_record(record), cotangent)
         if len(grads) == 1:
             return grads[0]
         return grads
     return value, vjp_fn
+
+
+def fresh_record(record):
+    """A copy of a call's record for one backward sweep (its saved lists and arrays
+    copied; functions and modules as they are): the identity as a linear map."""
+    return _fresh(record, {})
+
+
+def _fresh(v, memo):
+    if id(v) in memo:       # (values saved twice stay one value)
+        return memo[id(v)]
+    if isinstance(v, list):
+        out = memo[id(v)] = []
+        out.extend(_fresh(x, memo) for x in v)
+    elif isinstance(v, dict):
+        out = memo[id(v)] = {}
+        out.update((k, _fresh(x, memo)) for k, x in v.items())
+    elif type(v) is tuple:
+        out = memo[id(v)] = tuple(_fresh(x, memo) for x in v)
+    elif isinstance(v, (types.ModuleType, type, types.FunctionType, types.MethodType,
+                        str, bytes, int, float, complex, bool)) or v is None:
+        return v
+    else:
+        try:
+            out = copy.deepcopy(v, memo)
+        except TypeError:   # (what cannot be copied is kept: it is not changed in place)
+            return v
+        memo[id(v)] = out
+    return out
 
 
 def holds_floats(v):
@@ -303,6 +337,11 @@ defkernel(construct.construct_push, "saved, t",
 defkernel(construct_built, "cls, where, routes, pieces",
           vjp=dict(pieces="built_pieces_grad(g, where, routes, pieces)"),
           jvp=dict(pieces="built_tangent(dpieces, where, routes, ans)"))
+# a pullback's record, copied per call (vjp_of): a copy's adjoint and tangent are the
+# cotangent and the tangent, copied
+add_kernel("fresh_record", fresh_record)
+defkernel(fresh_record, "record", vjp=dict(record="g"),
+          jvp=dict(record="fresh_record(drecord)"))
 defnograd(construct_routes, construct_saved, construct_every,
           names=["ad.construct_routes", "ad.construct_saved", "ad.construct_every"])
 
