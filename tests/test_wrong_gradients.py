@@ -717,3 +717,102 @@ def test_an_attribute_write_on_a_global_object_is_refused_at_the_users_line():
                              r"test_wrong_gradients\.py"):
         sg.grad(writes_a_global_objects_attribute)(X)
     assert SETTINGS.power == 2.0
+
+
+# -- an in-place call on a value with no gradient that the adjoint reads ---------------
+
+def _weighted(w, d):
+    return np.sum(np.sin(w) * d)
+
+
+def sorted_after_a_call(w, d):
+    y = _weighted(w, d)
+    d.sort()
+    return y
+
+
+def sorted_after_use(w, d):
+    y = np.sum(np.sin(w) * d ** 2)
+    d.sort()
+    return y
+
+
+def copied_into(w, d):
+    y = _weighted(w, d)
+    np.copyto(d, 1.0)
+    return y
+
+
+def filled_through_a_view(w, d):
+    y = np.sum(np.sin(w) * d)
+    d[:2].fill(0.0)
+    return y
+
+
+def sorted_through_a_reshape(w, d):
+    y = np.sum(np.sin(w) * d ** 2)
+    v = d.reshape(3)
+    v.sort()
+    return y
+
+
+def list_sorted_and_reversed(w, d):
+    items = [d[0], d[1], d[2]]
+    y = np.sin(w[0]) * items[0] + np.sin(w[1]) * items[1] + w[2] ** 2 * items[2]
+    items.sort()
+    items.reverse()
+    return y * 1.0
+
+
+def sorted_in_a_loop(w, d):
+    acc = 0.0
+    for i in range(3):
+        acc = acc + _weighted(w, d) * (i + 1)
+        d.sort()
+        d[...] = d[::-1]
+    return acc
+
+
+@pytest.mark.parametrize("f", [sorted_after_a_call, sorted_after_use, copied_into,
+                               filled_through_a_view, sorted_through_a_reshape,
+                               list_sorted_and_reversed, sorted_in_a_loop])
+def test_an_in_place_call_on_data_is_undone_for_the_adjoint(f):
+    """``d.sort()`` (``fill``, ``np.copyto``, through a view) changed data with no
+    gradient after it was used, and the adjoint read the changed data: the gradient of
+    the sorted data, with no error.  The old value is now saved and put back in the
+    reverse sweep; the caller's array is never changed."""
+    w = np.array([0.5, 1.5, 2.0])
+    d = np.array([3.0, 1.0, 2.0])
+    expected = numeric_grad(lambda v: f(v, d.copy()), (w,), 0)
+    assert_close(sg.grad(f, wrt=0)(w, d), expected, "reverse")
+    np.testing.assert_array_equal(d, [3.0, 1.0, 2.0])
+    t = np.array([1.0, -0.5, 0.25])
+    expected_hv = (sg.grad(f, wrt=0)(w + 1e-5 * t, d.copy()) -
+                   sg.grad(f, wrt=0)(w - 1e-5 * t, d.copy())) / 2e-5
+    assert_close(sg.hvp(lambda v: f(v, d.copy()))(w, v=t), expected_hv, "hvp")
+
+
+def item_written_after_a_call(w, d):
+    y = _weighted(w, d)
+    d[0] = 7.0
+    return y
+
+
+def whole_written_after_a_call(w, d):
+    y = _weighted(w, d)
+    d[...] = 0.0
+    return y
+
+
+@pytest.mark.parametrize("f", [item_written_after_a_call, whole_written_after_a_call])
+def test_a_callee_s_record_sees_items_restored_in_a_split_backward_sweep(f):
+    """Compiled in split form (a callee, ``sg.vjp``), the backward sweep restored ``d``'s
+    items into a copy of ``d`` while ``_weighted``'s record held ``d`` itself: its
+    backward read the new items (a zero gradient for ``d[...] = 0.0``, no error)."""
+    w = np.array([0.5, 1.5, 2.0])
+    d = np.array([3.0, 1.0, 2.0])
+    expected = np.cos(w) * d
+    assert_close(sg.grad(lambda v: f(v, d.copy()))(w), expected, "as a callee")
+    _, pullback = sg.vjp(lambda v: f(v, d.copy()), w)
+    assert_close(pullback(1.0), expected, "vjp")
+    assert_close(pullback(1.0), expected, "vjp, the pullback called again")

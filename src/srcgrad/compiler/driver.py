@@ -254,15 +254,28 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     # must not change the forward's value: it works on copies of what it changes in place
     # (the stack it pops, arrays and dicts it restores)
     mutated = _mutated_in_place(bwd)
+    # an array or container whose items it restores may be held by a callee's record
+    # too (``y = g(w, d); d[0] = 7.0``: g's backward reads d): it is restored in place,
+    # so that the record sees it as it was, and given its value after the forward sweep
+    # back at the end
+    restored = _restored_in_place(bwd)
     # (``lst = listcomp`` both saved, listcomp popped: one copy, which both names hold)
     aliases = A.alias_groups(fwd)
-    done = set()
+    done, put_back = set(), []
     for n in saved:
         if n not in mutated or n in done:
             continue
         group = [m for m in saved if m in aliases.get(n, ()) or m == n]
         done.update(group)
-        if len(group) == 1:
+        if n in restored:
+            after, obj = names.gen.fresh(n + "_after"), n
+            if n in A.names_stored(bwd):        # (the sweep rebinds n: keep the object)
+                obj = names.gen.fresh(n + "_object")
+                unpack.append(A.assign(obj, A.name(n)))
+            unpack.append(A.assign(after, A.call(A.attr(ad, "copy"), [A.name(n)])))
+            put_back.append(A.expr_stmt(A.call(A.attr(ad, "restore_item"), [
+                A.name(obj), A.const(Ellipsis), A.name(after)])))
+        elif len(group) == 1:
             unpack.append(A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)])))
         else:
             unpack.append(A.assign(A.tuple_([A.store(m) for m in group], gast.Store()),
@@ -270,7 +283,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     if names.np in bwd_reads:
         unpack.append(A.assign(names.np, A.call(A.attr(ad, "array_ns"), [A.name(dres)] + [
             A.name(n) for n in saved if n in params])))
-    bwd_body = unpack + list(bwd) + [gast.Return(value=A.tuple_(grads))]
+    bwd_body = unpack + list(bwd) + put_back + [gast.Return(value=A.tuple_(grads))]
     fname, bname = f"{fdef.name}_fwd", f"{fdef.name}_bwd"
     fdoc = (f"Forward sweep of {func.__qualname__} ({where}): its value and what the "
             f"backward sweep needs.")
@@ -318,18 +331,33 @@ def _refuse_structured_result(func, info, rev, result):
 def _mutated_in_place(stmts):
     """Names whose value ``stmts`` change in place: ``y[i] = ...``, ``stack.pop()``,
     ``ad.restore_item(d, ...)``."""
-    out = set()
+    return _restored_in_place(stmts) | _changed_by(stmts, "pop")
+
+
+def _restored_in_place(stmts):
+    """Names whose items ``stmts`` put back: ``y[i] = ...``, ``ad.restore_item(d, ...)``
+    (not the lists they only pop)."""
+    out = _changed_by(stmts, "restore_item")
     for s in stmts:
         for n in gast.walk(s):
             if isinstance(n, gast.Assign):
                 for t in n.targets:
                     if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
                         out.add(t.value.id)
-            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
-                if n.func.attr == "pop" and isinstance(n.func.value, gast.Name):
+    return out
+
+
+def _changed_by(stmts, method):
+    """Names ``n`` of the calls ``n.pop()`` (method "pop") or ``ad.restore_item(n, ...)``
+    in ``stmts``."""
+    out = set()
+    for s in stmts:
+        for n in gast.walk(s):
+            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                    n.func.attr == method:
+                if method == "pop" and isinstance(n.func.value, gast.Name):
                     out.add(n.func.value.id)
-                elif n.func.attr == "restore_item" and n.args and \
-                        isinstance(n.args[0], gast.Name):
+                elif method != "pop" and n.args and isinstance(n.args[0], gast.Name):
                     out.add(n.args[0].id)
     return out
 

@@ -102,9 +102,19 @@ def old_item(x, key):
 
 
 def restore_item(x, key, old):
-    """Undo ``x[key] = ...`` in the reverse sweep (``old`` from :func:`old_item`)."""
+    """Undo ``x[key] = ...`` in the reverse sweep (``old`` from :func:`old_item`); with
+    ``key`` ``...``, undo an in-place change of the whole of ``x`` (``d.sort()``,
+    ``np.copyto(d, v)``), ``old`` a :func:`copy` of it from before (None: a name not
+    bound on the path the forward sweep took)."""
+    if key is Ellipsis and x is None:
+        return
     if old is _ABSENT:
         del x[key]
+    elif key is Ellipsis and isinstance(x, list):
+        x[:] = old
+    elif key is Ellipsis and isinstance(x, (dict, set)):
+        x.clear()
+        x.update(old)
     else:
         x[key] = old
 

@@ -51,6 +51,10 @@ class AdjointSweep(AdjointStates):
                 return self.bwd_append(s, state)
             if op is not None and op.kind == "restore":
                 return self.bwd_restore(s, state)
+            if op is not None and op.kind == "mutate" and getattr(s, "srcgrad_saved", False):
+                # (records.py: the value before the in-place call comes back)
+                return [A.expr_stmt(A.call(A.attr(self.names.ad, "restore_item"), [
+                    A.name(op.target), A.const(Ellipsis), self.pop()]))]
             return []
         if isinstance(s, gast.If):
             return self.bwd_if(s, state, depth)

@@ -75,6 +75,8 @@ class AdjointStates:
                 self.status_append(s, state)
             elif op is not None and op.kind == "restore":
                 self.status_restore(s, state)
+            elif op is not None and op.kind == "mutate" and getattr(s, "srcgrad_saved", False):
+                self.stack_name()
         elif isinstance(s, gast.If):
             self.status_if(s, state, depth)
         elif isinstance(s, (gast.For, gast.While)):

@@ -129,6 +129,18 @@ class ForwardSweep:
         if isinstance(s, gast.Expr):
             op = getattr(s, "srcgrad_op", None)
             out = [s]
+            if op is not None and op.kind == "mutate" and isinstance(op.target, str) and \
+                    self.mutation_needed(op.target, self.needed):
+                # an in-place call (``d.sort()``, ``np.copyto(d, v)``, ``y[:2].fill(0)``)
+                # on a value with no gradient that the adjoint reads: its old value is
+                # saved, and put back in the reverse sweep (``ad.restore_item(d, ...,
+                # old)``) before the adjoints that read it
+                if self.choices is not None:
+                    self.choices["item"].append(op.target)
+                s.srcgrad_saved = True
+                out.insert(0, self.push(A.call(A.attr(self.names.ad, "copy"),
+                                               [A.name(op.target)]), like=s))
+                return out
             if op is not None and op.kind == "restore" and \
                     self.mutation_needed(op.target, self.needed):
                 # generated code undoing ``x[key] = v``, differentiated again: the item
