@@ -17,3 +17,8 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
     SAMPLES["scipy.signal.fftconvolve"] = [
         S(A(5), A(3)), S(A(3), A(5), "same"), S(A(6), A(3), mode="valid"),
         S(A(4, 5), A(2, 3), "same"), S(A(2, 3), A(4, 5), "valid"), S(A(3, 3, 2), A(2, 2, 2))]
+    conv2d = [S(A(4, 5), A(2, 3)), S(A(4, 5), A(2, 3), "same"), S(A(2, 3), A(4, 5), "same"),
+              S(A(4, 5), A(3, 2), mode="valid"), S(A(2, 3), A(4, 5), "valid"),
+              S(A(4, 4), A(4, 4), "same"), S(A(5, 4), A(3, 3), "same", "fill", 0)]
+    SAMPLES["scipy.signal.convolve2d"] = conv2d
+    SAMPLES["scipy.signal.correlate2d"] = conv2d

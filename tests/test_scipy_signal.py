@@ -89,7 +89,7 @@ _W = _rng.normal(size=16)
 
 
 def _complex_loss(y):
-    return np.sum(np.real(y) * _W[:y.size]) + np.sum(np.imag(y) ** 2)
+    return np.sum(np.real(y) * np.resize(_W, np.shape(y))) + np.sum(np.imag(y) ** 2)
 
 
 def _cz(n):
@@ -113,3 +113,30 @@ def test_complex_inputs_to_second_order(func, mode):
         np.testing.assert_allclose(sg.jvp(f, (z,), (dz,))[1], fd, rtol=1e-6, atol=1e-8)
         fd2 = (gr(z + 1e-5 * dz) - gr(z - 1e-5 * dz)) / 2e-5
         np.testing.assert_allclose(sg.jvp(gr, (z,), (dz,))[1], fd2, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("func", [ss.convolve2d, ss.correlate2d], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+@pytest.mark.parametrize("complex_", [False, True], ids=["real", "complex"])
+def test_2d_functions_to_second_order(func, mode, complex_):
+    """convolve2d / correlate2d (correlate2d's 'same' window is not correlate's) against
+    central differences, each input, real and complex, forward over reverse too."""
+    def draw(*shape):
+        x = _rng.normal(size=shape)
+        return x + 1j * _rng.normal(size=shape) if complex_ else x
+    a, b = draw(5, 4), draw(2, 3)
+    for f, z in [(lambda u: _complex_loss(func(u, b, mode=mode)), a),
+                 (lambda u: _complex_loss(func(a, u, mode)), b)]:
+        dz, eps = draw(*z.shape), 1e-6
+        fd = (f(z + eps * dz) - f(z - eps * dz)) / (2 * eps)
+        gr = sg.grad(f)
+        np.testing.assert_allclose(np.real(np.sum(dz * gr(z))), fd, rtol=1e-6, atol=1e-8)
+        np.testing.assert_allclose(sg.jvp(f, (z,), (dz,))[1], fd, rtol=1e-6, atol=1e-8)
+        fd2 = (gr(z + 1e-5 * dz) - gr(z - 1e-5 * dz)) / 2e-5
+        np.testing.assert_allclose(sg.jvp(gr, (z,), (dz,))[1], fd2, rtol=1e-5, atol=1e-7)
+
+
+def test_2d_boundaries_other_than_zero_fill_are_refused():
+    for kw in (dict(boundary="wrap"), dict(boundary="symm"), dict(fillvalue=1.0)):
+        with pytest.raises(sg.NonDifferentiableError, match="fillvalue=0 only"):
+            sg.grad(lambda u: np.sum(ss.convolve2d(u, np.ones((2, 2)), "same", **kw)))(IMAGE)

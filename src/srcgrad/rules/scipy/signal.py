@@ -1,10 +1,13 @@
-"""``scipy.signal``: convolve, correlate and fftconvolve, N-D, modes full / same / valid.
+"""``scipy.signal``: convolve, correlate and fftconvolve, N-D, modes full / same / valid;
+convolve2d and correlate2d with ``boundary="fill"`` and ``fillvalue=0``.
 
 A convolution is bilinear: the adjoint for one input is the full-size cotangent (``g``
 placed in the full result at the window ``mode`` keeps, zeros around) convolved,
 ``"valid"``, with the other input reversed (no conjugate, also for complex input: in
 srcgrad's convention the adjoint of a linear map is its transpose).
-``correlate(a, b, mode)`` is ``convolve(a, conj(flip(b)), mode)`` (SciPy's identity).  The kernels call
+``correlate(a, b, mode)`` is ``convolve(a, conj(flip(b)), mode)`` (SciPy's identity).
+``convolve2d`` is ``convolve`` of two matrices; ``correlate2d`` is the full correlation
+with its ``same`` window rounded the other way (``_window_pad(..., ceil=True)``).  The kernels call
 the function that was called (``fftconvolve`` stays FFT-based) and are written in
 differentiable primitives, so every order works.
 """
@@ -16,18 +19,28 @@ from ..registry import defnograd, defrule, deftransformable
 from .linalg import sl_refuse
 
 __all__ = ['sig_convolve_grad', 'sig_correlate_grad', 'sig_fftconvolve_grad',
-           'sig_convolve_jvp', 'sig_correlate_jvp', 'sig_fftconvolve_jvp']
+           'sig_convolve_jvp', 'sig_correlate_jvp', 'sig_fftconvolve_jvp',
+           'sig_convolve2d_grad', 'sig_correlate2d_grad', 'sig_convolve2d_jvp',
+           'sig_correlate2d_jvp']
 
 
-def _window_pad(mode, s1, s2, gs):
+def _window_pad(mode, s1, s2, gs, ceil=False):
     """``np.pad`` widths placing a result of shape ``gs`` in the full convolution of
-    shapes ``s1`` and ``s2`` (SciPy centres ``same`` and ``valid`` in it)."""
+    shapes ``s1`` and ``s2`` (SciPy centres ``same`` and ``valid`` in it, an odd margin's
+    extra entry after the window; ``ceil``: before it, as ``correlate2d`` does)."""
     if len(s1) != len(s2):
         sl_refuse("scipy.signal: inputs with different numbers of dimensions")
     if mode not in ("full", "same", "valid"):
         sl_refuse(f"scipy.signal: no derivative for mode={mode!r}")
     full = [a + b - 1 for a, b in zip(s1, s2)]
-    return [((f - n) // 2, f - n - (f - n) // 2) for f, n in zip(full, gs)]
+    lead = [(f - n + 1) // 2 if ceil else (f - n) // 2 for f, n in zip(full, gs)]
+    return [(k, f - n - k) for k, f, n in zip(lead, full, gs)]
+
+
+def _fill_check(boundary, fillvalue, name):
+    if boundary != "fill" or fillvalue != 0:
+        sl_refuse(f"scipy.signal.{name}(boundary={boundary!r}, fillvalue={fillvalue!r}): "
+                  f"derivative for boundary='fill' with fillvalue=0 only")
 
 
 def _axes_check(axes):
@@ -35,7 +48,7 @@ def _axes_check(axes):
         sl_refuse("scipy.signal.fftconvolve(axes=...): derivative for axes=None only")
 
 
-defnograd(_window_pad, _axes_check)
+defnograd(_window_pad, _axes_check, _fill_check)
 
 
 def sig_convolve_grad(g, in1, in2, mode="full", method="auto", which=0):
@@ -93,8 +106,44 @@ def sig_fftconvolve_jvp(d1, d2, in1, in2, mode="full", axes=None):
     return out
 
 
+def sig_convolve2d_grad(g, in1, in2, mode="full", boundary="fill", fillvalue=0, which=0):
+    """Adjoint of ``scipy.signal.convolve2d``: ``convolve``'s (the same windows)."""
+    _fill_check(boundary, fillvalue, "convolve2d")
+    return sig_convolve_grad(g, in1, in2, mode, "auto", which)
+
+
+def sig_correlate2d_grad(g, in1, in2, mode="full", boundary="fill", fillvalue=0, which=0):
+    """Adjoint of ``scipy.signal.correlate2d``: ``g`` placed in the full correlation at
+    correlate2d's window, then the full correlation's adjoint."""
+    _fill_check(boundary, fillvalue, "correlate2d")
+    gfull = np.pad(g, _window_pad(mode, np.shape(in1), np.shape(in2), np.shape(g), True))
+    return sig_correlate_grad(gfull, in1, in2, "full", "auto", which)
+
+
+def sig_convolve2d_jvp(d1, d2, in1, in2, mode="full", boundary="fill", fillvalue=0):
+    _fill_check(boundary, fillvalue, "convolve2d")
+    out = 0.0
+    if d1 is not None:
+        out = out + ss.convolve2d(d1, in2, mode)
+    if d2 is not None:
+        out = out + ss.convolve2d(in1, d2, mode)
+    return out
+
+
+def sig_correlate2d_jvp(d1, d2, in1, in2, mode="full", boundary="fill", fillvalue=0):
+    _fill_check(boundary, fillvalue, "correlate2d")
+    out = 0.0
+    if d1 is not None:
+        out = out + ss.correlate2d(d1, in2, mode)
+    if d2 is not None:
+        out = out + ss.correlate2d(in1, d2, mode)
+    return out
+
+
 deftransformable(sig_convolve_grad, sig_fftconvolve_grad, sig_correlate_grad,
-                 sig_convolve_jvp, sig_correlate_jvp, sig_fftconvolve_jvp)
+                 sig_convolve_jvp, sig_correlate_jvp, sig_fftconvolve_jvp,
+                 sig_convolve2d_grad, sig_correlate2d_grad, sig_convolve2d_jvp,
+                 sig_correlate2d_jvp)
 
 
 # -- rules ------------------------------------------------------------------------------
@@ -114,3 +163,11 @@ _rule(ss.fftconvolve, "in1, in2, mode='full', axes=None", bilinear_in=("in1", "i
                in2="sig_fftconvolve_grad(g, in1, in2, mode, axes, 1)"),
       jvp=dict(in1="sig_fftconvolve_jvp(din1, None, in1, in2, mode, axes)",
                in2="sig_fftconvolve_jvp(None, din2, in1, in2, mode, axes)"))
+for _f, _grad, _jvp in ((ss.convolve2d, "sig_convolve2d_grad", "sig_convolve2d_jvp"),
+                        (ss.correlate2d, "sig_correlate2d_grad", "sig_correlate2d_jvp")):
+    _rule(_f, "in1, in2, mode='full', boundary='fill', fillvalue=0",
+          bilinear_in=("in1", "in2"),
+          vjp=dict(in1=f"{_grad}(g, in1, in2, mode, boundary, fillvalue, 0)",
+                   in2=f"{_grad}(g, in1, in2, mode, boundary, fillvalue, 1)"),
+          jvp=dict(in1=f"{_jvp}(din1, None, in1, in2, mode, boundary, fillvalue)",
+                   in2=f"{_jvp}(None, din2, in1, in2, mode, boundary, fillvalue)"))
