@@ -263,3 +263,71 @@ def test_parameter_list_and_dict_print_their_parameters_as_pytorch():
     assert repr(make(sg)) == repr(make(torch))
     assert repr(make(sg).pl) == repr(make(torch).pl)
     assert repr(sg.nn.ParameterDict()) == repr(torch.nn.ParameterDict()) == "ParameterDict()"
+
+
+# -- activations at their kinks, einsum's node ------------------------------------------------
+
+KINKS = np.array([-3.5, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.999, 3.0, 5.0, 6.0, 7.0])
+ACTIVATIONS = {
+    "relu6": lambda lib, x: lib.nn.functional.relu6(x),
+    "ReLU6": lambda lib, x: lib.nn.ReLU6()(x),
+    "hardtanh": lambda lib, x: lib.nn.functional.hardtanh(x),
+    "Hardtanh_-0.5_3": lambda lib, x: lib.nn.Hardtanh(-0.5, 3.0)(x),
+    "hardswish": lambda lib, x: lib.nn.functional.hardswish(x),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_piecewise_activations_pass_no_gradient_at_their_ends(name):
+    """relu6/hardtanh/hardswish were clamp's, which passes the gradient at the ends: relu6's
+    gradient at 0 was 1 (PyTorch's is 0), hardswish's at -3 was -0.5 (PyTorch's 0)."""
+    results = []
+    for lib in (sg, torch):
+        x = lib.tensor(KINKS, requires_grad=True)
+        y = ACTIVATIONS[name](lib, x)
+        y.sum().backward()
+        results.append((y.grad_fn.name(), y.detach().numpy(), x.grad.numpy()))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    # (hardswish's gradient is PyTorch's x / 3 + 0.5 to the last bit or two)
+    np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-15, atol=0)
+
+
+def test_hardsigmoid_gradient_by_central_differences_and_pytorch_s_ends():
+    """Away from its ends, central differences (PyTorch's float64 gradient there is off in
+    the 8th digit: it multiplies by a float32 1/6); at -3 and 3, PyTorch's zero."""
+    x = sg.tensor(KINKS, requires_grad=True)
+    sg.nn.functional.hardsigmoid(x).sum().backward()
+    eps = 1e-7
+    f = lambda a: np.clip(a + 3, 0, 6) / 6        # noqa: E731
+    numeric = (f(KINKS + eps) - f(KINKS - eps)) / (2 * eps)
+    away = np.abs(np.abs(KINKS) - 3) > 1e-3
+    np.testing.assert_allclose(x.grad.numpy()[away], numeric[away], rtol=1e-7, atol=1e-9)
+    t = torch.tensor(KINKS, requires_grad=True)
+    torch.nn.functional.hardsigmoid(t).sum().backward()
+    ends = np.abs(KINKS) == 3
+    np.testing.assert_array_equal(x.grad.numpy()[ends], t.grad.numpy()[ends])
+
+
+EQUATIONS = [("ij,jk->ik", [(3, 3), (3, 4)]), ("ij,j->i", [(3, 3), (3,)]), ("i,j->ij", [(3,), (3,)]),
+             ("ii", [(3, 3)]), ("ii->i", [(3, 3)]), ("ij->i", [(3, 3)]), ("ij->ji", [(3, 3)]),
+             ("i,i->", [(3,), (3,)]), ("i,i->i", [(3,), (3,)]),
+             ("bij,bjk", [(2, 3, 3), (2, 3, 4)]), ("...ij,...jk->...ik", [(2, 3, 3), (2, 3, 4)]),
+             ("i,ij,jk->ik", [(3,), (3, 3), (3, 4)]), ("ij,kl->ijkl", [(2, 2), (2, 2)])]
+
+
+@pytest.mark.parametrize("equation,shapes", EQUATIONS, ids=[e for e, _ in EQUATIONS])
+def test_einsum_node_is_named_and_differentiates_as_pytorch(equation, shapes):
+    """The node printed as 'np.einsumBackward' (an internal name)."""
+    arrays = [RNG.standard_normal(s) for s in shapes]
+    results = []
+    for lib in (sg, torch):
+        ts = [lib.tensor(a, requires_grad=True) for a in arrays]
+        out = lib.einsum(equation, *ts)
+        (out * lib.tensor(np.arange(out.numel(), dtype=float).reshape(tuple(out.shape)))).sum() \
+            .backward()
+        results.append((out.grad_fn.name(), out.detach().numpy(), [t.grad.numpy() for t in ts]))
+    assert results[0][0] == results[1][0]
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-13)
+    for a, b in zip(results[0][2], results[1][2]):
+        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-14)

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import runtime
 from . import dtypes
+from .autograd.nodes import RuleNode
 from .core import Tensor, _wrap_dim
 from .dispatch import apply
 from .factories import tensor
@@ -166,7 +167,35 @@ def einsum(equation, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     operands = _common(list(operands))
-    return apply(np.einsum, (equation, *operands))
+    out = apply(np.einsum, (equation, *operands))
+    node = out._grad_fn
+    if isinstance(node, RuleNode):      # PyTorch's name, for display: the node is einsum's
+        node.__class__ = _einsum_node_class(_einsum_node_name(equation, len(operands)))
+    return out
+
+
+def _einsum_node_class(name, _cache={}):
+    """A node class printed as ``name`` whose saved values stay einsum's (``display_only``:
+    not those of PyTorch's node of that name)."""
+    cls = _cache.get(name)
+    if cls is None:
+        cls = _cache[name] = type(name, (RuleNode,), {"__module__": "builtins", "__slots__": (),
+                                                      "display_only": True})
+    return cls
+
+
+def _einsum_node_name(equation, count):
+    """The last node of PyTorch's einsum: a sum (one operand) or a batched product's view
+    (several) when an index is summed away; else a permute (one) or a product (several)."""
+    spec = equation.replace(" ", "").replace("...", "")
+    inputs, _, output = spec.partition("->")
+    letters = inputs.replace(",", "")
+    if "->" not in spec:                          # implicit: the letters seen once, sorted
+        output = "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+    summed = bool(set(letters) - set(output))
+    if count == 1:
+        return "SumBackward1" if summed else "PermuteBackward0"
+    return "ViewBackward0" if summed else "MulBackward0"
 
 
 def erf(input):

@@ -159,9 +159,15 @@ def _input_tensor(node, pos):
     return Tensor._make(v)
 
 
+def _schema(node):
+    """``SAVED``'s entries for ``node``: by its PyTorch name, unless its class took that
+    name for display only (``display_only``: einsum's node, named as PyTorch's last node)."""
+    return None if getattr(node, "display_only", False) else SAVED.get(node.name())
+
+
 def _tensor_entries(node):
     """(source, original tensor) of what ``node`` saves, in PyTorch's packing order."""
-    order = SAVED.get(node.name())
+    order = _schema(node)
     out = []
     if order is None:                       # not in the table: what the rule reads
         for k, (t, _, _) in enumerate(node._saved):
@@ -225,7 +231,7 @@ class _OwnHooks:
 
 def raw_saved(node, name):
     """``node._raw_saved_<name>``: a :class:`SavedTensor` (None when not saved)."""
-    entry = next((e for e in SAVED.get(node.name()) or () if e[0] == name), None)
+    entry = next((e for e in _schema(node) or () if e[0] == name), None)
     if entry is None or entry[2] != "tensor":
         raise AttributeError(f"'{node.name()}' object has no attribute '_raw_saved_{name}'")
     if not _is_saved(node, entry[3]):
@@ -270,14 +276,14 @@ def unpacked_values(node):
 
 def saved_names(node):
     """The ``_saved_*`` attribute names of ``node`` (for ``dir()``)."""
-    entries = SAVED.get(node.name(), ())
+    entries = _schema(node) or ()
     return [f"_saved_{e[0]}" for e in entries] + \
         [f"_raw_saved_{e[0]}" for e in entries if e[2] == "tensor"]
 
 
 def saved_attribute(node, name):
     """``node._saved_<name>`` as PyTorch gives it (None when that operand was not saved)."""
-    order = SAVED.get(node.name())
+    order = _schema(node)
     entry = next((e for e in order or () if e[0] == name), None)
     if entry is None:
         raise AttributeError(f"'{node.name()}' object has no attribute '_saved_{name}'")

@@ -291,24 +291,32 @@ def logsigmoid(input):
     return _named(-softplus(-input), "LogSigmoidBackward0")
 
 
+def _strict_clamp(input, min_val, max_val):
+    """``clamp``'s value; the gradient passes only strictly inside ``(min_val, max_val)``
+    (PyTorch's hardtanh/hardsigmoid/hardswish backward: 0 at the ends, where clamp's
+    passes it)."""
+    inside = (input > min_val) & (input < max_val)
+    return where(inside, input, input.detach().clamp(min_val, max_val))
+
+
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     return _inplace_or(input, inplace, lambda input: _named(
-        input.clamp(min_val, max_val), "HardtanhBackward0"))
+        _strict_clamp(input, min_val, max_val), "HardtanhBackward0"))
 
 
 def relu6(input, inplace=False):
     return _inplace_or(input, inplace, lambda input: _named(
-        input.clamp(0.0, 6.0), "HardtanhBackward0"))
+        _strict_clamp(input, 0.0, 6.0), "HardtanhBackward0"))
 
 
 def hardsigmoid(input, inplace=False):
     return _inplace_or(input, inplace, lambda input: _named(
-        (input / 6 + 0.5).clamp(0.0, 1.0), "HardsigmoidBackward0"))
+        _strict_clamp(input + 3, 0.0, 6.0) / 6, "HardsigmoidBackward0"))
 
 
 def hardswish(input, inplace=False):
     return _inplace_or(input, inplace, lambda input: _named(
-        input * (input + 3).clamp(0.0, 6.0) / 6, "HardswishBackward0"))
+        input * _strict_clamp(input + 3, 0.0, 6.0) / 6, "HardswishBackward0"))
 
 
 def _softmax_dim(dim, ndim):
