@@ -76,6 +76,11 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
     SAMPLES["scipy.linalg.toeplitz"] = [
         S(A(3)), S(A(3), A(4)), S(A(4), A(2)), S(A(1))]
     SAMPLES["scipy.linalg.circulant"] = [S(A(3)), S(A(5)), S(A(1))]
+    SAMPLES["scipy.linalg.hankel"] = [S(A(3)), S(A(3), A(4)), S(A(4), A(2)), S(A(1), A(3))]
+    SAMPLES["scipy.linalg.eigvalsh"] = [S(sym(3)), S(sym(4), lower=False), S(spd(3))]
+    SAMPLES["scipy.linalg.svdvals"] = [S(A(3, 3)), S(A(4, 2)), S(A(2, 4))]
+    SAMPLES["scipy.linalg.pinv"] = [S(A(3, 3) + 2 * np.eye(3)), S(A(4, 2)), S(A(2, 4)),
+                                    S(A(3, 2), return_rank=True), S(A(3, 3), atol=1e-12)]
     SAMPLES["ad.sl_toeplitz_grad"] = [S(A(3, 3), A(3)), S(A(3, 4), A(3), A(4), 0),
                                       S(A(3, 4), A(3), A(4), 1)]
     SAMPLES["ad.sl_toeplitz_part"] = [S(A(3), A(3)), S(A(3), A(3), A(4), 0),

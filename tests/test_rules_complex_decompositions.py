@@ -1,5 +1,5 @@
-"""np.linalg.svd / eigh / eig / cholesky / qr and the spectral norms of complex matrices,
-end to end.
+"""np.linalg.svd / eigh / eig / cholesky / qr / pinv and the spectral norms of complex
+matrices, end to end.
 
 A complex matrix's singular and eigenvectors come with free phases (LAPACK picks them),
 so only losses that do not read the phases have a derivative: ``np.abs(u)``, the values,
@@ -111,6 +111,16 @@ def qr_complete_square(z):
     return np.sum(np.real(q) * _w(q, 0)) + np.sum(np.real(r) * _w(r, 2))
 
 
+def pinv_loss(z):
+    p = np.linalg.pinv(z)
+    return np.sum(np.real(p) * _w(p, 0)) + np.sum(np.imag(p) ** 2 * _w(p, 1))
+
+
+def pinv_hermitian(z):                            # reads the lower triangle (eigh)
+    p = np.linalg.pinv(z, hermitian=True)
+    return np.sum(np.real(p) * _w(p, 2)) + np.sum(np.imag(p) * _w(p, 3))
+
+
 def _hpd(n):
     z = _cz(n, n)
     return z @ np.conj(z).T + n * np.eye(n)
@@ -122,7 +132,8 @@ CASES = [(svd_vectors, _cz(3, 5)), (svd_vectors, _cz(5, 3)), (svd_vectors, _cz(4
          (eig_vectors, _cz(4, 4)), (eig_of_real, _rng.normal(size=(5, 5))),
          (spectral_norms, _cz(4, 3)), (nuclear_axes, _cz(3, 4, 2)),
          (cholesky_lower, _hpd(4)), (cholesky_upper, _hpd(4)), (qr_reduced, _cz(5, 3)),
-         (qr_reduced, _cz(4, 4)), (qr_r_only, _cz(6, 4)), (qr_complete_square, _cz(3, 3))]
+         (qr_reduced, _cz(4, 4)), (qr_r_only, _cz(6, 4)), (qr_complete_square, _cz(3, 3)),
+         (pinv_loss, _cz(5, 3)), (pinv_loss, _cz(3, 5)), (pinv_hermitian, _hpd(3))]
 IDS = [f"{f.__name__}-{'x'.join(map(str, z.shape))}" for f, z in CASES]
 
 

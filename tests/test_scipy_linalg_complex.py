@@ -106,12 +106,21 @@ def toeplitz_circulant(a):
     return _loss(sl.toeplitz(a[:, 0], a[0])) + _loss(sl.circulant(a[:, 1]))
 
 
+def values_and_pinv(a):
+    return (np.sum(sl.svdvals(a) * np.arange(N)) + np.sum(sl.eigvalsh(a @ np.conj(a).T) ** 2)
+            + _loss(sl.pinv(a[:, :3]).T))
+
+
+def hankel(a):                        # no conjugate, unlike toeplitz(c)
+    return _loss(sl.hankel(a[:, 0], a[1]))
+
+
 CASES = [(solve_b, B), (solve_a, A), (solve_pos_a, H), (solve_her_upper_a, H),
          (solve_sym_a, S), (triangular_a, A), (triangular_conj_transposed_a, A),
          (triangular_conj_transposed_b, B), (lu_conj_transposed_a, A),
          (lu_conj_transposed_b, B), (cho_solve_b, B), (cho_solve_lower_a, H),
          (cho_solve_upper_a, H), (cholesky_upper, H), (toeplitz_hermitian, A),
-         (toeplitz_circulant, A)]
+         (toeplitz_circulant, A), (values_and_pinv, A), (hankel, A)]
 
 
 def _along(f, z, dz, eps=1e-6):

@@ -378,21 +378,28 @@ def spectral_jvp(dx, x, ord, axes, keepdims):
 
 
 def pinv_grad(g, ans, a, hermitian=False):
-    """Adjoint of ``np.linalg.pinv`` (where the rank is locally constant)."""
+    """Adjoint of ``np.linalg.pinv`` (where the rank is locally constant).  A complex
+    ``a``: the conjugated convention of :func:`svd_grad` (conjugate transposes, ``G =
+    conj(g)`` in the usual formula and the result conjugated)."""
+    np = array_ns(g, ans, a, hermitian)
+    cx = _is_complex(a)
     x = ans
-    xt = mT(x)
-    gt = mT(g)
-    grad = (-xt @ g @ xt + (gt - a @ (x @ gt)) @ (x @ xt) + (xt @ x) @ (gt - (gt @ x) @ a))
-    return _from_triangle(grad) if hermitian else grad
+    xh = _mH(x)
+    gs = np.conj(g) if cx else g
+    gh = mT(g)                                  # (G^H, G = conj(g))
+    grad = (-xh @ gs @ xh + (gh - a @ (x @ gh)) @ (x @ xh) + (xh @ x) @ (gh - (gh @ x) @ a))
+    if hermitian:                       # NumPy then reads the lower triangle (eigh)
+        grad = _from_hermitian(grad) if cx else _from_triangle(grad)
+    return np.conj(grad) if cx else grad
 
 
 def pinv_jvp(da, ans, a, hermitian=False):
     if hermitian:
         da = _to_symmetric(da)
     x = ans
-    dat = mT(da)
-    return (-x @ da @ x + (x @ mT(x)) @ (dat - (dat @ a) @ x)
-            + (dat - x @ (a @ dat)) @ (mT(x) @ x))
+    dah, xh = _mH(da), _mH(x)
+    return (-x @ da @ x + (x @ xh) @ (dah - (dah @ a) @ x)
+            + (dah - x @ (a @ dah)) @ (xh @ x))
 
 
 def _qr_parts(ans, a, mode, g=None):

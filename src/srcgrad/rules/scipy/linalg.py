@@ -22,7 +22,8 @@ from ...errors import NonDifferentiableError
 from ..registry import deflinear, defnograd, defrule, deftransformable
 from ..numpy.decompositions import (_eye_like, _from_triangle, _from_hermitian, _to_symmetric,
                                     _phi, _mH, cholesky_grad, cholesky_jvp, eigh_grad,
-                                    eigh_jvp, qr_grad, qr_jvp, svd_grad, svd_jvp)
+                                    eigh_jvp, pinv_grad, pinv_jvp, qr_grad, qr_jvp, svd_grad,
+                                    svd_jvp, _parts)
 from ..numpy.conventions import _fdtype, _is_complex
 from ..numpy.linalg import mT
 
@@ -38,7 +39,7 @@ __all__ = ['sl_refuse', 'sl_cholesky_grad', 'sl_cholesky_jvp', 'sl_cho_factor_gr
            'sl_circulant_grad', 'sl_circulant_part', 'sl_cho_solve_b', 'sl_cho_solve_push', 'sl_solve_triangular_jvp_b',
            'sl_solve_jvp_b', 'sl_lu_solve_jvp_b', 'sl_sylvester_adjoint', 'sl_sylvester_jvp',
            'sl_banded_dense', 'sl_banded_band', 'sl_banded_grad_b', 'sl_banded_grad_ab',
-           'sl_banded_jvp']
+           'sl_banded_jvp', 'sl_hankel_part', 'sl_hankel_grad', 'sl_pinv_grad', 'sl_pinv_jvp']
 
 
 # -- kernels ----------------------------------------------------------------------------
@@ -601,6 +602,35 @@ def sl_toeplitz_part(t, c, r=None, which=0):
     return sl.toeplitz(np.zeros(np.size(cv), dtype=tv.dtype), tv)
 
 
+def sl_hankel_part(t, c, r=None, which=0):
+    """The part of ``hankel(c, r)`` linear in ``c`` (which=0) or ``r`` (which=1), ``t`` in
+    its place: ``hankel(c, r)`` is ``toeplitz(c[::-1], r)`` upside down (``r=None``:
+    zeros)."""
+    rz = np.zeros_like(c) if r is None else r
+    return np.flipud(sl_toeplitz_part(np.flip(t) if which == 0 else t, np.flip(c), rz, which))
+
+
+def sl_hankel_grad(t, c, r=None, which=0):
+    """Adjoint of ``hankel(c, r)`` for ``c`` (which=0) or ``r`` (which=1)."""
+    rz = np.zeros_like(c) if r is None else r
+    out = sl_toeplitz_grad(np.flipud(t), np.flip(c), rz, which)
+    return np.flip(out) if which == 0 else out
+
+
+def sl_pinv_grad(g, ans, a, return_rank=False):
+    """Adjoint of ``scipy.linalg.pinv`` (where the rank is locally constant)."""
+    if not return_rank:
+        return pinv_grad(g, ans, a)
+    gp = _parts(g, 2)[0]
+    return np.zeros_like(a) if gp is None else pinv_grad(gp, ans[0], a)
+
+
+def sl_pinv_jvp(da, ans, a, return_rank=False):
+    if not return_rank:
+        return pinv_jvp(da, ans, a)
+    return (pinv_jvp(da, ans[0], a), None)
+
+
 def sl_circulant_part(t):
     return sl.circulant(np.ravel(t))
 
@@ -628,7 +658,7 @@ deftransformable(_lower_solve, sl_cholesky_grad, sl_cholesky_jvp, sl_cho_factor_
                  sl_banded_grad_ab, sl_banded_jvp)
 defnograd(_transposes, _flipped, _conjugates, _structure, _eigh_call, _qr_mode, _block_shape)
 defnograd(sl_refuse)                # (a refusal: it raises)
-deftransformable(sl_circulant_part)
+deftransformable(sl_circulant_part, sl_hankel_part, sl_hankel_grad, sl_pinv_grad, sl_pinv_jvp)
 
 
 # -- rules ------------------------------------------------------------------------------
@@ -685,6 +715,17 @@ _rule(sl.eigh, "a, b=None, *, lower=True, eigvals_only=False, overwrite_a=False,
                  b="sl_refuse('scipy.linalg.eigh(a, b): no derivative for b')"),
         jvp=dict(a=f"sl_eigh_jvp(da, ans, {_EIGH})",
                  b="sl_refuse('scipy.linalg.eigh(a, b): no derivative for b')"))
+_rule(sl.eigvalsh, "a, b=None, *, lower=True, overwrite_a=False, overwrite_b=False, type=1, "
+                    "check_finite=True, subset_by_index=None, subset_by_value=None, driver=None",
+      vjp=dict(a="sl_eigh_grad(g, ans, a, b, lower, True, subset_by_index, subset_by_value)",
+               b="sl_refuse('scipy.linalg.eigvalsh(a, b): no derivative for b')"),
+      jvp=dict(a="sl_eigh_jvp(da, ans, a, b, lower, True, subset_by_index, subset_by_value)",
+               b="sl_refuse('scipy.linalg.eigvalsh(a, b): no derivative for b')"))
+_rule(sl.svdvals, "a, overwrite_a=False, check_finite=True",
+      vjp=dict(a="svd_grad(g, ans, a, False, False)"), jvp=dict(a="svd_jvp(da, ans, a, False, False)"))
+_rule(sl.pinv, "a, *, atol=None, rtol=None, return_rank=False, check_finite=True",
+      vjp=dict(a="sl_pinv_grad(g, ans, a, return_rank)"),
+      jvp=dict(a="sl_pinv_jvp(da, ans, a, return_rank)"))
 _rule(sl.svd, f"a, full_matrices=True, compute_uv=True, {_CHECK}, lapack_driver='gesdd'",
         vjp=dict(a="svd_grad(g, ans, a, full_matrices, compute_uv)"),
         jvp=dict(a="svd_jvp(da, ans, a, full_matrices, compute_uv)"))
@@ -714,6 +755,9 @@ _rule(sl.block_diag, "*arrs", linear_in="arrs",
 _rule(sl.toeplitz, "c, r=None", linear_in=("c", "r"),
         vjp=dict(c="sl_toeplitz_grad(g, c, r, 0)", r="sl_toeplitz_grad(g, c, r, 1)"),
         jvp=dict(c="sl_toeplitz_part(dc, c, r, 0)", r="sl_toeplitz_part(dr, c, r, 1)"))
+_rule(sl.hankel, "c, r=None", linear_in=("c", "r"),
+      vjp=dict(c="sl_hankel_grad(g, c, r, 0)", r="sl_hankel_grad(g, c, r, 1)"),
+      jvp=dict(c="sl_hankel_part(dc, c, r, 0)", r="sl_hankel_part(dr, c, r, 1)"))
 _rule(sl.circulant, "c", linear_in="c",
         vjp=dict(c="sl_circulant_grad(g, c)"), jvp=dict(c="sl_circulant_part(dc)"))
 
