@@ -236,3 +236,27 @@ def test_source_shows_the_code_a_call_runs():
     other = sg.source(add_tanh, wrt=(0, 1), args=(A(3, 1), A(1, 4)))
     assert "x (3, 1), y (1, 4)" in " ".join(other.split())
     assert "unbroadcast(" in other      # (x + y's stay)
+
+
+def listed(x, y):
+    items = [x]
+    n = len(items)                  # (a no-gradient call, run as written, reads x)
+    z = x * y
+    return np.sum(z) + n
+
+
+def test_an_array_code_run_as_written_may_reach_keeps_its_unbroadcast():
+    """x is in a list a no-gradient call reads: its shape is not a fact, so x * y's
+    un-broadcasts stay; with the list kept to itself, they go."""
+    x, y = A(3), A(3)
+    g = sg.grad(listed, wrt=(0, 1))
+    assert_identical(g(x, y), sg.grad(listed, wrt=(0, 1), specialize=False)(x, y))
+    assert "ad.unbroadcast(dz * y, x)" in g.source
+
+    def unlisted(x, y):
+        items = [x]
+        z = x * y
+        return np.sum(z) + np.sum(items[0])
+    g = sg.grad(unlisted, wrt=(0, 1))
+    g(x, y)
+    assert "ad.unbroadcast(dz * y, x)" not in g.source

@@ -138,16 +138,18 @@ def is_real(a):
 def reduce(a, axis, keepdims):
     """The result of reducing ``a`` over ``axis`` (an abstract value: None, an int or a
     tuple of ints, known), keeping the axes as 1 with ``keepdims``."""
-    if type(a) is not Array and shape_of(a) != ():
-        return UNKNOWN
-    shape = shape_of(a)
     kind = "r" if is_real(a) else None
     if type(axis) is not Known or type(keepdims) is not Known or \
             type(keepdims.value) is not bool:
         return UNKNOWN
+    if axis.value is None and not keepdims.value:
+        return Array((), kind)      # (whatever the shape: a scalar)
+    if type(a) is not Array and shape_of(a) != ():
+        return UNKNOWN
+    shape = shape_of(a)
     ax = axis.value
     if ax is None:
-        return Array((1,) * len(shape) if keepdims.value else (), kind)
+        return Array((1,) * len(shape), kind)
     axes = ax if type(ax) is tuple else (ax,)
     if not all(type(i) is int and -len(shape) <= i < len(shape) for i in axes):
         return UNKNOWN

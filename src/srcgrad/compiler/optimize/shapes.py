@@ -14,7 +14,8 @@ inference is flow-insensitive: a name's value is the join of the values of every
 assignment to it (a loop's body is visited until nothing changes), so a name
 assigned arrays of two shapes, or anything the laws do not know (a call of a user
 function, a container, a tuple unpacking, an attribute), is ``UNKNOWN`` and its
-un-broadcasts stay.  The adjoint sweep reads a primal name where the forward
+un-broadcasts stay; so is a name whose array code run as written may reach (a
+no-gradient call could set its ``.shape``).  The adjoint sweep reads a primal name where the forward
 sweep held it (restored from a record when it was overwritten), so the join
 covers every value it reads.  A body that could change an array's shape in place
 (``x.shape = ...``, ``x.resize(...)``) is not specialized at all.
@@ -137,6 +138,8 @@ class ShapeFacts:
         if _reshapes(self.body):
             return {}
         self.env = dict(self.args)
+        for n in _escaping(self.body):
+            self.env[n] = S.UNKNOWN
         for _ in range(_ROUNDS):
             self.changed = False
             self._block(self.body)
@@ -255,6 +258,41 @@ def _default(a, param):
     d = param.default
     return a.value is None or (d is not param.empty and type(a.value) is type(d) and
                                a.value == d)
+
+
+def _escaping(body):
+    """Names whose object code srcgrad does not compile may reach, and so set its
+    ``.shape`` in place (the code srcgrad compiles refuses that): what a no-gradient
+    call or a call for its effect reads, or a user's own derivative (both run as
+    written), with every name linked to them: by a copy, a view, an item read, or a
+    container holding it (a rule of the table makes a new array: no link)."""
+    out, groups = set(), []
+    for s in body:
+        for node in gast.walk(s):
+            if not isinstance(node, (gast.Assign, gast.Expr, gast.AugAssign)):
+                continue
+            op = getattr(node, "srcgrad_op", None)
+            kind = getattr(op, "kind", None)
+            rule = getattr(op, "rule", None)
+            value = node.value
+            names = {n.id for n in gast.walk(node) if type(n) is gast.Name}
+            if type(node) is gast.Expr or kind == "effect" or \
+                    (kind == "nograd" and type(value) is gast.Call) or \
+                    (kind == "rule" and rule is not None and rule.user):
+                out |= names
+            elif kind == "rule" and rule is not None and rule.facets.view_of is None and \
+                    rule.name != "getitem":
+                continue
+            elif kind != "const":
+                groups.append(names)
+    changed = True
+    while changed:
+        changed = False
+        for names in groups:
+            if names & out and not names <= out:
+                out |= names
+                changed = True
+    return out
 
 
 def _reshapes(body):
