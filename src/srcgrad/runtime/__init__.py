@@ -463,7 +463,9 @@ def index_grad(g, x, index):
     Repeated fancy indices accumulate (``np.add.at``), they never overwrite.
     """
     if isinstance(x, (list, tuple)):
-        out = [zeros_like(v) for v in x]
+        # (the item read gets g: its own zeros are not made, a record's saved values are)
+        at = index % len(x) if isinstance(index, int) and -len(x) <= index < len(x) else None
+        out = [None if k == at else zeros_like(v) for k, v in enumerate(x)]
         if isinstance(index, slice):
             for i, gi in zip(range(*index.indices(len(x))), g):
                 out[i] = gi
