@@ -9,8 +9,9 @@ per step), overhead (the cost of sg.grad's wrapper per cached call), nn (an nn.M
 training step, ``import srcgrad as torch`` against PyTorch eager), checkpoint (an RNN
 with and without max_memory) and scipy (likelihoods through SciPy: a Gaussian mixture
 with logsumexp and norm.logpdf, a Gaussian process with cholesky, cho_solve and slogdet;
-tools/bench_scipy.py).  peers, memory, overhead, nn, checkpoint and scipy run pinned to
-one core with single-threaded BLAS.
+tools/bench_scipy.py), specialize (code specialized to the arguments' shapes against
+specialize=False).  peers, memory, overhead, nn, checkpoint, scipy and specialize run
+pinned to one core with single-threaded BLAS.
 """
 import argparse
 import array
@@ -23,7 +24,7 @@ import time
 import types
 import tracemalloc
 
-_ONE_CORE = ("peers", "memory", "overhead", "nn", "checkpoint", "scipy")
+_ONE_CORE = ("peers", "memory", "overhead", "nn", "checkpoint", "scipy", "specialize")
 if any(a in _ONE_CORE for a in sys.argv[1:]):
     # before NumPy, torch and XLA start their thread pools: one thread each, one core
     for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -91,7 +92,8 @@ def main(argv=None):
         import bench_checkpoint
         sections = {"peers": bench_peers.peers_section, "memory": bench_peers.memory_section,
                     "overhead": overhead_section, "nn": nn_section,
-                    "checkpoint": bench_checkpoint.checkpoint_section, "scipy": scipy_section}
+                    "checkpoint": bench_checkpoint.checkpoint_section, "scipy": scipy_section,
+                    "specialize": bench_peers.specialize_section}
         sections[args.section](args)
         return
     if args.tensor_only or args.section == "tensor":

@@ -278,8 +278,9 @@ def _agrees(got, want):
         np.allclose(u, v, rtol=1e-6, atol=1e-9) for u, v in zip(got, want))
 
 
-def interleaved(fns, min_time, repeat):
-    """Median seconds per call of each function, samples taken round-robin."""
+def interleaved(fns, min_time, repeat, summary=statistics.median):
+    """Median (or ``summary``) seconds per call of each function, samples taken
+    round-robin."""
     counts = {}
     for key, fn in fns.items():
         n = 1
@@ -298,7 +299,7 @@ def interleaved(fns, min_time, repeat):
             for _ in range(counts[key]):
                 fn()
             samples[key].append((time.perf_counter() - t0) / counts[key])
-    return {key: statistics.median(v) for key, v in samples.items()}
+    return {key: summary(v) for key, v in samples.items()}
 
 
 def peers_section(args):
@@ -332,6 +333,37 @@ def peers_section(args):
         t0 = times["hand"]
         cells = [f"{times[p] / t0:.2f}" if p in times else "-" for p in columns]
         print(f"| {case.name} | {t0 * 1e6:.1f} | " + " | ".join(cells) + " |")
+        sys.stdout.flush()
+
+
+def specialize_section(args):
+    """srcgrad's code specialized to the arguments' shapes (the default) against
+    ``specialize=False`` (one code for every shape), side by side in one process, each
+    a ratio to the hand-written gradient; the minimum of the samples (the machine's
+    other jobs only ever add time)."""
+    print()
+    print("specialized to the shapes / specialize=False, each over the hand-written "
+          "gradient (min of round-robin samples), one core")
+    print()
+    print("| case | NumPy by hand (us) | specialized | specialize=False | un-broadcasts |")
+    print("|---|---:|---:|---:|---|")
+    for case in cases(args.quick):
+        want = case.hand(*case.args)
+        spec = sg.grad(case.loss, wrt=case.wrt)
+        general = sg.grad(case.loss, wrt=case.wrt, specialize=False)
+        for g in (spec, general):
+            if not _agrees(_as_numpy(g(*case.args)), want):
+                raise SystemExit(f"{case.name}: srcgrad's gradient differs from the "
+                                 f"hand-written one")
+        fns = {"hand": lambda c=case: c.hand(*c.args),
+               "spec": lambda c=case, g=spec: g(*c.args),
+               "general": lambda c=case, g=general: g(*c.args)}
+        times = interleaved(fns, min_time=0.1 if args.quick else 0.3,
+                            repeat=5 if args.quick else 11, summary=min)
+        t0 = times["hand"]
+        kept = f"{spec.source.count('unbroadcast(')} of {general.source.count('unbroadcast(')}"
+        print(f"| {case.name} | {t0 * 1e6:.1f} | {times['spec'] / t0:.2f} | "
+              f"{times['general'] / t0:.2f} | {kept} |")
         sys.stdout.flush()
 
 
