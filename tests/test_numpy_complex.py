@@ -148,3 +148,57 @@ def test_a_python_complex_argument(k):
 def test_the_gradient_of_a_complex_argument_is_complex_where_it_is_real():
     g = sg.grad(lambda x: np.sum(np.real(x)))(1j)
     assert isinstance(g, complex) and g == 1
+
+
+_rng = np.random.default_rng(12)
+_W = _rng.normal(size=16)
+
+
+def _cz(*shape):
+    return _rng.normal(size=shape) + 1j * _rng.normal(size=shape)
+
+
+def _loss(y):
+    return np.sum(np.real(y) * np.resize(_W, np.shape(y))) + np.sum(np.imag(y) ** 2)
+
+
+V, K = _cz(5), _cz(3)
+SIGNALS = [(lambda a: _loss(np.convolve(a, K, "same")), V), (lambda b: _loss(np.convolve(V, b)), K),
+           (lambda a: _loss(np.correlate(a, K)), V),      # correlate conjugates its second input
+           (lambda b: _loss(np.correlate(V, b, "full")), K),
+           (lambda b: _loss(np.correlate(b, V, "same")), K)]
+
+
+def _along(f, z, dz, eps=1e-6):
+    return (f(z + eps * dz) - f(z - eps * dz)) / (2 * eps)
+
+
+@pytest.mark.parametrize("k", range(len(SIGNALS)))
+def test_complex_convolve_and_correlate_to_second_order(k):
+    f, z = SIGNALS[k]
+    dz = _cz(*z.shape)
+    gr = sg.grad(f)
+    np.testing.assert_allclose(np.real(np.sum(dz * gr(z))), _along(f, z, dz), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(sg.jvp(f, (z,), (dz,))[1], _along(f, z, dz), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(sg.jvp(gr, (z,), (dz,))[1], _along(gr, z, dz, 1e-5),
+                               rtol=1e-5, atol=1e-7)
+
+
+def signed_logdet(a):
+    sign, logabs = np.linalg.slogdet(a)
+    return 2 * np.real(sign) + np.imag(sign) ** 2 + logabs
+
+
+def test_the_sign_of_a_complex_determinant_differentiates():
+    """sign = det / |det| of a complex matrix turns with Im tr(a^-1 da) (it was given a
+    zero derivative); its second derivative is refused in reverse mode."""
+    a, dz = _cz(3, 3), _cz(3, 3)
+    fd = _along(signed_logdet, a, dz)
+    np.testing.assert_allclose(np.real(np.sum(dz * sg.grad(signed_logdet)(a))), fd, rtol=1e-6)
+    np.testing.assert_allclose(sg.jvp(signed_logdet, (a,), (dz,))[1], fd, rtol=1e-6)
+
+    def slope(u):
+        return sg.jvp(signed_logdet, (u,), (dz,))[1]
+    np.testing.assert_allclose(sg.jvp(slope, (a,), (dz,))[1], _along(slope, a, dz, 1e-5), rtol=1e-5)
+    with pytest.raises(sg.NonDifferentiableError, match="sign"):
+        sg.jvp(sg.grad(signed_logdet), (a,), (dz,))

@@ -476,22 +476,44 @@ def qr_jvp(da, ans, a, mode="reduced"):
     return (dq, dr)
 
 
+def _sign_share(gsign, a):
+    """``1j Im(gsign * sign)``: what the cotangent of a complex matrix's sign
+    (``det / |det|``, whose derivative is ``sign * 1j Im tr(a^-1 da)``) adds to the
+    factor of ``inv(a)^T``; 0 for a real matrix (its sign is piecewise constant)."""
+    np = array_ns(gsign, a)
+    if gsign is None or not _is_complex(a):
+        return 0.0
+    return 1j * np.imag(gsign * np.linalg.slogdet(a)[0])
+
+
 def slogdet_grad(g, a):
-    """Adjoint of ``np.linalg.slogdet``: only ``logabsdet`` carries a gradient."""
+    """Adjoint of ``np.linalg.slogdet``: ``logabsdet`` and, of a complex matrix, the
+    sign carry a gradient."""
     np = array_ns(g, a)
-    _, glog = _parts(g, 2)
-    if glog is None:
+    gsign, glog = _parts(g, 2)
+    if glog is None and (gsign is None or not _is_complex(a)):
         return np.zeros_like(a, dtype=_fdtype(a))
-    return np.expand_dims(glog, (-2, -1)) * mT(np.linalg.inv(a))
+    factor = (0.0 if glog is None else glog) + _sign_share(gsign, a)
+    return np.expand_dims(factor, (-2, -1)) * mT(np.linalg.inv(a))
 
 
 def slogdet_jvp(da, ans, a):
     np = array_ns(da, ans, a)
     sign, _ = ans
     dlog = np.trace(np.linalg.solve(a, da), axis1=-2, axis2=-1)
-    # log|det a| is real: of a complex matrix, the real part of d log det
-    return (np.zeros_like(sign, dtype=_fdtype(sign)),
-            np.real(dlog) if _is_complex(dlog) else dlog)
+    if _is_complex(dlog):
+        # log|det a| is real: the real part of d log det; the sign turns by its imaginary part
+        return (sign * 1j * np.imag(dlog), np.real(dlog))
+    return (np.zeros_like(sign, dtype=_fdtype(sign)), dlog)
+
+
+def _refuse_sign(t, a):
+    """The kernels below differentiate ``slogdet_grad`` again for ``logabsdet`` only."""
+    if _is_complex(a) and t is not None and t[0] is not None and np.any(t[0] != 0):
+        from ...errors import NonDifferentiableError
+        raise NonDifferentiableError(
+            "np.linalg.slogdet of a complex matrix: srcgrad has the second derivative of "
+            "log|det| but not of the sign; use np.linalg.det(a) / np.abs(np.linalg.det(a))")
 
 
 def _tensorinv_shapes(a, ind):
@@ -520,6 +542,7 @@ def tensorinv_jvp(da, ans, a, ind=2):
 def slogdet_grad_t(g, t, a):
     """Adjoint, for ``t = (t_sign, t_logabsdet)``, of ``slogdet_grad(t, a)``."""
     np = array_ns(g, t, a)
+    _refuse_sign(t, a)
     glog = np.sum(g * mT(np.linalg.inv(a)), axis=(-2, -1))
     return (np.zeros_like(glog), glog)
 
@@ -527,6 +550,7 @@ def slogdet_grad_t(g, t, a):
 def slogdet_grad_a(g, t, a):
     """Adjoint, for ``a``, of ``slogdet_grad(t, a) = t_log inv(a)^T``."""
     np = array_ns(g, t, a)
+    _refuse_sign(t, a)
     _, tlog = _parts(t, 2)
     if tlog is None:
         return np.zeros_like(a, dtype=_fdtype(a))
@@ -537,6 +561,7 @@ def slogdet_grad_a(g, t, a):
 def slogdet_grad_da(da, t, a):
     """Tangent of ``slogdet_grad(t, a)`` along ``da``."""
     np = array_ns(da, t, a)
+    _refuse_sign(t, a)
     _, tlog = _parts(t, 2)
     if tlog is None:
         return np.zeros_like(a, dtype=_fdtype(a))
@@ -548,10 +573,10 @@ def slogdet_grad_da(da, t, a):
 # their source again for second and higher derivatives
 deftransformable(spectral_weights, spectral_grad, spectral_jvp, eig_grad, eig_jvp, _mH, _from_triangle, _from_hermitian, _to_symmetric, _phi, _gap_inverse, _parts, cholesky_grad,
                  cholesky_jvp, eigh_grad, eigh_jvp, eigvalsh_grad, eigvalsh_jvp, _reduced_svd,
-                 svd_grad, svd_jvp, pinv_grad, pinv_jvp, _qr_parts, _imag_diagonal, qr_grad, qr_jvp, _refuse_nonzero,
+                 svd_grad, svd_jvp, pinv_grad, pinv_jvp, _sign_share, _qr_parts, _imag_diagonal, qr_grad, qr_jvp, _refuse_nonzero,
                  slogdet_jvp, tensorinv_grad, tensorinv_jvp, slogdet_grad_t, slogdet_grad_a,
                  slogdet_grad_da)
-defnograd(_eye_like, _tensorinv_shapes, _real_only, _phase_free)
+defnograd(_eye_like, _tensorinv_shapes, _real_only, _phase_free, _refuse_sign)
 
 # -- rules ------------------------------------------------------------------------------
 # linear algebra: factorizations (real input; distinct eigen- / singular values)

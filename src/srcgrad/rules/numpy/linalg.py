@@ -13,7 +13,7 @@ from ...runtime.backends import array_ns
 from .. import shapes
 from ..facets import ALL_AXES
 from ..registry import defkernel, defnograd, defrule, deftransformable
-from .conventions import _LETTERS, _eye, _fdtype, _fit, _ones, _sum_to, _zeros
+from .conventions import _LETTERS, _eye, _fdtype, _fit, _is_complex, _ones, _sum_to, _zeros
 
 __all__ = ['mT', 'einsum_grad', 'einsum_jvp', 'tensordot_grad', 'dot_grad', 'inner_grad', 'outer_grad', 'kron_grad', 'cross_grad', 'solve_grad_b', 'solve_grad_a', 'solve_jvp_a', 'solve_jvp_b', 'convolve_grad', 'correlate_grad', 'vecdot_grad', 'matvec_grad', 'vecmat_grad', 'multi_dot_grad', 'multi_dot_jvp', 'matrix_power_grad', 'matrix_power_jvp', 'polyval_grad_p', 'polyval_deriv', 'einsum_grad_t', 'einsum_grad_operands', 'einsum_grad_doperands']
 
@@ -283,7 +283,9 @@ def _conv_adjoint(g, a, w, start, which):
     full = np.size(a) + np.size(w) - 1
     g = np.ravel(g)
     gfull = np.pad(g, (start, full - start - g.shape[0]))
-    return np.correlate(gfull, np.ravel(w if which == 0 else a), "valid")
+    other = np.ravel(w if which == 0 else a)
+    # (the transpose, no conjugate: np.correlate conjugates its second input)
+    return np.correlate(gfull, np.conj(other) if _is_complex(other) else other, "valid")
 
 
 def convolve_grad(g, a, v, mode="full", which=0):
@@ -294,14 +296,17 @@ def convolve_grad(g, a, v, mode="full", which=0):
 
 
 def correlate_grad(g, a, v, mode="valid", which=0):
-    """Adjoint of ``np.correlate(a, v, mode)`` (real inputs): a convolution with ``v``
-    reversed."""
+    """Adjoint of ``np.correlate(a, v, mode)``: a convolution with ``v`` reversed (and
+    conjugated: NumPy's correlate conjugates ``v``)."""
     np = array_ns(g, a, v, mode, which)
     start = _conv_window(mode, np.size(a), np.size(v), True)
+    cx = _is_complex(v)
     w = np.flip(np.ravel(v))
+    w = np.conj(w) if cx else w
     if which == 0:
         return _fit(_conv_adjoint(g, a, w, start, 0), a)
-    return _fit(np.flip(_conv_adjoint(g, a, w, start, 1)), v)
+    grad = np.flip(_conv_adjoint(g, a, w, start, 1))
+    return _fit(np.conj(grad) if cx else grad, v)
 
 
 def vecdot_grad(g, x, y, axis=-1):
