@@ -202,3 +202,17 @@ def test_the_sign_of_a_complex_determinant_differentiates():
     np.testing.assert_allclose(sg.jvp(slope, (a,), (dz,))[1], _along(slope, a, dz, 1e-5), rtol=1e-5)
     with pytest.raises(sg.NonDifferentiableError, match="sign"):
         sg.jvp(sg.grad(signed_logdet), (a,), (dz,))
+
+
+@pytest.mark.skipif(not hasattr(np, "vecmat"), reason="NumPy < 2.2")
+@pytest.mark.parametrize("k", range(3))
+def test_vecdot_and_vecmat_of_complex_arguments(k):
+    """They conjugate their first argument: forward mode is right (against central
+    differences); reverse mode refuses complex operands."""
+    x, a = _cz(3), _cz(3, 3)
+    f, z = [(lambda u: _loss(np.vecdot(u, x)), x), (lambda u: _loss(np.vecdot(x, u)), x),
+            (lambda u: _loss(np.vecmat(u, a)), x)][k]
+    dz = _cz(*z.shape)
+    np.testing.assert_allclose(sg.jvp(f, (z,), (dz,))[1], _along(f, z, dz), rtol=1e-6, atol=1e-8)
+    with pytest.raises(sg.NonDifferentiableError, match="conjugates"):
+        sg.grad(f)(z)

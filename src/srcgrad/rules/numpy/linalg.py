@@ -309,9 +309,23 @@ def correlate_grad(g, a, v, mode="valid", which=0):
     return _fit(np.conj(grad) if cx else grad, v)
 
 
+def _conjugated_first(name, *args):
+    """``np.vecdot`` and ``np.vecmat`` conjugate their first argument: their adjoints
+    (written for real arguments, the swap of the operands giving the other one) would be
+    wrong for complex ones, so reverse mode refuses complex operands (forward mode is
+    right)."""
+    if any(_is_complex(a) for a in args):
+        from ...errors import NonDifferentiableError
+        raise NonDifferentiableError(
+            f"{name} of a complex first argument (which it conjugates): reverse mode has no "
+            f"derivative in srcgrad; write np.sum(np.conj(x) * y, axis=...) or "
+            f"np.conj(v) @ A instead")
+
+
 def vecdot_grad(g, x, y, axis=-1):
     """Adjoint of ``np.vecdot(x, y, axis=axis)`` for ``x`` (swap the operands for ``y``)."""
     np = array_ns(g, x, y, axis)
+    _conjugated_first("np.vecdot", x, y)
     xm, ym = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
     grad = np.expand_dims(g, -1) * ym
     return np.moveaxis(_sum_to(grad, xm), -1, axis)
@@ -326,6 +340,7 @@ def matvec_grad(g, A, v, which=0):
 
 def vecmat_grad(g, v, A, which=0):
     """Adjoint of ``np.vecmat(v, A)`` (``v @ A`` over stacks) for v (0) or A (1)."""
+    _conjugated_first("np.vecmat", v)
     if which == 0:
         return _sum_to((A @ g[..., :, None])[..., 0], v)
     return _sum_to(v[..., :, None] * g[..., None, :], A)
@@ -500,7 +515,8 @@ def einsum_grad_doperands(doperands, t, operands):
 deftransformable(_solve, solve_grad_b, solve_grad_a, solve_jvp_a, solve_jvp_b, multi_dot_grad,
                  multi_dot_jvp, matrix_power_grad, matrix_power_jvp, polyval_grad_p,
                  polyval_deriv, _einsum_adjoint, _power_base)
-defnograd(_chain_terms, _poly_dtype, _einsum_parse, _tensordot_terms, _einsum_adjoint_plan)
+defnograd(_chain_terms, _poly_dtype, _einsum_parse, _tensordot_terms, _einsum_adjoint_plan,
+          _conjugated_first)
 deftransformable(einsum_jvp)
 
 # -- rules ------------------------------------------------------------------------------
