@@ -576,6 +576,13 @@ SAMPLES["ad.add_at"] = [S(A(5), [1, 1, 3], A(3)), S(A(3, 4), (0, slice(None)), A
                         S(A(5), 2, 1.5)]
 SAMPLES["ad.copies"] = [S(A(3), A(2, 2)), S(A(4))]     # (distinct arrays: one copy each)
 SAMPLES["ad.fresh_record"] = [S(A(3)), S([A(2), (A(3), A(2, 2))])]    # (a pullback's record)
+# a dynamic call's gradients picked out of its callee's (compiler/nested.py): a plain
+# slot, an item of a *args tuple, one picked twice, a group of slots, a closure's own
+_PICKS = (((("c", 3),)), ((0, None), (2, 1), (0, None), (((1, None), (2, 0)), "tuple")))
+_GRADS = (A(3), A(2), (A(2), A(2, 2)), A(4))
+SAMPLES["ad.picked"] = [S(_GRADS, _PICKS, _wrt=("grads",))]
+SAMPLES["ad.picked_back"] = [S(({"c": A(4)}, A(3), A(2, 2), A(3), (A(2), A(2))), _GRADS,
+                               _PICKS, _wrt=("t",))]
 
 
 class _Pair:                # an object built inside differentiated code (compiler/construct.py)

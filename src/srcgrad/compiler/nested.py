@@ -205,6 +205,42 @@ def picked(grads, picks):
     return tuple(out)
 
 
+def picked_back(t, like, picks):
+    """The transpose of :func:`picked`: the cotangent ``t`` of the picked gradients
+    given back to the gradients of the callee's parameters (``like``: those, for
+    their structure; zeros where nothing was picked, sums where two picks share one)."""
+    lead, slots = picks
+    out = [None] * len(like)
+    t = list(t)
+    if lead is not None:
+        own = t.pop(0)
+        if lead != "none" and own is not None:
+            for n, i in lead:
+                if own.get(n) is not None:
+                    out[i] = runtime.add_grads(out[i], own[n])
+    for slot, g in zip(slots, t):
+        _put_back(out, like, slot, g)
+    return tuple(runtime.zeros_like(x) if o is None and x is not None else o
+                 for o, x in zip(out, like))
+
+
+def _put_back(out, like, slot, g):
+    i, sub = slot
+    if g is None or sub == "none":
+        return
+    if sub == "dict":
+        for key, s in i:
+            _put_back(out, like, s, g.get(key) if isinstance(g, dict) else None)
+    elif sub in ("list", "tuple"):
+        for s, item in zip(i, g):
+            _put_back(out, like, s, item)
+    elif sub is None:
+        out[i] = runtime.add_grads(out[i], g)
+    else:                   # an item of a ``*args`` tuple or a ``**kwargs`` dict
+        whole = runtime.index_grad(g, like[i], sub)
+        out[i] = runtime.add_grads(out[i], whole)
+
+
 def _take(grads, slot):
     i, sub = slot
     if sub == "none":
@@ -324,7 +360,15 @@ holds_floats.__srcgrad_stop_gradient__ = True
 
 deftransformable(split_forward, split_forward_b, split_plain, jvp_apply, _tangent,
                  _tangent_item, jvp_of, jvp_star, _flat_call, vjp_of, star_apply, _made,
-                 split_backward, picked, _take, _one, _cells, _defaults, construct_apply)
+                 split_backward, _one, _cells, _defaults, construct_apply)
+# ``picked`` (a call's gradients out of its callee's) and its transpose are linear maps
+# with rules: differentiated again, they are not transformed into their loops
+add_kernel("picked", picked)
+add_kernel("picked_back", picked_back)
+defkernel(picked, "grads, picks", vjp=dict(grads="picked_back(g, grads, picks)"),
+          jvp=dict(grads="picked(dgrads, picks)"), linear_in=("grads",))
+defkernel(picked_back, "t, like, picks", vjp=dict(t="picked(g, picks)"),
+          jvp=dict(t="picked_back(dt, like, picks)"), linear_in=("t",), shape_only="like")
 # an object built inside differentiated code, differentiated again: its two linear maps
 add_kernels(construct)
 # (``saved`` gives routes and structure only: no derivative flows through it)
