@@ -41,8 +41,12 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
         S(spd(3), A(3, 2), assume_a="pos"), S(spd(3), A(3), lower=True, assume_a="pos"),
         S(sym(3), A(3), assume_a="sym"), S(M(3), A(3), assume_a="gen"),
         S(M(3), A(3, 2), assume_a="lower triangular"), S(M(3), A(3), assume_a="diagonal")]
+    # (assume_a="diagonal": SciPy 1.17 keeps the other entries of a non-diagonal a)
     SAMPLES["scipy.linalg.inv"] = [S(M(3)), S(M(1)), S(spd(3), assume_a="pos"),
-                                          S(spd(3), assume_a="pos", lower=True)]
+                                   S(spd(3), assume_a="pos", lower=True),
+                                   S(M(3), assume_a="diagonal"),
+                                   S(M(3), assume_a="upper triangular"),
+                                   S(M(3), assume_a="lower triangular")]
     SAMPLES["scipy.linalg.det"] = [S(M(3)), S(M(1)), S(-M(2))]
     SAMPLES["scipy.linalg.lu_factor"] = [S(A(3, 3) + 0.5 * np.eye(3)),
                                                      S(M(4)[::-1].copy())]

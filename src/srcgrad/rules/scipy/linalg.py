@@ -274,13 +274,26 @@ def sl_solve_jvp_a(da, ans, a, b, lower=False, assume_a=None, transposed=False):
     return -sl.solve(a, rhs, lower=lower, assume_a=assume_a, transposed=transposed)
 
 
+# SciPy 1.17's inv(a, assume_a="diagonal") inverts the diagonal in place and keeps a's
+# other entries (it is the inverse only of a diagonal a): its derivative is that of what
+# it computes, the identity off the diagonal
+_INV_KEEPS_OFF_DIAGONAL = bool(sl.inv(np.array([[2.0, 1.0], [0.0, 2.0]]),
+                                      assume_a="diagonal")[0, 1] != 0)
+
+
 def sl_inv_grad(g, ans, a, assume_a=None, lower=False):
     kind = _structure(assume_a, "inv")
+    if kind == "diagonal" and _INV_KEEPS_OFF_DIAGONAL:
+        eye = _eye_like(g)
+        return g - eye * g - eye * (g * ans ** 2)
     return _structured_adjoint(-mT(ans) @ g @ mT(ans), kind, lower)
 
 
 def sl_inv_jvp(da, ans, a, assume_a=None, lower=False):
     kind = _structure(assume_a, "inv")
+    if kind == "diagonal" and _INV_KEEPS_OFF_DIAGONAL:
+        eye = _eye_like(da)
+        return da - eye * da - eye * (da * ans ** 2)
     return -ans @ _structured(da, kind, lower) @ ans
 
 
