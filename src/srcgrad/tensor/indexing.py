@@ -13,6 +13,7 @@ import numpy as np
 
 from .. import runtime
 from . import dtypes, grad_mode
+from .autograd.nodes import RuleNode, _node_class
 from .core import Tensor, _bool, _int
 from .dispatch import _as_tensor_like, _unwrap, apply
 from .generator import _rng
@@ -282,10 +283,23 @@ class IndexingMethods:
                                       "use scatter_add_ for reduce='add'")
         key, part = _scatter_key(self, dim, index, value if src is None else src)
         self[key] = part
+        if isinstance(self._grad_fn, RuleNode):
+            self._grad_fn.__class__ = _node_class("ScatterBackward0")   # PyTorch's name
         return self
 
     def scatter(self, dim, index, src=None, value=None, *, reduce=None):
         return self.clone().scatter_(dim, index, src, value, reduce=reduce)
+
+    def scatter_add(self, dim, index, src):
+        """``self`` with ``src[i][j]`` added at ``[index[i][j]][j]`` (dim 0; likewise for
+        other dims); repeated indices accumulate."""
+        key, part = _scatter_key(self, dim, index, src)
+        if isinstance(part, Tensor) and part.dtype is not self.dtype:
+            part = part.to(self.dtype)
+        return apply(runtime.add_at, (self.clone(), key, part), name="ScatterAddBackward0")
+
+    def scatter_add_(self, dim, index, src):
+        return self._inplace(lambda x: x.scatter_add(dim, index, src), src)
 
     def index_add(self, dim, index, source, *, alpha=1):
         """``self`` with ``source``'s slices (times ``alpha``) added at ``index`` along
@@ -330,9 +344,12 @@ def inplace_method(method):
 
 
 def _setitem(x, index, value):
-    """``x`` with ``x[index] = value``, out of place and recorded: PyTorch's CopySlices,
+    """``x`` with ``x[index] = value``, out of place and recorded: PyTorch's CopySlices
+    (IndexPutBackward0 for an index with arrays or masks: PyTorch's index_put_),
     differentiated by the rule of ``runtime.setitem``."""
-    return apply(runtime.setitem, (x, index, value), name="CopySlices")
+    parts = index if isinstance(index, tuple) else (index,)
+    name = "CopySlices" if builtins.all(_basic(p) for p in parts) else "IndexPutBackward0"
+    return apply(runtime.setitem, (x, index, value), name=name)
 
 
 def _views_a_leaf(view):

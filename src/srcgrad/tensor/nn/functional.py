@@ -10,6 +10,7 @@ import warnings
 import numpy as np
 
 from ..autograd import fused
+from ..autograd.nodes import RuleNode
 from ..core import Tensor
 from ..functions import einsum, erf
 from ..indexing import where
@@ -415,7 +416,25 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     Recorded as one node (``fused.nll_loss``) unless its parts' nodes are needed."""
     reduction = legacy_reduction(size_average, reduce, reduction)
     _check_classes(input, target, ignore_index)
-    return fused.nll_loss(input, target, weight, ignore_index, reduction, _nll_loss)
+    out = fused.nll_loss(input, target, weight, ignore_index, reduction, _nll_loss)
+    if input.ndim > 2:     # PyTorch's nll_loss2d (other ranks viewed as 4-D, then back)
+        _renamed(out, "ViewBackward0" if reduction == "none" and input.ndim != 4
+                 else "NllLoss2DBackward0")
+    return out
+
+
+def _renamed(t, name, _classes={}):
+    """``t``'s node, a rule's or a fused one, printed as ``name`` (display only)."""
+    node = t._grad_fn
+    if node is None or type(node).__name__ == name:
+        return t
+    if isinstance(node, RuleNode):
+        return _named(t, name)
+    cls = type(node)
+    if (cls, name) not in _classes:
+        _classes[cls, name] = type(name, (cls,), {"__slots__": (), "__module__": cls.__module__})
+    node.__class__ = _classes[cls, name]
+    return t
 
 
 def _check_classes(input, target, ignore_index):
@@ -472,8 +491,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         per = logp * target if weight is None else logp * target * \
             weight.reshape((-1,) + (1,) * (input.ndim - 2))
         loss = -per.sum(1 if input.ndim > 1 else 0)
-        if reduction == "mean":
-            n = input.shape[0] if input.ndim > 1 else 1
+        if reduction == "mean":         # over the batch and any further dimensions
+            n = loss.numel() if input.ndim > 1 else 1
             return _named(loss.sum() / n, "DivBackward1")
         return loss.sum() if reduction == "sum" else loss
     nll = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
