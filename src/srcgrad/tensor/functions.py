@@ -29,7 +29,7 @@ _METHODS = [
     "squeeze", "unsqueeze", "flip", "roll", "clone", "chunk", "split", "unbind",
     "masked_fill", "index_select", "numel", "trace", "tril", "triu", "diagonal",
     "sort", "argsort", "topk", "take_along_dim", "gather", "scatter", "scatter_add",
-    "index_add", "unique", "unique_consecutive",
+    "index_add", "masked_select", "take", "index_put", "unique", "unique_consecutive",
     "atan2", "arctan2", "hypot", "logaddexp", "lerp", "addmm", "kron", "diag", "narrow",
     "select", "movedim", "moveaxis", "is_floating_point", "is_complex", "bernoulli",
 ]

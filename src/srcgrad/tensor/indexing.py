@@ -283,9 +283,8 @@ class IndexingMethods:
                                       "use scatter_add_ for reduce='add'")
         key, part = _scatter_key(self, dim, index, value if src is None else src)
         self[key] = part
-        if isinstance(self._grad_fn, RuleNode):
-            self._grad_fn.__class__ = _node_class("ScatterBackward0")   # PyTorch's name
-        return self
+        return _renamed_node(self, "ScatterBackward0" if isinstance(src, Tensor)
+                             else "ScatterBackward1")
 
     def scatter(self, dim, index, src=None, value=None, *, reduce=None):
         return self.clone().scatter_(dim, index, src, value, reduce=reduce)
@@ -316,6 +315,33 @@ class IndexingMethods:
 
     def masked_fill(self, mask, value):
         return apply(np.where, (mask, value, self), name="MaskedFillBackward0")
+
+    def masked_select(self, mask):
+        """The elements where ``mask`` (broadcast with ``self``) is true, as a 1-D tensor."""
+        m = np.asarray(_unwrap(mask)).astype(bool)
+        shape = np.broadcast_shapes(m.shape, tuple(self.shape))
+        x = self if tuple(self.shape) == shape else self.expand(shape)
+        out = x[Tensor._make(np.broadcast_to(m, shape).copy())]
+        return _renamed_node(out, "MaskedSelectBackward0")
+
+    def take(self, index):
+        """``self.flatten()[index]``, of ``index``'s shape."""
+        idx = np.asarray(_unwrap(index)).astype(np.int64)
+        return _renamed_node(self.reshape(-1)[Tensor._make(idx)], "TakeBackward0")
+
+    def index_put_(self, indices, values, accumulate=False):
+        """``self[indices] = values``; with ``accumulate``, added (repeated indices add)."""
+        key = tuple(np.asarray(_unwrap(i)) if isinstance(i, Tensor) else i for i in indices)
+        if not accumulate:
+            self[key] = values
+            return self
+        values = values if isinstance(values, Tensor) else Tensor._make(
+            np.asarray(values, dtype=self._data.dtype))
+        return self._inplace(lambda x: apply(runtime.add_at, (x.clone(), key, values),
+                                             name="IndexPutBackward0"), values)
+
+    def index_put(self, indices, values, accumulate=False):
+        return self.clone().index_put_(indices, values, accumulate)
 
     def where(self, condition, other):
         return where(condition, self, other)
@@ -350,6 +376,13 @@ def _setitem(x, index, value):
     parts = index if isinstance(index, tuple) else (index,)
     name = "CopySlices" if builtins.all(_basic(p) for p in parts) else "IndexPutBackward0"
     return apply(runtime.setitem, (x, index, value), name=name)
+
+
+def _renamed_node(t, name):
+    """``t`` with its rule node printed as ``name`` (PyTorch's name for the operation)."""
+    if isinstance(t._grad_fn, RuleNode):
+        t._grad_fn.__class__ = _node_class(name)
+    return t
 
 
 def _views_a_leaf(view):
