@@ -556,6 +556,25 @@ def test_gradient_through_jvp_of_a_closure_over_the_differentiated_value():
     np.testing.assert_allclose(sg.grad(pushed)(W), expected, rtol=1e-10, atol=1e-12)
 
 
+def test_gradient_through_grad_of_a_closure_calling_a_closure_is_refused():
+    """sg.grad(lambda x: f(x)) with f a closure over W, differentiated w.r.t. W: the
+    generated code holds f's split form, not f, so the gradient of what the lambda
+    holds (a dict by its names) would miss it: a located refusal, never the zero
+    gradient it gave."""
+    W = np.arange(9.0).reshape(3, 3) / 10 - 0.4
+
+    def penalty(W):
+        f = lambda x: np.sum(np.tanh(W @ x))     # noqa: E731
+        return np.sum(sg.grad(lambda x: f(x))(X) ** 2)
+
+    def penalty_autograd(W):
+        return anp.sum(autograd.grad(lambda x: anp.sum(anp.tanh(anp.dot(W, x))))(X) ** 2)
+    np.testing.assert_allclose(penalty(W), penalty_autograd(W), rtol=1e-12)
+    assert np.max(np.abs(autograd.grad(penalty_autograd)(W))) > 0.1
+    with pytest.raises(sg.NonDifferentiableError, match="holds differentiated values through"):
+        sg.grad(penalty)(W)
+
+
 def pulled_rows(x):
     return np.sin(x) * x[0]
 

@@ -121,12 +121,15 @@ def _target(f, args, kwargs, site, own=False):
         elif hasattr(f, "__srcgrad_trace__"):
             # sg.grad(g) called here: its generated code (transformed again), which holds
             # what g holds (a closure's generated code closes over the same names)
+            traced = f
             f, args, kwargs, more = f.__srcgrad_trace__(args, kwargs)
             front += more
             if own and more:        # (sg.jacobian's code: what it holds is its first
                 holder = "self"     # argument, the function it differentiates)
             elif own and front == 0:
                 holder = _holder(f)
+                if holder == _CLOSURE:
+                    _same_held(traced, f, site)
         elif not isinstance(f, (types.FunctionType, types.BuiltinFunctionType, type)) and \
                 rules.lookup(f) is None and not rules.is_nograd(f) and \
                 isinstance(getattr(type(f), "__call__", None), types.FunctionType):
@@ -135,6 +138,28 @@ def _target(f, args, kwargs, site, own=False):
             f = type(f).__call__
         else:
             return f, tuple(args), kwargs, front, holder
+
+
+def _same_held(traced, code, site):
+    """Refuse where the generated code of ``sg.grad(g)`` holds values that carry a
+    gradient under names g does not hold them by (a callee g closes over, compiled
+    into the code as its split form ``f_fwd``, ``f_bwd``): the gradient of what g holds
+    is a dict by g's names, and one by the code's would be dropped."""
+    g = getattr(traced, "__srcgrad_wrapped__", None)
+    if not isinstance(g, types.FunctionType):
+        return
+
+    def held(fn):
+        free = fn.__code__.co_freevars
+        return {n for n, c in zip(free, fn.__closure__ or ())
+                if _cell_full(c) and _holds_floats(c.cell_contents, set())}
+    extra = sorted(held(code) - held(g))
+    if extra:
+        raise NonDifferentiableError(
+            f"{site}: sg.grad of {_name(g)}, a function value that holds differentiated "
+            f"values through what it calls ({', '.join(extra)} in its generated code): "
+            f"srcgrad cannot follow a gradient into them; pass those values to the "
+            f"function as arguments")
 
 
 def _array_method(f):
