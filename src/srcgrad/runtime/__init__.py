@@ -105,8 +105,8 @@ def restore_item(x, key, old):
     """Undo ``x[key] = ...`` in the reverse sweep (``old`` from :func:`old_item`); with
     ``key`` ``...``, undo an in-place change of the whole of ``x`` (``d.sort()``,
     ``np.copyto(d, v)``), ``old`` a :func:`copy` of it from before (None: a name not
-    bound on the path the forward sweep took)."""
-    if key is Ellipsis and x is None:
+    bound on the path the forward sweep took; a number: nothing changed it in place)."""
+    if key is Ellipsis and not isinstance(x, set) and not hasattr(x, "__setitem__"):
         return
     if old is _ABSENT:
         del x[key]

@@ -487,6 +487,16 @@ def callee_written_args(body, func):
     return out
 
 
+def changed_by_callee(s, func):
+    """The argument names the user function a statement calls changes in place."""
+    if not isinstance(s, (gast.Assign, gast.Expr)) or not isinstance(s.value, gast.Call):
+        return []
+    target = _user_callee(s, s.value, func)
+    if target is None or getattr(target[0], "__srcgrad_transformable__", False):
+        return []           # (generated code changes copies of its arguments only)
+    return [a for a, _ in callee_writes.call_targets(*target)]
+
+
 def _user_callee(s, call, func):
     """(function, positional atoms, [(keyword, atom)]) when ``call`` calls a user
     function (a Python function with source), else None."""

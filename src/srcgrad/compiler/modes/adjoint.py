@@ -36,6 +36,10 @@ class AdjointSweep(AdjointStates):
                 A.attr(self.names.ad, "fill_like"), [A.name(self.names.d(n)), A.name(n)])))
             state[n] = "shared"
         piece = self.bwd_stmt_kind(s, state, depth)
+        # (records.fwd_stmt: the values it changed in place come back, last first)
+        for n in reversed(getattr(s, "srcgrad_undo", ())):
+            piece = piece + [A.expr_stmt(A.call(A.attr(self.names.ad, "restore_item"), [
+                A.name(n), A.const(Ellipsis), self.pop()]))]
         return filled + piece if filled and piece else piece
 
     def bwd_stmt_kind(self, s, state, depth):
@@ -51,10 +55,6 @@ class AdjointSweep(AdjointStates):
                 return self.bwd_append(s, state)
             if op is not None and op.kind == "restore":
                 return self.bwd_restore(s, state)
-            if op is not None and op.kind == "mutate" and getattr(s, "srcgrad_saved", False):
-                # (records.py: the value before the in-place call comes back)
-                return [A.expr_stmt(A.call(A.attr(self.names.ad, "restore_item"), [
-                    A.name(op.target), A.const(Ellipsis), self.pop()]))]
             return []
         if isinstance(s, gast.If):
             return self.bwd_if(s, state, depth)

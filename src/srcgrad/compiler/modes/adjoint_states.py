@@ -64,6 +64,8 @@ class AdjointStates:
         for n in filled_first(self, s, state):
             self.names.d(n)
             state[n] = "shared"
+        if getattr(s, "srcgrad_undo", ()):         # (records.fwd_stmt: values put back)
+            self.stack_name()
         if isinstance(s, gast.Assign):
             if isinstance(s.targets[0], gast.Name):
                 self.status_assign(s, state, depth)
@@ -75,8 +77,6 @@ class AdjointStates:
                 self.status_append(s, state)
             elif op is not None and op.kind == "restore":
                 self.status_restore(s, state)
-            elif op is not None and op.kind == "mutate" and getattr(s, "srcgrad_saved", False):
-                self.stack_name()
         elif isinstance(s, gast.If):
             self.status_if(s, state, depth)
         elif isinstance(s, (gast.For, gast.While)):

@@ -79,3 +79,20 @@ def callee_kinds(bound, kinds):
     ``np.mean(lst, axis=0)`` as ``np.mean(np.asarray(lst), axis=0)``)."""
     return {p: "container" for p, a in bound.arguments.items()
             if isinstance(a, gast.Name) and kinds.get(a.id) == "container"}
+
+
+def changed_in_place(s, func):
+    """Names a simple statement changes in place, besides an item it writes (saved item
+    by item): the object of an in-place call (``d.sort()``, ``np.copyto(d, v)``) and the
+    arguments a user function it calls changes (``func``: the function ``s`` is from)."""
+    if not isinstance(s, (gast.Assign, gast.Expr)) or not isinstance(s.value, gast.Call):
+        return []
+    from ..analysis.aliasing import changed_by_callee
+    op = getattr(s, "srcgrad_op", None)
+    out = []
+    if isinstance(s, gast.Expr) and op is not None and op.kind == "mutate" and \
+            isinstance(op.target, str):
+        out.append(op.target)
+    if func is not None:
+        out += [n for n in changed_by_callee(s, func) if n not in out]
+    return out

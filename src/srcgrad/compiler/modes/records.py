@@ -12,7 +12,7 @@ import types
 import gast
 
 from .. import syntax as A
-from .body import callee_kinds
+from .body import callee_kinds, changed_in_place
 from . import float_tapes
 from .. import dynamic
 from ..frontend import RecursiveBuild
@@ -72,6 +72,21 @@ class ForwardSweep:
         return out
 
     def fwd_stmt(self, s, depth):
+        undo = [n for n in changed_in_place(s, self.info.func)
+                if self.mutation_needed(n, self.needed)]
+        if not undo:
+            return self.fwd_stmt_kind(s, depth)
+        # an in-place change the statement makes to a value with no gradient that the
+        # adjoint reads (``d.sort()``, ``np.copyto(d, v)``, a user function that scales
+        # its argument in place): its old value is saved, and put back in the reverse
+        # sweep once the statement's own adjoint ran (adjoint.bwd_stmt)
+        s.srcgrad_undo = undo
+        if self.choices is not None:
+            self.choices["item"].extend(undo)
+        return [self.push(A.call(A.attr(self.names.ad, "copy"), [A.name(n)]), like=s)
+                for n in undo] + self.fwd_stmt_kind(s, depth)
+
+    def fwd_stmt_kind(self, s, depth):
         if isinstance(s, gast.Assign):
             t = s.targets[0]
             out = []
@@ -129,18 +144,6 @@ class ForwardSweep:
         if isinstance(s, gast.Expr):
             op = getattr(s, "srcgrad_op", None)
             out = [s]
-            if op is not None and op.kind == "mutate" and isinstance(op.target, str) and \
-                    self.mutation_needed(op.target, self.needed):
-                # an in-place call (``d.sort()``, ``np.copyto(d, v)``, ``y[:2].fill(0)``)
-                # on a value with no gradient that the adjoint reads: its old value is
-                # saved, and put back in the reverse sweep (``ad.restore_item(d, ...,
-                # old)``) before the adjoints that read it
-                if self.choices is not None:
-                    self.choices["item"].append(op.target)
-                s.srcgrad_saved = True
-                out.insert(0, self.push(A.call(A.attr(self.names.ad, "copy"),
-                                               [A.name(op.target)]), like=s))
-                return out
             if op is not None and op.kind == "restore" and \
                     self.mutation_needed(op.target, self.needed):
                 # generated code undoing ``x[key] = v``, differentiated again: the item
@@ -385,6 +388,9 @@ class ForwardSweep:
     def _has_reverse(self, stmts, needed):
         for s in stmts:
             for n in A.statements(s):
+                if any(self.mutation_needed(m, needed)       # (fwd_stmt's undo)
+                       for m in changed_in_place(n, self.info.func)):
+                    return True
                 if isinstance(n, gast.Assign):
                     t = n.targets[0]
                     tid = t.id if isinstance(t, gast.Name) else t.value.id
