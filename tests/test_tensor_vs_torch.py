@@ -309,7 +309,8 @@ def test_hardsigmoid_gradient_by_central_differences_and_pytorch_s_ends():
     np.testing.assert_array_equal(x.grad.numpy()[ends], t.grad.numpy()[ends])
 
 
-EQUATIONS = [("ij,jk->ik", [(3, 3), (3, 4)]), ("ij,j->i", [(3, 3), (3,)]), ("i,j->ij", [(3,), (3,)]),
+EQUATIONS = [("ij,jk->ik", [(3, 3), (3, 4)]), ("ij,j->i", [(3, 3), (3,)]),
+             ("i,j->ij", [(3,), (3,)]),
              ("ii", [(3, 3)]), ("ii->i", [(3, 3)]), ("ij->i", [(3, 3)]), ("ij->ji", [(3, 3)]),
              ("i,i->", [(3,), (3,)]), ("i,i->i", [(3,), (3,)]),
              ("bij,bjk", [(2, 3, 3), (2, 3, 4)]), ("...ij,...jk->...ik", [(2, 3, 3), (2, 3, 4)]),

@@ -16,7 +16,8 @@ from ..functions import einsum, erf
 from ..indexing import where
 from .padding import _named, pad
 
-__all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu", "prelu", "elu", "selu", "celu", "gelu",
+__all__ = ["linear", "bilinear", "relu", "relu_", "leaky_relu", "prelu", "elu", "selu", "celu",
+           "gelu",
            "silu", "mish", "softplus", "softsign", "tanh", "sigmoid", "hardtanh", "relu6",
            "hardsigmoid", "hardswish", "logsigmoid", "softmax", "log_softmax", "softmin",
            "dropout", "dropout1d", "dropout2d", "dropout3d", "embedding", "layer_norm",

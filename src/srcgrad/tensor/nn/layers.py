@@ -9,7 +9,8 @@ from .module import Module, Parameter
 
 __all__ = ["Identity", "Linear", "Bilinear", "Flatten", "Unflatten", "Dropout", "Dropout1d",
            "Dropout2d", "Dropout3d", "Embedding",
-           "LayerNorm", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU", "SiLU",
+           "LayerNorm", "ReLU", "ReLU6", "LeakyReLU", "PReLU", "ELU", "SELU", "CELU", "GELU",
+           "SiLU",
            "Mish", "Softplus", "Softsign", "Tanh", "Sigmoid", "Hardtanh", "Hardsigmoid",
            "Hardswish", "LogSigmoid", "Softmax", "LogSoftmax", "Softmin",
            "MSELoss", "L1Loss", "SmoothL1Loss", "HuberLoss", "NLLLoss", "CrossEntropyLoss",
