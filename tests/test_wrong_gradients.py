@@ -870,3 +870,60 @@ def test_a_callee_that_changes_its_argument_in_a_branch_with_no_adjoint():
     of order (fuzz seed 100090: IndexError in ad.restore_item; seed 100021: a float
     argument 'restored' in place)."""
     check_both(unused_callee_changing_its_argument, np.array([0.3, -0.2, 0.5, 0.1]))
+
+
+# -- lazy values: Python runs them as they are consumed, srcgrad where they are made ----
+
+def generator_over_changed_data(w, d):
+    gen = (np.sin(w) * di for di in d)
+    d[0] = 5.0
+    return np.sum(sum(gen))
+
+
+def generator_over_a_rebound_name(w):
+    k = 2.0
+    gen = (w ** k for _ in range(2))
+    k = 3.0
+    return np.sum(sum(gen))
+
+
+def _scaled_rows(v, d):
+    for di in d:
+        yield v * di
+
+
+def generator_function_over_changed_data(w, d):
+    rows = _scaled_rows(w, d)
+    d.sort()
+    return np.sum(sum(rows))
+
+
+def map_over_changed_data(w, d):
+    terms = map(lambda di: np.sin(w) * di, d)
+    d *= 2.0
+    return np.sum(sum(terms))
+
+
+@pytest.mark.parametrize("f, args", [
+    (generator_over_changed_data, (X, np.array([3.0, 1.0, 2.0]))),
+    (generator_over_a_rebound_name, (X,)),
+    (generator_function_over_changed_data, (X, np.array([3.0, 1.0, 2.0]))),
+    (map_over_changed_data, (X, np.array([3.0, 1.0, 2.0]))),
+])
+def test_a_lazy_value_changed_before_it_is_consumed_is_refused(f, args):
+    """srcgrad evaluated these where they were made, Python when they are consumed:
+    both the value and the gradient differed from Python's (no error)."""
+    with pytest.raises(sg.UnsupportedSyntaxError, match=r"(?s)only as it is consumed.*"
+                                                        r"test_wrong_gradients\.py"):
+        sg.value_and_grad(f, wrt=0)(*[np.array(a, copy=True) for a in args])
+
+
+def generator_consumed_after_unrelated_work(w, d):
+    gen = (np.sin(w) * di for di in d)
+    scale = np.sum(w ** 2)
+    return np.sum(sum(gen)) * scale
+
+
+def test_a_lazy_value_nothing_changes_before_it_is_consumed_is_differentiated():
+    check_both(lambda w: generator_consumed_after_unrelated_work(w, np.array([3.0, 1.0, 2.0])),
+               X)

@@ -9,8 +9,8 @@ with a ``key=``; each became the statements Python would run for it:
   nested ones) is a ``for`` loop that appends to a fresh list (sets a dict item),
   placed right before the statement that uses it.  The comprehension's variables get
   fresh names: as in Python they never leak into the function's own.  A generator
-  expression is evaluated at once, as a list (code that differentiates has no side
-  effects that could tell).
+  expression is evaluated at once, as a list (where a change made before it is
+  consumed could tell, lower/laziness.py refuses it).
 * ``lambda a: e`` is ``def <name>(a): return e`` (``f = lambda ...`` keeps ``f``).
 * ``map(f, xs)`` is ``[f(x) for x in xs]``, ``filter(f, xs)`` ``[x for x in xs if f(x)]``,
   ``functools.reduce(f, xs, init)`` a loop that folds, ``sorted(xs, key=f)`` sorts the
@@ -35,6 +35,7 @@ import numpy as np
 
 from .. import syntax as A
 from ..source import MISSING, add_local_import, local_imports, resolve
+from .laziness import check_lazy_values
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 _HOISTED = _COMPREHENSIONS + (gast.Lambda, gast.NamedExpr)
@@ -63,6 +64,7 @@ def _is_functional_call_node(n):
 def desugar(body, info, names, params=()):
     """``body`` (a list of statements) without the constructs above (a new list;
     the statements themselves may be changed in place)."""
+    check_lazy_values(body, info)
     if _is_generator(info.func):
         body = _generator_as_list(body, info, names)
     if not needs_desugaring(body, info.func):
