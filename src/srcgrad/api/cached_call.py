@@ -25,7 +25,10 @@ Guarantees:
   Python float), and errors from the generated code get the same handling.
 * The checks of a hit run as one small generated function, its *guard*
   (:func:`build_guard`): the argument tuple unpacked, each check one comparison
-  on a local, no tuple or loop built per call.  Its text is registered with
+  on a local, no loop per call.  For specialized code, every array's shape and
+  dtype go into one tuple compared with the recorded one; only when that fails do
+  the checks run one by one (which accept a dtype equal to the recorded one but
+  another object, and, for an array not differentiated, any dtype of its kind).  Its text is registered with
   ``linecache`` (``<srcgrad cached call #N>``), so a traceback through it shows
   its lines.
 """
@@ -51,7 +54,7 @@ class CachedCall:
 
     __slots__ = ("fn", "code", "deps", "dtype_checks", "wrt_pos", "single", "wrap",
                  "cast", "value_and_grad", "dtypes", "as_is", "types", "guard",
-                 "shape_checks")
+                 "shape_checks", "seen")
 
     def __init__(self, fn, code, deps, dtype_checks, wrt_pos, single, wrap, cast,
                  value_and_grad, dtypes=None, types=None):
@@ -69,6 +72,7 @@ class CachedCall:
         self.as_is = not (value_and_grad or wrap or cast)
         # code specialized to the arguments' shapes: ((position, shape, dtype kind), ...)
         self.shape_checks = ()
+        self.seen = ()          # the shapes and dtypes the guard compares in one go
 
     def same_dtypes(self, grads, args):
         """Has each gradient its input's dtype already (so no cast is needed)?  Only
@@ -133,6 +137,8 @@ def record(t, fn, wrt, single, args):
         # (a NumPy scalar's type decides its shape and dtype: the type check covers it)
         hit.shape_checks = tuple((i, a.shape, a.dtype.kind) for i, a in enumerate(args)
                                  if type(a) is np.ndarray)
+        hit.seen = tuple(s for _, s, _ in hit.shape_checks) + \
+            tuple(args[i].dtype for i in _dtype_positions(hit))
     return hit
 
 
@@ -159,27 +165,37 @@ def guard_source(hit):
     n = len(hit.types)
     a = [f"a{i}" for i in range(n)]
     lines = ["def cached_call(args):",
-             f"    if len(args) != {n}:",
+             "    try:",
+             f"        {', '.join(a)}{',' if n == 1 else ''} = args",
+             "    except ValueError:",
              "        return MISS",
-             f"    {', '.join(a)}{',' if n == 1 else ''} = args",
              "    if " + " or ".join(f"type({v}) is not T{i}" for i, v in enumerate(a)) + ":",
              "        return MISS",
              "    if func.__code__ is not code:",
              "        return MISS"]
+    exact = hit.wrt_pos if hit.dtypes is not None else ()
+    checks = []
     if hit.dtypes is not None:
+        lines += [f"    d{i} = a{i}.dtype" for i in hit.wrt_pos]
         for i in hit.wrt_pos:
-            lines += [f"    d{i} = a{i}.dtype",
-                      f"    if d{i} is not D{i} and d{i} != D{i}:",
-                      "        return MISS"]
+            checks.append(f"d{i} is not D{i} and d{i} != D{i}")
     else:
         for i, kind in hit.dtype_checks:
-            lines += [f"    if a{i}.dtype.kind != {kind!r}:", "        return MISS"]
-    exact = hit.wrt_pos if hit.dtypes is not None else ()
+            checks.append(f"a{i}.dtype.kind != {kind!r}")
     for i, shape, kind in hit.shape_checks:
-        test = f"a{i}.shape != S{i}"
+        checks.append(f"a{i}.shape != S{i}")
         if i not in exact:      # (an exact dtype, checked above, decides its kind)
-            test += f" or a{i}.dtype.kind != {kind!r}"
-        lines += [f"    if {test}:", "        return MISS"]
+            checks.append(f"a{i}.dtype.kind != {kind!r}")
+    if hit.shape_checks:
+        # one comparison of every shape and dtype with the recorded ones (the common
+        # case); only when it fails, the checks one by one (a dtype equal but not the
+        # same object, another dtype of the same kind)
+        seen = [f"a{i}.shape" for i, _, _ in hit.shape_checks] + \
+            [f"d{i}" if i in exact else f"a{i}.dtype" for i in _dtype_positions(hit)]
+        lines += [f"    if ({', '.join(seen)},) != K:"]
+        lines += [f"        if {c}:\n            return MISS" for c in checks]
+    else:
+        lines += [f"    if {c}:\n        return MISS" for c in checks]
     deps = hit.deps
     if deps is not None:
         if deps.cells or deps.inherited:
@@ -213,6 +229,14 @@ def guard_source(hit):
     return "\n".join(lines) + "\n"
 
 
+def _dtype_positions(hit):
+    """The positions whose dtype the guard's one comparison includes: the inputs
+    differentiated (exact dtypes) or those with a dtype-kind check, then every array
+    whose shape it checks."""
+    first = hit.wrt_pos if hit.dtypes is not None else tuple(i for i, _ in hit.dtype_checks)
+    return first + tuple(i for i, _, _ in hit.shape_checks if i not in first)
+
+
 def build_guard(hit, func, with_input_dtypes):
     """``hit``'s guard for calls of ``func`` (see :func:`guard_source`).  Its text
     names no value, so one compiled code object serves every hit of the same shape
@@ -233,6 +257,8 @@ def build_guard(hit, func, with_input_dtypes):
     if hit.dtypes is not None:
         env.update((f"D{i}", dt) for i, dt in zip(hit.wrt_pos, hit.dtypes))
     env.update((f"S{i}", shape) for i, shape, _ in hit.shape_checks)
+    if hit.shape_checks:
+        env["K"] = hit.seen
     if hit.deps is not None:
         env.update((f"g{j}", token) for j, (_, token) in enumerate(hit.deps.globals))
     return types.FunctionType(code, env, "cached_call")
