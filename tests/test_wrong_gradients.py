@@ -927,3 +927,33 @@ def generator_consumed_after_unrelated_work(w, d):
 def test_a_lazy_value_nothing_changes_before_it_is_consumed_is_differentiated():
     check_both(lambda w: generator_consumed_after_unrelated_work(w, np.array([3.0, 1.0, 2.0])),
                X)
+
+
+def iterator_read_twice(w):
+    terms = map(np.sin, [w, 2.0 * w])
+    first = sum(terms)
+    second = sum(terms, 0.0)             # Python: 0.0, the map is used up
+    return np.sum(first + second)
+
+
+def zip_in_a_loop(w):
+    pairs = zip([w, w], [1.0, 2.0])
+    s = 0.0
+    for _ in range(2):
+        for p, q in pairs:               # Python: the second pass finds nothing
+            s = s + np.sum(p * q)
+    return s
+
+
+def generator_summed_twice(w):
+    gen = (np.sin(w) * k for k in range(3))
+    return np.sum(sum(gen) + sum(gen, 0.0))
+
+
+@pytest.mark.parametrize("f", [iterator_read_twice, zip_in_a_loop, generator_summed_twice])
+def test_a_second_pass_over_a_lazy_value_is_refused(f):
+    """Python's iterator is used up by its first pass; srcgrad's list was read again:
+    twice Python's value and gradient, no error."""
+    with pytest.raises(sg.UnsupportedSyntaxError, match=r"(?s)used up by its first pass.*"
+                                                        r"test_wrong_gradients\.py"):
+        sg.value_and_grad(f)(X)

@@ -11,8 +11,9 @@ name they read or changes a value in place::
     total = sum(gen)
 
 :func:`check_lazy_values` refuses that at the line that changes it, before anything is
-transformed; a lazy value consumed in the statement that makes it (``sum(x for x in
-xs)``), or with nothing in between that could change what it reads, is left alone.
+transformed, as it refuses a second pass over one (Python's is used up by the first);
+a lazy value consumed once, in the statement that makes it (``sum(x for x in xs)``) or
+with nothing in between that could change what it reads, is left alone.
 """
 import inspect
 
@@ -38,8 +39,9 @@ def check_lazy_values(body, info):
             if lazy is None:
                 continue
             name, reads, what = lazy
-            for later in block[i + 1:]:
+            for j, later in enumerate(block[i + 1:], i + 1):
                 if name in A.names_read(later):
+                    _used_once(name, what, later, block[j + 1:], info)
                     break
                 changer = _change_in(later, reads, info.func)
                 if changer is not None:
@@ -49,6 +51,27 @@ def check_lazy_values(body, info):
                         f"srcgrad evaluates it where it is made. Build a list there "
                         f"([...] or list(...)) if that is what you mean, or consume "
                         f"{name} before this line"))
+
+
+def _used_once(name, what, first, rest, info):
+    """A lazy value is used up by its first pass: refuse a second one (a later statement
+    reading ``name``, or a loop around the read that runs it again), which Python would
+    find empty and the list srcgrad made would not."""
+    again = None
+    if isinstance(first, (gast.For, gast.While)):
+        inner = first.body + first.orelse
+        if any(name in A.names_read(st) for st in inner):
+            again = first
+    elif sum(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Load)
+             for n in gast.walk(first)) > 1:
+        again = first                       # (``sum(gen) + sum(gen)``)
+    if again is None:
+        again = next((st for st in rest if name in A.names_read(st)), None)
+    if again is not None:
+        raise info.error(again, (
+            f"{name} is {what}: Python's is used up by its first pass, and this line "
+            f"would find it empty, while srcgrad makes it a list that every pass reads. "
+            f"Build a list ([...] or list(...)) if every pass should see the values"))
 
 
 def _blocks(stmts):
