@@ -556,21 +556,40 @@ def test_gradient_through_jvp_of_a_closure_over_the_differentiated_value():
     np.testing.assert_allclose(sg.grad(pushed)(W), expected, rtol=1e-10, atol=1e-12)
 
 
-def test_gradient_through_grad_of_a_closure_calling_a_closure_is_refused():
-    """sg.grad(lambda x: f(x)) with f a closure over W, differentiated w.r.t. W: the
-    generated code holds f's split form, not f, so the gradient of what the lambda
-    holds (a dict by its names) would miss it: a located refusal, never the zero
-    gradient it gave."""
+def test_gradient_through_grad_of_a_closure_calling_a_closure():
+    """sg.grad(lambda x: f(x)) with f a closure over W (or a partial binding W),
+    differentiated w.r.t. W: the generated code holds f's split form, not f, so it is
+    differentiated as sg.vjp of the lambda taken as an argument, whose gradient is by
+    the lambda's own names (the gradient w.r.t. W was ZERO, silently)."""
     W = np.arange(9.0).reshape(3, 3) / 10 - 0.4
 
     def penalty(W):
         f = lambda x: np.sum(np.tanh(W @ x))     # noqa: E731
         return np.sum(sg.grad(lambda x: f(x))(X) ** 2)
 
+    def penalty_partial(W):
+        f = functools.partial(lambda W, x: np.sum(np.tanh(W @ x)), W)
+        return np.sum(sg.grad(lambda x: f(x))(X) ** 2)
+
     def penalty_autograd(W):
         return anp.sum(autograd.grad(lambda x: anp.sum(anp.tanh(anp.dot(W, x))))(X) ** 2)
-    np.testing.assert_allclose(penalty(W), penalty_autograd(W), rtol=1e-12)
-    assert np.max(np.abs(autograd.grad(penalty_autograd)(W))) > 0.1
+    expected = autograd.grad(penalty_autograd)(W)
+    np.testing.assert_allclose(expected, central(penalty_autograd, [W], 0), rtol=1e-6,
+                               atol=1e-8)
+    assert np.max(np.abs(expected)) > 0.1
+    for fn in (penalty, penalty_partial):
+        np.testing.assert_allclose(fn(W), penalty_autograd(W), rtol=1e-12)
+        np.testing.assert_allclose(sg.grad(fn)(W), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_gradient_through_grad_of_two_arguments_calling_a_closure_is_refused():
+    """The same with a lambda of two arguments: no code form yet, a located refusal
+    (never a zero gradient)."""
+    W = np.arange(9.0).reshape(3, 3) / 10 - 0.4
+
+    def penalty(W):
+        f = lambda x: np.sum(np.tanh(W @ x))     # noqa: E731
+        return np.sum(sg.grad(lambda x, c: f(x) * c)(X, 2.0) ** 2)
     with pytest.raises(sg.NonDifferentiableError, match="holds differentiated values through"):
         sg.grad(penalty)(W)
 

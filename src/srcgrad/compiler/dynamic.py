@@ -121,15 +121,23 @@ def _target(f, args, kwargs, site, own=False):
         elif hasattr(f, "__srcgrad_trace__"):
             # sg.grad(g) called here: its generated code (transformed again), which holds
             # what g holds (a closure's generated code closes over the same names)
-            traced = f
+            traced, given = f, (args, kwargs)
             f, args, kwargs, more = f.__srcgrad_trace__(args, kwargs)
             front += more
             if own and more:        # (sg.jacobian's code: what it holds is its first
                 holder = "self"     # argument, the function it differentiates)
             elif own and front == 0:
                 holder = _holder(f)
-                if holder == _CLOSURE:
-                    _same_held(traced, f, site)
+                extra = _held_elsewhere(traced, f) if holder == _CLOSURE else []
+                if extra:
+                    # its code holds what it holds under other names: a code form that
+                    # takes the function as an argument, or a refusal
+                    held = getattr(traced, "__srcgrad_held_trace__", None)
+                    made = held(*given) if held is not None else None
+                    if made is None:
+                        _refuse_held(traced, extra, site)
+                    f, args, kwargs, front = made
+                    holder = "self"
         elif not isinstance(f, (types.FunctionType, types.BuiltinFunctionType, type)) and \
                 rules.lookup(f) is None and not rules.is_nograd(f) and \
                 isinstance(getattr(type(f), "__call__", None), types.FunctionType):
@@ -140,26 +148,28 @@ def _target(f, args, kwargs, site, own=False):
             return f, tuple(args), kwargs, front, holder
 
 
-def _same_held(traced, code, site):
-    """Refuse where the generated code of ``sg.grad(g)`` holds values that carry a
-    gradient under names g does not hold them by (a callee g closes over, compiled
-    into the code as its split form ``f_fwd``, ``f_bwd``): the gradient of what g holds
-    is a dict by g's names, and one by the code's would be dropped."""
+def _held_elsewhere(traced, code):
+    """The names under which the generated code of ``sg.grad(g)`` holds values that
+    carry a gradient and g does not (a callee g closes over, compiled into the code as
+    its split form ``f_fwd``, ``f_bwd``): the gradient of what g holds is a dict by g's
+    names, and one by the code's would be dropped."""
     g = getattr(traced, "__srcgrad_wrapped__", None)
     if not isinstance(g, types.FunctionType):
-        return
+        return []
 
     def held(fn):
         free = fn.__code__.co_freevars
         return {n for n, c in zip(free, fn.__closure__ or ())
                 if _cell_full(c) and _holds_floats(c.cell_contents, set())}
-    extra = sorted(held(code) - held(g))
-    if extra:
-        raise NonDifferentiableError(
-            f"{site}: sg.grad of {_name(g)}, a function value that holds differentiated "
-            f"values through what it calls ({', '.join(extra)} in its generated code): "
-            f"srcgrad cannot follow a gradient into them; pass those values to the "
-            f"function as arguments")
+    return sorted(held(code) - held(g))
+
+
+def _refuse_held(traced, extra, site):
+    raise NonDifferentiableError(
+        f"{site}: sg.grad of {_name(traced.__srcgrad_wrapped__)}, a function value that "
+        f"holds differentiated values through what it calls ({', '.join(extra)} in its "
+        f"generated code): srcgrad cannot follow a gradient into them; pass those "
+        f"values to the function as arguments")
 
 
 def _array_method(f):

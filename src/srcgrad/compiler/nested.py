@@ -350,6 +350,13 @@ def _fresh(v, memo):
     return out
 
 
+def grad_of_one(_sg_f, x):
+    """``sg.grad(f)(x)`` of a function of one argument, as Python srcgrad transforms:
+    f is its argument, so that the gradient of what f holds is f's own, by f's names
+    (compiler/dynamic.py, _target: f's generated code holds them under others)."""
+    return vjp_of(_sg_f, x)[1](1.0)
+
+
 def holds_floats(v):
     """Does ``v`` hold a float (``sg.vjp``'s arguments with a gradient)?"""
     return dynamic._holds_floats(v, set())
@@ -360,6 +367,7 @@ holds_floats.__srcgrad_stop_gradient__ = True
 
 deftransformable(split_forward, split_forward_b, split_plain, jvp_apply, _tangent,
                  _tangent_item, jvp_of, jvp_star, _flat_call, vjp_of, star_apply, _made,
+                 grad_of_one,
                  split_backward, _one, _cells, _defaults, construct_apply)
 # ``picked`` (a call's gradients out of its callee's) and its transpose are linear maps
 # with rules: differentiated again, they are not transformed into their loops
