@@ -169,8 +169,23 @@ class _Layout:
                 len(ret.value.elts) == 2 and isinstance(ret.value.elts[1], ast.Tuple):
             self.saved = [ast.unparse(e) for e in ret.value.elts[1].elts]
         self.sites = {}          # line in the file -> (list name, user line, expression)
+        self.filled = {}         # a site writing a loop's filled tape -> the loop's counter
         self.assigned = {}       # name -> its last assignment's line in fwd.source
+        filled = {n.targets[0].id for n in ast.walk(tree) if isinstance(n, ast.Assign) and
+                  isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute)
+                  and n.value.func.attr == "filled_tape"}
         for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript) \
+                    and isinstance(node.targets[0].value, ast.Name) and \
+                    node.targets[0].value.id in filled and \
+                    isinstance(node.targets[0].slice, ast.Name):
+                # ``tape[i] = x``: one slot of a tape allocated at its size (float_tapes.py)
+                at = first + node.lineno - 1
+                self.sites[at] = (node.targets[0].value.id,
+                                  where.get(node.lineno, (None, None))[0],
+                                  ast.unparse(node.value))
+                self.filled[at] = node.targets[0].slice.id
+                continue
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                     node.func.attr == "append" and isinstance(node.func.value, ast.Name) \
                     and len(node.args) == 1:
@@ -208,7 +223,10 @@ def _run_recording(fwd, layout, call):
         if prev in sites:
             name = sites[prev][0]
             lst = frame.f_locals.get(name)
-            if isinstance(lst, (list, array.array)):     # (a loop's float tape: an array)
+            if prev in layout.filled and isinstance(lst, (list, array.array)):
+                # (a filled tape: the slot this trip wrote)
+                pushed.setdefault(prev, lst[:0]).append(lst[frame.f_locals[layout.filled[prev]]])
+            elif isinstance(lst, (list, array.array)):     # (a loop's float tape: an array)
                 known = state["lens"].get(name)
                 start = known[1] if known and known[0] is lst else 0
                 if len(lst) > start:

@@ -138,6 +138,7 @@ defnograd(rt.keys_of, rt.detach, rt.data_of, names=["ad.keys_of", "ad.detach", "
 # -- constants: seeds, zeros, shapes, masks ----------------------------------------
 defnograd(rt.seed, rt.array_ns, names=["ad.seed", "ad.array_ns"])
 defnograd(rt.float_tape, names=["ad.float_tape"], container=True)
+defnograd(rt.filled_tape, names=["ad.filled_tape"], container=True)
 # positions that order a list (sorted / max / min with key=): integers, no gradient
 defnograd(rt.order_by, rt.index_of_max, rt.index_of_min,
           names=["ad.order_by", "ad.index_of_max", "ad.index_of_min"])

@@ -12,14 +12,14 @@ import numpy as np
 
 from .backends import array_ns, dtype_kind
 from .records import carries_gradient, fields_of, grad_fields, is_record, with_fields
-from .tapes import FloatTape, float_tape
+from .tapes import FloatTape, filled_tape, float_tape
 
 __all__ = [
     "unbroadcast", "expand", "zeros_like", "ones_like_grad", "reduced_grad",
     "index_grad", "setitem", "zero_index", "add_grads", "shape_of",
     "keep_axis", "moveaxis_back", "minmax_grad", "sort_grad", "cast_like",
     "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "add_at", "detach", "data_of", "indexable", "indexable_grad",
-    "keys_of", "sum_grad", "mean_grad", "dtype_kind", "float_tape",
+    "keys_of", "sum_grad", "mean_grad", "dtype_kind", "float_tape", "filled_tape",
 ]
 
 

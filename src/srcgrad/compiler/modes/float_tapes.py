@@ -15,6 +15,18 @@ sweep pops it from there:
     for i in reversed(range(10000)):
         x = tape.pop()                  # was: x = stack.pop()
 
+When the loop numbers its trips ``0, 1, ...`` (``for i in range(stop)``, ``i``
+stored by nothing else, no ``break`` or ``continue``), each taped assignment, run
+once a trip, gets a tape of its own, allocated once at its exact size (8 bytes a
+trip, no growth: runtime/tapes.py ``filled_tape``) and written by the counter:
+
+    tape = ad.filled_tape(range(10000), a, b, x)
+    for i in range(10000):
+        tape[i] = x                     # every slot written, in order
+    ...
+    for i in reversed(range(10000)):
+        x = tape.pop()                  # the same pops
+
 Each tape is a stack of its own: the adjoint sweep pops in the reverse order of the
 forward sweep's pushes, so the pops of one tape mirror its pushes as those of the
 main stack do.  Generated code differentiated again sees a list's ``append`` and
@@ -116,6 +128,24 @@ def _float_result(v, floats, ints):
         return isinstance(v.op, gast.Div) or _float_operand(left, floats) or \
             _float_operand(right, floats)
     return False
+
+
+def trip_counter(loop, counters):
+    """The name that holds the number of the trip (``0, 1, ...``) in ``loop``, when each
+    of its direct statements runs once a trip: ``for i in range(stop)`` with ``i``
+    among ``counters`` (stored by that loop alone) and no ``break`` or ``continue``
+    anywhere in its body; else None."""
+    it = loop.iter
+    if not (isinstance(loop.target, gast.Name) and loop.target.id in counters and
+            isinstance(it, gast.Call) and len(it.args) == 1 and not it.keywords and
+            not isinstance(it.args[0], gast.Starred)):
+        return None
+    for s in loop.body:
+        for n in gast.walk(s):
+            if isinstance(n, (gast.Break, gast.Continue, gast.Return, gast.Yield,
+                              gast.YieldFrom, gast.Try)):
+                return None
+    return loop.target.id
 
 
 def assigned_before(body, loop, name):

@@ -96,14 +96,21 @@ class ForwardSweep:
                     self.saved_vars.add(t.id)
                     s.srcgrad_saved = True
                     value = A.name(t.id)
-                    tape = self.tape_slots.get(id(s)) if t.id not in self.shape_only \
+                    slot = self.tape_slots.get(id(s)) if t.id not in self.shape_only \
                         else None
-                    if tape is not None:
+                    if slot is not None:
                         # a Python float each trip: onto the loop's tape, unboxed
+                        tape, counter = slot
                         s.srcgrad_saved = tape
                         self.taped.add(t.id)
-                        out.append(A.expr_stmt(A.call(A.attr(tape, "append"), [value]),
-                                               like=s))
+                        self.tapes_used.add(tape)
+                        if counter is None:
+                            out.append(A.expr_stmt(A.call(A.attr(tape, "append"), [value]),
+                                                   like=s))
+                        else:       # (its own tape, one slot a trip: float_tapes.py)
+                            out.append(A.assign(gast.Subscript(
+                                value=A.name(tape), slice=A.name(counter),
+                                ctx=gast.Store()), value, like=s))
                         return out + [s]
                     if t.id in self.shape_only:
                         # the adjoint sweep reads only its shape (to un-broadcast): of a
@@ -234,30 +241,36 @@ class ForwardSweep:
         of the assignments in its body whose saves may go onto it; None if none may."""
         if depth > 0:
             return None     # (a loop in a loop: the outer loop's slots stay)
-        self.tape_slots, self.taped = {}, set()
+        self.tape_slots, self.taped, self.tapes_used = {}, set(), set()
         if _ends_with_break(loop.body) or not _is_range_call(loop.iter):
             return None
+        counters = float_tapes.range_counters(self.body)
         if self.exact is None:
             self.exact = float_tapes.exact_floats(self.body, self.params, self.kinds,
-                                                  float_tapes.range_counters(self.body))
+                                                  counters)
         floats, _ = self.exact
-        tape = None
+        counter = float_tapes.trip_counter(loop, counters)
+        tapes = []
         for st in loop.body:
             if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
                     st.targets[0].id in floats:
-                tape = tape or self.names.gen.fresh("tape")
-                self.tape_slots[id(st)] = tape
-        return tape
+                if counter is not None or not tapes:
+                    tapes.append(self.names.gen.fresh(
+                        "tape" if counter is None else st.targets[0].id + "_tape"))
+                self.tape_slots[id(st)] = (tapes[-1], counter)
+        return (tapes, counter) if tapes else None
 
     def tape_setup(self, loop, tape):
         """Before ``loop``: its tape, and ``0.0`` in each taped name that nothing
         before the loop assigns (the value its first trip saves)."""
         if tape is None or not self.taped:
             return []
+        tapes, counter = tape
         _, assumed = self.exact
-        call = A.call(A.attr(self.names.ad, "float_tape"),
-                      [A.clone(loop.iter)] + [A.name(p) for p in assumed])
-        out = [A.assign(tape, call, like=loop)]
+        make = "float_tape" if counter is None else "filled_tape"
+        out = [A.assign(t, A.call(A.attr(self.names.ad, make),
+                                  [A.clone(loop.iter)] + [A.name(p) for p in assumed]),
+                        like=loop) for t in tapes if t in self.tapes_used]
         for name in sorted(self.taped):
             if name not in self.params and \
                     not float_tapes.assigned_before(self.body, loop, name):
