@@ -957,3 +957,26 @@ def test_a_second_pass_over_a_lazy_value_is_refused(f):
     with pytest.raises(sg.UnsupportedSyntaxError, match=r"(?s)used up by its first pass.*"
                                                         r"test_wrong_gradients\.py"):
         sg.value_and_grad(f)(X)
+
+
+# -- ``a and b`` / ``a or b`` as values: the operand that decided, with its gradient ------
+
+def or_of_values(x):
+    y = x[1] or x[2]
+    return y * 2.0
+
+
+def and_after_a_test(x):
+    y = (x[0] > 0) and x[1] ** 2
+    return np.sum(y * 2.0)
+
+
+def and_of_sums(x):
+    return (np.sum(x) > 0 and np.sum(x ** 2)) * 2.0 + (x[0] or 1.0)
+
+
+@pytest.mark.parametrize("f", [or_of_values, and_after_a_test, and_of_sums])
+def test_a_boolean_operator_s_value_carries_its_operand_s_gradient(f):
+    """``a or b`` was read as a condition (no gradient): its value, the operand that
+    decided, got a zero gradient, with no error."""
+    check_both(f, np.array([0.3, -0.4, 0.7]))

@@ -624,6 +624,7 @@ rules.python.attributes.PROPERTIES.update(vjp=_property_vjp, jvp=_property_jvp)
 
 for _f in (call_forward, call_forward_star, call_jvp, call_jvp_star, call_backward):
     _f.__srcgrad_dynamic_call__ = True          # (analysis/activity.py: grad of grad)
+call_backward.__srcgrad_gradients__ = True      # (its results are gradients: activity.py)
 
 
 # -- try / except (compiler/lower/trying.py): ad.try_call(types, body, *handlers, *args) --

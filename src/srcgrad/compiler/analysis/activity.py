@@ -748,8 +748,7 @@ def _numeric(rule):
 def _gives_gradients(func):
     """Is ``func`` a backward sweep (generated, or ``call_backward``), whose results
     are gradients?"""
-    from .. import dynamic
-    return func is dynamic.call_backward or getattr(func, "__srcgrad_gradients__", False)
+    return getattr(func, "__srcgrad_gradients__", False)
 
 
 def _header(st):

@@ -43,12 +43,49 @@ _HOISTED = _COMPREHENSIONS + (gast.Lambda, gast.NamedExpr)
 
 def needs_desugaring(body, func=None):
     return getattr(func, "__srcgrad_namespace__", None) is not None or \
+        _mark_data_boolops(body) or \
         any(isinstance(n, _HOISTED + (gast.Import, gast.ImportFrom, gast.Yield,
                                       gast.YieldFrom)) or
             _is_functional_call_node(n) for n in A.walk(body))
 
 
 
+
+
+_BOOLEAN_CALLS = frozenset(("isinstance", "callable", "hasattr", "bool", "all", "any",
+                            "isfinite", "isnan", "isinf", "allclose", "array_equal"))
+
+
+def _boolean(e):
+    """Is ``e`` a bool whatever it reads (a comparison, ``not``, ``isinstance(...)``)?"""
+    if isinstance(e, (gast.Compare, gast.Constant)):
+        return True
+    if isinstance(e, gast.UnaryOp) and isinstance(e.op, gast.Not):
+        return True
+    if isinstance(e, gast.BoolOp):
+        return all(_boolean(v) for v in e.values)
+    if isinstance(e, gast.Call):
+        f = e.func
+        name = f.id if isinstance(f, gast.Name) else f.attr if isinstance(f, gast.Attribute) \
+            else None
+        return name in _BOOLEAN_CALLS
+    return False
+
+
+def _mark_data_boolops(body):
+    """Mark (``srcgrad_value``) each ``a and b`` / ``a or b`` whose value is data (an
+    assigned or returned value, not a condition) and may be a number or an array: it
+    is one of its operands, and its gradient that operand's, so it becomes an ``if``
+    statement (``_Desugar.expr``).  Returns whether there was one."""
+    found = False
+    for st in A.walk(body):
+        if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return)) and \
+                st.value is not None:
+            for n in A.walk(st.value):
+                if isinstance(n, gast.BoolOp) and not _boolean(n):
+                    n.srcgrad_value = True
+                    found = True
+    return found
 
 
 def _is_functional_call_node(n):
@@ -339,8 +376,10 @@ class _Desugar:
                            orelse=pre_o + [A.assign(tmp, orelse, like=e)])
             pre.append(A.copy_loc(node, e))
             return A.name(tmp)
-        if isinstance(e, gast.BoolOp) and any(_contains_hoisted(v) for v in e.values[1:]):
-            # ``a and b``: b runs only if a is true (``or``: if a is false)
+        if isinstance(e, gast.BoolOp) and (getattr(e, "srcgrad_value", False) or
+                                           any(_contains_hoisted(v) for v in e.values[1:])):
+            # ``a and b``: b runs only if a is true (``or``: if a is false); its value is
+            # the operand that decided, with that operand's gradient
             tmp = self.names.fresh("boolop")
             pre.append(A.assign(tmp, self.expr(e.values[0], pre), like=e))
             rest = e.values[1:]
@@ -616,4 +655,5 @@ class _Desugar:
 
 
 def _contains_hoisted(e):
-    return any(isinstance(n, _HOISTED) or _is_functional_call_node(n) for n in A.walk(e))
+    return any(isinstance(n, _HOISTED) or _is_functional_call_node(n) or
+               getattr(n, "srcgrad_value", False) for n in A.walk(e))
