@@ -980,3 +980,53 @@ def test_a_boolean_operator_s_value_carries_its_operand_s_gradient(f):
     """``a or b`` was read as a condition (no gradient): its value, the operand that
     decided, got a zero gradient, with no error."""
     check_both(f, np.array([0.3, -0.4, 0.7]))
+
+
+# -- a split backward sweep's put-back (driver._restored_in_place), differentiated again --
+
+def _with_arg_replaced(fun, argnum):
+    def replaced(*args):
+        args = list(args)
+        args[argnum] = 0.5 * (args[argnum] + args[argnum].T)
+        return fun(*args)
+    return replaced
+
+
+_SYMMETRIC_TANH = _with_arg_replaced(np.tanh, 0)
+
+
+def through_a_list_item_written_in_a_callee(a):
+    return np.sum(_SYMMETRIC_TANH(a) * np.arange(9.0).reshape(3, 3))
+
+
+def _angle_grad_holder():
+    angle = lambda v: np.angle(v)        # noqa: E731
+    return lambda v: sg.grad(angle)(v)
+
+
+_ANGLE_GRAD = _angle_grad_holder()
+
+
+def scaled_angle_gradient(v):
+    return 0.7 * _ANGLE_GRAD(v) + v ** 2
+
+
+def test_grad_of_grad_through_a_callee_that_writes_a_list_item():
+    """The split backward sweep puts the list it restored back in its forward state
+    (``ad.restore_item(args, ..., after)``); differentiated again, the restore of a
+    whole list (the ``...`` key) raised TypeError: list indices must be integers."""
+    a = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6], [0.7, 0.2, -0.1]])
+    t = np.array([[1.0, 0.0, -0.5], [0.25, 1.0, 0.0], [0.0, -1.0, 0.5]])
+
+    def directional(m):
+        return np.sum(sg.grad(through_a_list_item_written_in_a_callee)(m) * t)
+    expected = numeric_grad(directional, (a,), 0)
+    assert_close(sg.grad(directional)(a), expected, "grad of grad")
+
+
+def test_grad_of_grad_of_a_function_holding_a_derivative():
+    """A name unbound on the path taken, put back after the split backward sweep: its
+    restore differentiated again read None (TypeError: 'NoneType' object is not
+    subscriptable)."""
+    g = sg.grad(scaled_angle_gradient)
+    assert_close(sg.grad(g)(0.4), 2.0, "grad of grad")

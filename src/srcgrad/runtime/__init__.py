@@ -53,6 +53,8 @@ __all__ += ["copies"]
 def take(g, index):
     """``g[index]`` as a new value (never a view into ``g``); a key a sparse dict of
     gradients lacks is a zero."""
+    if index is Ellipsis:
+        return copy(g)                  # (the whole value: ad.restore_item's key)
     if isinstance(g, dict) and index not in g:
         return 0.0
     return copy(g[index])
@@ -462,6 +464,8 @@ def index_grad(g, x, index):
 
     Repeated fancy indices accumulate (``np.add.at``), they never overwrite.
     """
+    if index is Ellipsis and not hasattr(x, "shape"):
+        return g                        # (all of a container: ad.restore_item's key)
     if isinstance(x, (list, tuple)):
         # (the item read gets g: its own zeros are not made, a record's saved values are)
         at = index % len(x) if isinstance(index, int) and -len(x) <= index < len(x) else None
@@ -532,6 +536,8 @@ def setitem(x, index, v):
 
 def zero_index(g, index):
     """``g`` with ``g[index]`` set to zero, without mutating ``g``."""
+    if index is Ellipsis and not hasattr(g, "shape"):
+        return {} if isinstance(g, dict) else None if g is None else zeros_like(g)
     if isinstance(g, dict):          # a sparse dict adjoint: the key holds no gradient
         g = dict(g)
         g.pop(index, None)
@@ -693,6 +699,8 @@ def fill_like(g, x):
 def item_grad(g, key, x):
     """``g[key]``, the adjoint of the item ``x`` stored at ``key`` of a dict literal;
     zeros when nobody read that key (dict adjoints are sparse)."""
+    if key is Ellipsis and not hasattr(g, "shape"):
+        return g                        # (all of it: ad.restore_item's key)
     if isinstance(g, dict):
         v = g.get(key)
         return zeros_like(x) if v is None else v
