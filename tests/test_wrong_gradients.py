@@ -2,6 +2,8 @@
 generated code.  Each expected value comes from float64 central finite differences
 (``numeric_grad``), checked in reverse mode (``sg.grad``) and, where forward mode
 applies, in forward mode (``sg.jvp``: one tangent per input coordinate)."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -1030,3 +1032,19 @@ def test_grad_of_grad_of_a_function_holding_a_derivative():
     subscriptable)."""
     g = sg.grad(scaled_angle_gradient)
     assert_close(sg.grad(g)(0.4), 2.0, "grad of grad")
+
+
+def gradient_of_a_partial_inside(W):
+    x0 = np.array([0.3, -0.7, 1.1])
+    f = functools.partial(lambda M, x: np.sum(np.tanh(M @ x)), W)
+    return np.sum(sg.grad(f)(x0)[0] * x0)
+
+
+def test_the_gradient_of_a_partial_inside_differentiated_code_is_its_argument_s():
+    """Inside differentiated code the partial became a def of *args, and sg.grad of it
+    a 1-tuple: ``[0]`` read the whole gradient (value 0.388 for 3.798, a wrong
+    gradient, no error; found by E)."""
+    W = np.array([[0.5, -0.2, 0.1], [0.3, 0.8, -0.4], [-0.6, 0.2, 0.7]])
+    value, grad = sg.value_and_grad(gradient_of_a_partial_inside)(W)
+    assert_close(value, gradient_of_a_partial_inside(W), "value")
+    assert_close(grad, numeric_grad(gradient_of_a_partial_inside, (W,), 0), "gradient")

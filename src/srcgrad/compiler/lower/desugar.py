@@ -580,13 +580,19 @@ class _Desugar:
         lead = [f"_sg_{i}" for i in range(len(bound))]
         params += lead + list(values)
         defaults += bound + list(values.values())
+        # the callee's next required parameters, when they are known, are the partial's
+        # own (so that sg.grad of it, with respect to its first argument, gives that
+        # argument's gradient, as sg.grad of a functools.partial does)
+        named = self._next_params(f, pre, len(bound))
+        if set(named) & set(values) or any(n.startswith("_sg_") for n in named):
+            named = []          # (a keyword binds one of them: passed on as *args)
         call = A.call(copy.deepcopy(f) if fixed else A.name("_sg_f"),
-                      [A.name(p) for p in lead] + [gast.Starred(value=A.name("_sg_args"),
-                                                                  ctx=gast.Load())])
+                      [A.name(p) for p in lead + named] +
+                      [gast.Starred(value=A.name("_sg_args"), ctx=gast.Load())])
         call.keywords = [gast.keyword(arg=k, value=A.name(k)) for k in values] + \
             [gast.keyword(arg=None, value=A.name("_sg_kwargs"))]
         A.copy_loc(call, e)
-        args = gast.arguments(args=[], posonlyargs=[],
+        args = gast.arguments(args=[A.name(n, gast.Param()) for n in named], posonlyargs=[],
                               vararg=A.name("_sg_args", gast.Param()),
                               kwonlyargs=[A.name(p, gast.Param()) for p in params],
                               kw_defaults=defaults,
@@ -599,6 +605,27 @@ class _Desugar:
         self.locals.add(name)
         pre.extend(self.stmt(fdef))
         return A.name(name)
+
+    def _next_params(self, f, pre, skip):
+        """The required positional parameters of the function ``f`` names after its
+        first ``skip`` (a def just hoisted into ``pre``, as a lambda is, or a Python
+        function it resolves to); none when they are not known."""
+        if not isinstance(f, (gast.Name, gast.Attribute)):
+            return []
+        defs = [d for d in pre if isinstance(d, gast.FunctionDef) and
+                isinstance(f, gast.Name) and d.name == f.id]
+        if defs:
+            a = defs[-1].args
+            positional = [p.id for p in list(a.posonlyargs) + list(a.args)]
+            required = positional[:len(positional) - len(a.defaults)]
+        else:
+            obj = self.static(f)
+            if not inspect.isfunction(obj):
+                return []
+            ps = list(inspect.signature(obj).parameters.values())
+            required = [p.name for p in ps if p.default is inspect.Parameter.empty and
+                        p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        return required[skip:]
 
     def info_ad(self):
         return getattr(self.info, "ad_name", "ad")
