@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import syntax as A
 from ..source import MISSING, add_local_import, local_imports, resolve
-from .laziness import check_lazy_values
+from .laziness import check_lazy_values, yields as _yields
 
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 _HOISTED = _COMPREHENSIONS + (gast.Lambda, gast.NamedExpr)
@@ -161,19 +161,6 @@ def _generator_as_list(body, info, names):
         return new
     start = A.assign(out, gast.List(elts=[], ctx=gast.Load()))
     return [start] + block(body) + [gast.Return(value=A.name(out))]
-
-
-def _yields(stmts):
-    """Does this def body yield (outside its own nested defs and lambdas)?"""
-    stack = list(stmts)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (gast.Yield, gast.YieldFrom)):
-            return True
-        if isinstance(n, (gast.FunctionDef, gast.Lambda)):
-            continue
-        A.push_children(n, stack)
-    return False
 
 
 def _ends(stmts, own_loop=True):

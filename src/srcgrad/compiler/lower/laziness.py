@@ -106,7 +106,7 @@ def _lazy_value(st, func, body):
     f = v.func
     if isinstance(f, gast.Name):
         nested = [d for d in body if isinstance(d, gast.FunctionDef) and d.name == f.id]
-        if nested and _yields(nested[-1].body):
+        if nested and yields(nested[-1].body):
             reads |= A.names_read(nested[-1].body)
             return st.targets[0].id, reads, f"a generator ({f.id}() yields)"
     obj = resolve(f, func) if isinstance(f, (gast.Name, gast.Attribute)) else MISSING
@@ -117,15 +117,16 @@ def _lazy_value(st, func, body):
     return None
 
 
-def _yields(stmts):
-    work = list(stmts)
-    while work:
-        n = work.pop()
+def yields(stmts):
+    """Does this def body yield (outside its own nested defs and lambdas)?"""
+    stack = list(stmts)
+    while stack:
+        n = stack.pop()
         if isinstance(n, (gast.Yield, gast.YieldFrom)):
             return True
         if isinstance(n, (gast.FunctionDef, gast.Lambda)):
             continue
-        work.extend(gast.iter_child_nodes(n))
+        A.push_children(n, stack)
     return False
 
 
