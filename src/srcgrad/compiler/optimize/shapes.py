@@ -21,6 +21,7 @@ covers every value it reads.  A body that could change an array's shape in place
 (``x.shape = ...``, ``x.resize(...)``) is not specialized at all.
 """
 import builtins
+import math
 
 import gast
 
@@ -30,16 +31,9 @@ from ...rules.facets import ALL_AXES
 
 _BOTTOM = object()          # no value seen yet (the start of the fixpoint)
 _METADATA = {"shape": lambda a: S.Known(a.shape), "ndim": lambda a: S.Known(len(a.shape)),
-             "size": lambda a: S.Known(_size(a.shape))}
+             "size": lambda a: S.Known(math.prod(a.shape))}
 _RESHAPING = frozenset({"shape", "resize", "strides", "dtype"})
 _ROUNDS = 20
-
-
-def _size(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def same(a, b):
