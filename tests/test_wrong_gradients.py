@@ -1048,3 +1048,17 @@ def test_the_gradient_of_a_partial_inside_differentiated_code_is_its_argument_s(
     value, grad = sg.value_and_grad(gradient_of_a_partial_inside)(W)
     assert_close(value, gradient_of_a_partial_inside(W), "value")
     assert_close(grad, numeric_grad(gradient_of_a_partial_inside, (W,), 0), "gradient")
+
+
+def test_srcgrad_s_own_small_functions_keep_their_source_when_linecache_is_cleared():
+    """A trampoline (``def tanh(_sg_0): return f(_sg_0)``, compiler/trampolines.py) made
+    once and reused: after ``linecache.clearcache()`` its source was gone, and a new
+    compile through it raised 'srcgrad cannot read the source' (seen in CI, order
+    dependent)."""
+    import linecache
+    from srcgrad.compiler.nested import calling
+    from srcgrad.compiler.source import get_function_ast
+    made = calling(np.tanh, 1, ())
+    linecache.clearcache()
+    fdef, _ = get_function_ast(calling(np.tanh, 1, ()))
+    assert fdef.name == made.__name__

@@ -63,4 +63,6 @@ def caller(f, label, params, call):
         ns = {"__name__": "srcgrad_trampoline"}
         exec(compile(src, filename, "exec"), ns)
         _TRAMPOLINES[key] = ns["__srcgrad_make__"]
-    return _TRAMPOLINES[key](f)
+    made = _TRAMPOLINES[key](f)
+    made.__srcgrad_source__ = (filename, src)     # (compiler/source.py, if cleared)
+    return made
