@@ -1062,3 +1062,19 @@ def test_srcgrad_s_own_small_functions_keep_their_source_when_linecache_is_clear
     linecache.clearcache()
     fdef, _ = get_function_ast(calling(np.tanh, 1, ()))
     assert fdef.name == made.__name__
+
+
+def list_extended_through_an_alias(x):
+    a = [x[0]]
+    b = a
+    b += [x[1] * 2.0]                    # list.__iadd__: a is extended too
+    return sum(a) * 1.0
+
+
+def test_an_augmented_list_assignment_through_an_alias_is_refused():
+    """``b += [...]`` extends the list ``a`` also names; srcgrad rebound b to a new list
+    (the alias check skipped everything but arrays): a gradient missing x[1]'s term, no
+    error."""
+    with pytest.raises(sg.UnsupportedSyntaxError, match=r"(?s)share memory.*"
+                                                        r"test_wrong_gradients\.py"):
+        sg.grad(list_extended_through_an_alias)(X)

@@ -714,8 +714,10 @@ def alias_guard(y, other, message, filename=None, lineno=None, rebinds=False):
     """In front of an in-place change of ``y`` (``y[i] = v``, or ``y += v`` when
     ``rebinds``) that ``other``, still used later, may see: srcgrad's refusal, located
     in the user's code, if the two really share memory (``other`` is y, a view of it,
-    or a container holding it).  ``y += v`` on an immutable scalar rebinds y: no check."""
-    if rebinds and not _is_mutable_array(y):
+    or a container holding it).  ``y += v`` on an immutable scalar rebinds y: no check;
+    on a list (``extend``), a dict or a set (``|=``) it changes y in place, as on an
+    array."""
+    if rebinds and not (_is_mutable_array(y) or isinstance(y, (list, dict, set, bytearray))):
         return
     if _holds(other, y):
         import linecache
