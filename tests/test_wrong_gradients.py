@@ -1078,3 +1078,32 @@ def test_an_augmented_list_assignment_through_an_alias_is_refused():
     with pytest.raises(sg.UnsupportedSyntaxError, match=r"(?s)share memory.*"
                                                         r"test_wrong_gradients\.py"):
         sg.grad(list_extended_through_an_alias)(X)
+
+
+def append_to_a_dict_item(x):
+    d = {"a": []}
+    d["a"].append(x[0] * 2.0)
+    return d["a"][0] * 1.0
+
+
+def append_to_a_row_of_lists(x):
+    rows = [[], []]
+    rows[0].append(x[1] * 3.0)
+    return rows[0][0] * 1.0
+
+
+def group_by_setdefault(x):
+    groups = {}
+    for i in range(3):
+        groups.setdefault(i % 2, []).append(x[i] ** 2)
+    return sum(groups[0]) + 3.0 * sum(groups[1])
+
+
+@pytest.mark.parametrize("f", [append_to_a_dict_item, append_to_a_row_of_lists,
+                               group_by_setdefault])
+def test_an_append_to_a_list_a_container_holds_is_refused(f):
+    """``d[k].append(v)`` and ``d.setdefault(k, []).append(v)`` change a list the dict
+    holds; srcgrad's gradient of the dict did not see the item: a zero gradient, no
+    error."""
+    with pytest.raises(sg.UnsupportedSyntaxError, match=r"(?s)share memory|holds the same"):
+        sg.grad(f)(X)

@@ -273,6 +273,23 @@ def check(body, info, params, hard, soft, temps, ad_name):
                         env.holds[(name, i)] = link(SURE, s, env.holds.get(e.id, {}))
                         env.note(env.self_[(name, i)])
                         env.note(env.holds[(name, i)])
+        elif isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
+                isinstance(v.func.value, gast.Name) and v.func.attr in ("setdefault", "get"):
+            # ``d.setdefault(k, default)`` / ``d.get(k, default)``: maybe an item of d,
+            # maybe the default (which setdefault puts in d)
+            base = v.func.value.id
+            new_self = link(MAYBE, s, env.holds.get(base, {}))
+            new_holds = {}
+            if len(v.args) > 1:
+                # (a default written in place, ``[]``, is this statement's new object)
+                default = env.objs(v.args[1].id) if isinstance(v.args[1], gast.Name) \
+                    else {("site", id(s)): (SURE, s)}
+                new_self.update(link(MAYBE, s, default))
+                if v.func.attr == "setdefault":
+                    held = env.holds.setdefault(base, {})
+                    added = link(MAYBE, s, default)
+                    held.update(added)
+                    env.note(held, added)
         elif isinstance(v, gast.Attribute) and isinstance(v.value, gast.Name) and \
                 not rules.method_view(v.attr):
             # ``w = p.w``: a field of a record or namedtuple is one of what p holds
@@ -359,6 +376,10 @@ def check(body, info, params, hard, soft, temps, ad_name):
                     isinstance(s.value.func.value, gast.Name) and \
                     s.value.func.attr in ("append", "insert", "extend") and s.value.args:
                 lst = s.value.func.value.id
+                # a list that a dict or list holds too (``d[k].append(v)``,
+                # ``d.setdefault(k, []).append(v)``): its holder, read later, would see
+                # an item srcgrad's gradient of the holder does not
+                conflict(env, s, lst, later, False)
                 for e in s.value.args:
                     if isinstance(e, gast.Name):
                         held = env.holds.setdefault(lst, {})
