@@ -103,6 +103,7 @@ def check(body, info, params, hard, soft, temps, ad_name):
                 for o, (k, _) in links.items()}
 
     allocated = set()           # id(stmt) of the statements alloc has seen
+    read_from_containers = set()   # names assigned an item of a dict or list
 
     def alloc(env, stmt):
         site = ("site", id(stmt))
@@ -261,6 +262,7 @@ def check(body, info, params, hard, soft, temps, ad_name):
             elif kind == MAYBE:
                 new_self = link(MAYBE, s, env.objs(base))
                 new_holds = link(MAYBE, s, env.holds.get(base, {}))
+                read_from_containers.add(name)
         elif isinstance(v, (gast.Tuple, gast.List, gast.Dict)):
             elts = v.values if isinstance(v, gast.Dict) else v.elts
             for i, e in enumerate(elts):
@@ -280,6 +282,7 @@ def check(body, info, params, hard, soft, temps, ad_name):
             base = v.func.value.id
             new_self = link(MAYBE, s, env.holds.get(base, {}))
             new_holds = {}
+            read_from_containers.add(name)
             if len(v.args) > 1:
                 # (a default written in place, ``[]``, is this statement's new object)
                 default = env.objs(v.args[1].id) if isinstance(v.args[1], gast.Name) \
@@ -376,10 +379,12 @@ def check(body, info, params, hard, soft, temps, ad_name):
                     isinstance(s.value.func.value, gast.Name) and \
                     s.value.func.attr in ("append", "insert", "extend") and s.value.args:
                 lst = s.value.func.value.id
-                # a list that a dict or list holds too (``d[k].append(v)``,
+                # a list read out of a dict or list (``d[k].append(v)``,
                 # ``d.setdefault(k, []).append(v)``): its holder, read later, would see
-                # an item srcgrad's gradient of the holder does not
-                conflict(env, s, lst, later, False)
+                # an item srcgrad's gradient of the holder does not (a list the body
+                # made and put in a container itself is followed: ``box = [items]``)
+                if lst in read_from_containers:
+                    conflict(env, s, lst, later, False)
                 for e in s.value.args:
                     if isinstance(e, gast.Name):
                         held = env.holds.setdefault(lst, {})
