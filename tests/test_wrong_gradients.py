@@ -1050,18 +1050,25 @@ def test_the_gradient_of_a_partial_inside_differentiated_code_is_its_argument_s(
     assert_close(grad, numeric_grad(gradient_of_a_partial_inside, (W,), 0), "gradient")
 
 
-def test_srcgrad_s_own_small_functions_keep_their_source_when_linecache_is_cleared():
+def test_generated_code_keeps_its_source_when_linecache_is_cleared():
     """A trampoline (``def tanh(_sg_0): return f(_sg_0)``, compiler/trampolines.py) made
-    once and reused: after ``linecache.clearcache()`` its source was gone, and a new
-    compile through it raised 'srcgrad cannot read the source' (seen in CI, order
-    dependent)."""
+    once and reused, or a derivative's generated code transformed again: after
+    ``linecache.clearcache()`` its source was gone, and a new compile through it raised
+    'srcgrad cannot read the source' (seen in CI, order dependent)."""
     import linecache
     from srcgrad.compiler.nested import calling
     from srcgrad.compiler.source import get_function_ast
     made = calling(np.tanh, 1, ())
+    a = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6], [0.7, 0.2, -0.1]])
+    inner = sg.grad(through_a_list_item_written_in_a_callee)
+    inner(a)
     linecache.clearcache()
     fdef, _ = get_function_ast(calling(np.tanh, 1, ()))
     assert fdef.name == made.__name__
+
+    def directional(m):
+        return np.sum(inner(m) * a)
+    assert_close(sg.grad(directional)(a), numeric_grad(directional, (a,), 0), "grad of grad")
 
 
 def list_extended_through_an_alias(x):

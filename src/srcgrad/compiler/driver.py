@@ -253,12 +253,13 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     # the backward sweep may run several times (vjp_fn called twice, retain_graph) and
     # must not change the forward's value: it works on copies of what it changes in place
     # (the stack it pops, arrays and dicts it restores)
-    mutated = _mutated_in_place(bwd)
     # an array or container whose items it restores may be held by a callee's record
     # too (``y = g(w, d); d[0] = 7.0``: g's backward reads d): it is restored in place,
     # so that the record sees it as it was, and given its value after the forward sweep
     # back at the end
-    restored = _restored_in_place(bwd)
+    restored, popped = _in_place(bwd)
+    mutated = restored | popped
+    rebound_in_bwd = A.names_stored(bwd) if restored else set()
     # (``lst = listcomp`` both saved, listcomp popped: one copy, which both names hold)
     aliases = A.alias_groups(fwd)
     done, put_back = set(), []
@@ -269,7 +270,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         done.update(group)
         if n in restored:
             after, obj = names.gen.fresh(n + "_after"), n
-            if n in A.names_stored(bwd):        # (the sweep rebinds n: keep the object)
+            if n in rebound_in_bwd:             # (the sweep rebinds n: keep the object)
                 obj = names.gen.fresh(n + "_object")
                 unpack.append(A.assign(obj, A.name(n)))
             unpack.append(A.assign(after, A.call(A.attr(ad, "copy"), [A.name(n)])))
@@ -331,35 +332,25 @@ def _refuse_structured_result(func, info, rev, result):
 def _mutated_in_place(stmts):
     """Names whose value ``stmts`` change in place: ``y[i] = ...``, ``stack.pop()``,
     ``ad.restore_item(d, ...)``."""
-    return _restored_in_place(stmts) | _changed_by(stmts, "pop")
+    restored, popped = _in_place(stmts)
+    return restored | popped
 
 
-def _restored_in_place(stmts):
-    """Names whose items ``stmts`` put back: ``y[i] = ...``, ``ad.restore_item(d, ...)``
-    (not the lists they only pop)."""
-    out = _changed_by(stmts, "restore_item")
-    for s in stmts:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Assign):
-                for t in n.targets:
-                    if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
-                        out.add(t.value.id)
-    return out
-
-
-def _changed_by(stmts, method):
-    """Names ``n`` of the calls ``n.pop()`` (method "pop") or ``ad.restore_item(n, ...)``
-    in ``stmts``."""
-    out = set()
-    for s in stmts:
-        for n in gast.walk(s):
-            if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
-                    n.func.attr == method:
-                if method == "pop" and isinstance(n.func.value, gast.Name):
-                    out.add(n.func.value.id)
-                elif method != "pop" and n.args and isinstance(n.args[0], gast.Name):
-                    out.add(n.args[0].id)
-    return out
+def _in_place(stmts):
+    """(names whose items ``stmts`` put back: ``y[i] = ...``, ``ad.restore_item(d,
+    ...)``; names of the lists they pop), in one walk."""
+    restored, popped = set(), set()
+    for n in A.walk(stmts):
+        if isinstance(n, gast.Assign):
+            for t in n.targets:
+                if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
+                    restored.add(t.value.id)
+        elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
+            if n.func.attr == "pop" and isinstance(n.func.value, gast.Name):
+                popped.add(n.func.value.id)
+            elif n.func.attr == "restore_item" and n.args and isinstance(n.args[0], gast.Name):
+                restored.add(n.args[0].id)
+    return restored, popped
 
 
 _NOT_KEEPING = frozenset(("min", "max", "sum", "len"))

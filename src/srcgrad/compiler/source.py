@@ -136,12 +136,9 @@ def get_function_ast(func):
     check_function(func)
     if func.__name__ == "<lambda>":
         return _lambda_ast(func)
-    kept = getattr(func, "__srcgrad_source__", None)
-    if kept is not None and kept[0] not in linecache.cache:
-        # srcgrad's own small functions (compiler/trampolines.py) whose linecache entry
-        # someone cleared (linecache.clearcache): their text is kept with them
-        filename, text = kept
-        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    # code srcgrad generated (a derivative transformed again, a trampoline) whose
+    # linecache entry someone cleared (linecache.clearcache): put back from its text
+    sourcemap.reregister(func.__code__.co_filename)
     return _from_file_index(func) or _from_inspect(func)
 
 

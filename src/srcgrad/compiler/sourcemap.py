@@ -67,6 +67,13 @@ def register(filename, text, func, label, trees):
     return entry
 
 
+def reregister(filename):
+    """Put a generated file's text back in linecache if it is gone (its entry kept)."""
+    entry = _FILES.get(filename)
+    if entry is not None and filename not in linecache.cache:
+        entry.register()
+
+
 def origins(fn):
     """``{line of fn.source (from 1): (user line, sweep)}`` for a generated function."""
     code = fn.__code__

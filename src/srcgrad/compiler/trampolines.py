@@ -4,6 +4,7 @@ callable object, a primitive called through a value (compiler/nested.py)."""
 import inspect
 
 from .. import rules
+from . import sourcemap
 
 
 _TRAMPOLINES = {}
@@ -44,7 +45,6 @@ def trampoline(f):
 def caller(f, label, params, call):
     """``def <label>(<params>): return f(<call>)``, with its source in linecache (made
     once per label and parameters; srcgrad reads it to transform it)."""
-    import linecache
     import keyword
     label = "".join(c if c.isalnum() or c == "_" else "_" for c in label) or "f"
     if keyword.iskeyword(label) or label[0].isdigit():
@@ -58,11 +58,9 @@ def caller(f, label, params, call):
     filename = f"<srcgrad call of {label}({params})>"
     # (always: the entry must be there whenever srcgrad reads the source, even after
     # someone cleared linecache)
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    sourcemap.register(filename, src, f, label, {})
     if key not in _TRAMPOLINES:
         ns = {"__name__": "srcgrad_trampoline"}
         exec(compile(src, filename, "exec"), ns)
         _TRAMPOLINES[key] = ns["__srcgrad_make__"]
-    made = _TRAMPOLINES[key](f)
-    made.__srcgrad_source__ = (filename, src)     # (compiler/source.py, if cleared)
-    return made
+    return _TRAMPOLINES[key](f)

@@ -37,7 +37,10 @@ class AdjointSweep(AdjointStates):
             state[n] = "shared"
         piece = self.bwd_stmt_kind(s, state, depth)
         # (records.fwd_stmt: the values it changed in place come back, last first)
-        for n in reversed(getattr(s, "srcgrad_undo", ())):
+        undo = getattr(s, "srcgrad_undo", ())
+        if undo and not piece:
+            piece = self.comment(s)
+        for n in reversed(undo):
             piece = piece + [A.expr_stmt(A.call(A.attr(self.names.ad, "restore_item"), [
                 A.name(n), A.const(Ellipsis), self.pop()]))]
         return filled + piece if filled and piece else piece

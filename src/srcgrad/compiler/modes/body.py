@@ -87,6 +87,9 @@ def changed_in_place(s, func):
     arguments a user function it calls changes (``func``: the function ``s`` is from)."""
     if not isinstance(s, (gast.Assign, gast.Expr)) or not isinstance(s.value, gast.Call):
         return []
+    known = getattr(s, "srcgrad_changes", None)      # (both passes ask, twice each)
+    if known is not None:
+        return known
     from ..analysis.aliasing import changed_by_callee
     op = getattr(s, "srcgrad_op", None)
     out = []
@@ -95,4 +98,5 @@ def changed_in_place(s, func):
         out.append(op.target)
     if func is not None:
         out += [n for n in changed_by_callee(s, func) if n not in out]
+    s.srcgrad_changes = out
     return out

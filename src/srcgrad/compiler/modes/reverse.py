@@ -138,7 +138,7 @@ class Reverse(ForwardSweep, AdjointSweep, LineComments):
 
 # what a pass writes on the body's statements (``Reverse.strip`` removes it)
 _MARKS = ("srcgrad_saved", "srcgrad_cond", "srcgrad_count", "srcgrad_range",
-          "srcgrad_callee")
+          "srcgrad_callee", "srcgrad_undo")
 
 
 def _assign_counts(body, params):
