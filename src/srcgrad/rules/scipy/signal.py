@@ -120,24 +120,23 @@ def sig_correlate2d_grad(g, in1, in2, mode="full", boundary="fill", fillvalue=0,
     return sig_correlate_grad(gfull, in1, in2, "full", "auto", which)
 
 
-def sig_convolve2d_jvp(d1, d2, in1, in2, mode="full", boundary="fill", fillvalue=0):
-    _fill_check(boundary, fillvalue, "convolve2d")
+def _bilinear_2d_jvp(op, d1, d2, in1, in2, mode, boundary, fillvalue):
+    """The tangent of ``op(in1, in2)`` (convolve2d / correlate2d: bilinear)."""
+    _fill_check(boundary, fillvalue, op.__name__)
     out = 0.0
     if d1 is not None:
-        out = out + ss.convolve2d(d1, in2, mode)
+        out = out + op(d1, in2, mode)
     if d2 is not None:
-        out = out + ss.convolve2d(in1, d2, mode)
+        out = out + op(in1, d2, mode)
     return out
+
+
+def sig_convolve2d_jvp(d1, d2, in1, in2, mode="full", boundary="fill", fillvalue=0):
+    return _bilinear_2d_jvp(ss.convolve2d, d1, d2, in1, in2, mode, boundary, fillvalue)
 
 
 def sig_correlate2d_jvp(d1, d2, in1, in2, mode="full", boundary="fill", fillvalue=0):
-    _fill_check(boundary, fillvalue, "correlate2d")
-    out = 0.0
-    if d1 is not None:
-        out = out + ss.correlate2d(d1, in2, mode)
-    if d2 is not None:
-        out = out + ss.correlate2d(in1, d2, mode)
-    return out
+    return _bilinear_2d_jvp(ss.correlate2d, d1, d2, in1, in2, mode, boundary, fillvalue)
 
 
 deftransformable(sig_convolve_grad, sig_fftconvolve_grad, sig_correlate_grad,
