@@ -3,6 +3,7 @@ generated code.  Each expected value comes from float64 central finite differenc
 (``numeric_grad``), checked in reverse mode (``sg.grad``) and, where forward mode
 applies, in forward mode (``sg.jvp``: one tangent per input coordinate)."""
 import functools
+import math
 
 import numpy as np
 import pytest
@@ -1114,3 +1115,22 @@ def test_an_append_to_a_list_a_container_holds_is_refused(f):
     error."""
     with pytest.raises(sg.UnsupportedSyntaxError, match=r"(?s)share memory|holds the same"):
         sg.grad(f)(X)
+
+
+def min_of_a_0d_array_then_divided(x):
+    x = np.where(x > 0.0, np.exp(-x * x), x * 0.5)
+    x += x                               # a 0-d array: Python keeps it one, in place
+    v2 = min(x, 0.25)                    # v2 is x itself here
+    x /= 2.0 + math.cos(v2)              # ... so v2 changes too
+    return 2.0 * v2 ** 2 + x
+
+
+def test_an_in_place_update_of_a_0d_array_an_alias_sees_is_refused():
+    """``x += x`` on a 0-d array gave srcgrad a NumPy scalar, where Python keeps the
+    0-d array; ``min(x, 0.25)`` then held a number the alias check let pass, and the
+    value differed from Python's with no error (fuzz seed 151168)."""
+    with pytest.raises(sg.UnsupportedSyntaxError, match=r"(?s)share memory.*"
+                                                        r"test_wrong_gradients\.py"):
+        sg.value_and_grad(min_of_a_0d_array_then_divided)(-0.6)
+    value, _ = sg.value_and_grad(min_of_a_0d_array_then_divided)(1.3)   # no alias here
+    assert_close(value, min_of_a_0d_array_then_divided(1.3), "value")

@@ -609,7 +609,11 @@ def add_grads(a, b):
 def keep_dtype(new, old):
     """``x += v`` on an array keeps x's dtype (Python's in-place arithmetic): ``new``
     (``x + v``) in ``old``'s floating dtype when both are arrays of different ones; any
-    other value as it is (a Python float, a list)."""
+    other value as it is (a Python float, a list).  On a 0-d NumPy array it stays a 0-d
+    array (``x + v`` is a NumPy scalar), as in Python, where names that hold x see it
+    change (the alias check reads that: ``v2 = min(x, 0.25); x /= 2.0``)."""
+    if type(old) is np.ndarray and isinstance(new, np.generic):
+        return np.asarray(new, dtype=old.dtype if dtype_kind(old.dtype) in "fc" else None)
     dt = getattr(old, "dtype", None)
     if dt is None or getattr(new, "dtype", dt) == dt or not hasattr(new, "astype") or \
             dtype_kind(dt) not in "fc":
