@@ -333,3 +333,27 @@ def test_the_first_call_builds_the_guard_the_second_one_runs():
     tracemalloc.stop()
     _guard_of(g)
     assert peak < 10_000        # (compiling a guard allocates some 70 kB)
+
+
+def test_with_wrt_none_the_guard_compares_the_differentiated_arrays_dtypes():
+    """wrt=None: each floating-point array is differentiated.  The guard compares
+    their exact dtypes (so a gradient of that dtype is returned as it is) and the
+    kind of every other array (an integer array becoming a float one is
+    differentiated from then on)."""
+    g = sg.grad(poly)
+    x, a = np.array([1.0, -2.0, 0.5]), np.array([3, 1, 2])
+    first, second = g(x, a), g(x, a)
+    guard, miss = _guard_of(g)
+    for d in (first, second):
+        assert type(d) is np.ndarray and d.dtype == x.dtype
+        np.testing.assert_allclose(d, central(lambda v: poly(v, a), x), rtol=1e-6)
+    assert guard((x, a)) is not miss
+    assert guard((x.astype(np.float32), a)) is miss              # another float dtype
+    assert guard((x, a.astype(np.float64))) is miss              # a differentiated too now
+    assert guard((x, a.astype(np.int32))) is not miss            # an integer still
+    dx, da = g(x, a.astype(np.float64))
+    np.testing.assert_allclose(da, central(lambda v: poly(x, v), a.astype(np.float64)),
+                               rtol=1e-6)
+    d32 = g(x.astype(np.float32), a)
+    assert d32.dtype == np.float32
+    np.testing.assert_allclose(d32, 3.0 * a * x * x, rtol=1e-6)

@@ -129,7 +129,9 @@ def record(t, fn, wrt, single, args):
     wrap = len(wrt) == 1 and not single and t.wrt_names is not None
     cast = any(type(args[i]) is not float for i in wrt_pos)
     dtypes = None
-    if t.wrt_names is not None and all(type(args[i]) is np.ndarray for i in wrt_pos):
+    if all(type(args[i]) is np.ndarray for i in wrt_pos):
+        # (with wrt=None too: an exact dtype decides its kind, so whether it is
+        # differentiated; the other arrays' kinds are checked as before)
         dtypes = tuple(args[i].dtype for i in wrt_pos)
     hit = CachedCall(fn, t.func.__code__, deps, tuple(checks), wrt_pos, single, wrap, cast,
                      t.mode == "value_and_grad", dtypes, key(args))
@@ -179,13 +181,14 @@ def guard_source(hit):
         lines += [f"    d{i} = a{i}.dtype" for i in hit.wrt_pos]
         for i in hit.wrt_pos:
             checks.append(f"d{i} is not D{i} and d{i} != D{i}")
-    else:
-        for i, kind in hit.dtype_checks:
-            checks.append(f"a{i}.dtype.kind != {kind!r}")
+    # (an exact dtype, checked above, decides its kind; with wrt=None an array not
+    # differentiated keeps its kind)
+    kinds = {i: kind for i, kind in hit.dtype_checks if i not in exact}
     for i, shape, kind in hit.shape_checks:
         checks.append(f"a{i}.shape != S{i}")
-        if i not in exact:      # (an exact dtype, checked above, decides its kind)
-            checks.append(f"a{i}.dtype.kind != {kind!r}")
+        if i not in exact:
+            kinds[i] = kind
+    checks += [f"a{i}.dtype.kind != {kind!r}" for i, kind in kinds.items()]
     if hit.shape_checks:
         # one comparison of every shape and dtype with the recorded ones (the common
         # case); only when it fails, the checks one by one (a dtype equal but not the
