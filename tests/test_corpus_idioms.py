@@ -49,7 +49,7 @@ ATOL = 1e-7
 # with None where that mode works.  Grouped by the construct that is missing.
 _RECURSION = "recursion (a function calling itself, or two calling each other)"
 REFUSED = {
-    "nonlocal_accumulator": "nonlocal writes",
+    "nonlocal_accumulator": "nonlocal writes in a closure called as a value (a factory's)",
     # recursion
     "memoized_recursion": _RECURSION + " with a memo dict (refused as an in-place change of it)",
 }

@@ -274,10 +274,12 @@ def rename_loads(node, mapping):
 
 
 def rename(node, mapping):
-    """Rename loads and stores alike (in place)."""
+    """Rename loads and stores alike (in place), and the names ``nonlocal`` declares."""
     for sub in gast.walk(node):
         if isinstance(sub, gast.Name) and sub.id in mapping:
             sub.id = mapping[sub.id]
+        elif isinstance(sub, gast.Nonlocal):
+            sub.names = [mapping.get(n, n) for n in sub.names]
     return node
 
 

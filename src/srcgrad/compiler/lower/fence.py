@@ -28,8 +28,14 @@ ADVICE = {
 }
 
 
-def refuse_unsupported(body, info):
-    """Raise the located UnsupportedSyntaxError of the first unsupported construct."""
+def refuse_unsupported(body, info, nested=False):
+    """Raise the located UnsupportedSyntaxError of the first unsupported construct.
+
+    ``nonlocal`` is accepted in a ``def`` inside the function (its calls are inlined,
+    lower/inline.py, and write the enclosing function's own variable); ``nested`` says
+    ``body`` is such a def's, being inlined."""
+    in_defs = {id(n) for d in A.walk(body) if isinstance(d, gast.FunctionDef)
+               for n in A.walk(d.body) if isinstance(n, gast.Nonlocal)}
     for stmt in body:
         for node in A.walk(stmt):
             if isinstance(node, gast.FunctionDef) and node is not stmt:
@@ -39,6 +45,8 @@ def refuse_unsupported(body, info):
                 continue
             if isinstance(node, gast.Raise):
                 continue  # raise is kept in the forward pass
+            if isinstance(node, gast.Nonlocal) and (nested or id(node) in in_defs):
+                continue
             advice = ADVICE.get(kind, "rewrite it with the statements srcgrad supports (assignments, if/for/while, calls)")
             raise info.error(node, f"srcgrad does not support {kind} in a "
                                         f"differentiated function; {advice}")

@@ -25,7 +25,7 @@ def inline_local_functions(body, info, names, outer_locals, defs=None, active=()
         if isinstance(s, gast.FunctionDef):
             if stored_twice.get(s.name):
                 defs.pop(s.name, None)     # rebound later: not a fixed function
-            elif not any(isinstance(n, (gast.Nonlocal, gast.Global)) for n in A.walk(s)):
+            elif not any(isinstance(n, gast.Global) for n in A.walk(s)):
                 defs[s.name] = s
             out.append(s)
             continue
@@ -54,10 +54,13 @@ def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, acti
     sub_def = _copy.deepcopy(fdef)
     sub = Normalizer(sub_def, info, names, ad_name=getattr(info, "ad_name", "ad"))
     sub.locals |= outer_locals
+    sub.nested = True
     inner = sub.run()
     params = [a.id for a in Normalizer._params(sub_def)]
-    # the function's own name is the def's, unless a parameter shadows it (def kw(**kw))
-    own = (A.names_stored(inner) - {fdef.name}) | set(params)
+    # the function's own name is the def's, unless a parameter shadows it (def kw(**kw));
+    # a ``nonlocal`` name is the caller's variable, read and written as it is
+    own = (A.names_stored(inner) - {fdef.name} - sub.nonlocals - _outward(inner)) | \
+        set(params)
     mapping = {n: names.fresh(f"{fdef.name}_{n}") for n in sorted(own)}
     for st in inner:
         A.rename(st, mapping)
@@ -69,6 +72,24 @@ def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, acti
     if target is not None:
         tail.append(A.assign(_copy.deepcopy(target), ret.value, like=site))
     return binds + body + tail
+
+
+def _outward(body):
+    """The names a def nested in ``body`` declares ``nonlocal`` that ``body``'s own
+    scope does not bind: they are a scope further out's, and keep their names."""
+    declared = {n for d in A.walk(body) if isinstance(d, gast.FunctionDef)
+                for s in A.walk(d.body) if isinstance(s, gast.Nonlocal) for n in s.names}
+    if not declared:
+        return set()
+    bound, todo = set(), list(body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, gast.FunctionDef):
+            continue                    # (its own scope)
+        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param)):
+            bound.add(node.id)
+        todo.extend(gast.iter_child_nodes(node))
+    return declared - bound
 
 
 def _bind_arguments(fdef, call, site, info):

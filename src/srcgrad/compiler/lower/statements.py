@@ -52,6 +52,8 @@ class Normalizer(ControlFlow, Expressions):
         self.ret_name = None
         self._sequences = None       # names bound to a list or tuple somewhere (lazily)
         self._dicts = None           # names bound only to dicts (lazily)
+        self.nested = False          # a local def's body, inlined at a call (inline.py)
+        self.nonlocals = set()       # its ``nonlocal`` names: the caller's own variables
 
     @staticmethod
     def _params(fdef):
@@ -59,7 +61,7 @@ class Normalizer(ControlFlow, Expressions):
 
     # -- entry ---------------------------------------------------------------
     def run(self):
-        refuse_unsupported(self.fdef.body, self.info)
+        refuse_unsupported(self.fdef.body, self.info, self.nested)
         body = self.strip_docstring(self.fdef.body)
         body = self.lift_else(body)
         if self.needs_return_flag(body):
@@ -206,6 +208,12 @@ class Normalizer(ControlFlow, Expressions):
                                            [A.name(d), copy.deepcopy(key)]), like=s)
         node.srcgrad_field_write = True
         return out + [node]
+
+    def stmt_Nonlocal(self, s):
+        """(Only in a local def being inlined, see the fence.)  The names stay the
+        caller's: the inlined body reads and writes its variables."""
+        self.nonlocals |= set(s.names)
+        return []
 
     def stmt_Assert(self, s):
         return [s]

@@ -1,0 +1,218 @@
+"""``nonlocal`` in a ``def`` inside the differentiated function: its calls are inlined
+(compiler/lower/inline.py) and read and write the enclosing function's own variable,
+as Python does.  Checked in reverse, forward and second order against central finite
+differences.  A closure with nonlocal writes called as a value (made by a factory,
+returned and called) and ``nonlocal`` in the differentiated function itself are
+located refusals."""
+import numpy as np
+import pytest
+
+import srcgrad as sg
+from gradcheck_util import fd_of as fd
+
+
+def accumulate_in_map(x):
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v
+        return v
+    ys = list(map(add, x))
+    return total * ys[0]
+
+
+def two_deep(x):
+    acc = x[0]
+
+    def outer(v):
+        def inner(u):
+            nonlocal acc          # the differentiated function's acc (outer has none)
+            acc = acc * u
+        inner(v)
+        inner(v + 1.0)
+        return acc
+    r = outer(x[1])
+    return r + acc
+
+
+def middle_scope(x):
+    def outer(v):
+        acc = v                   # inner's nonlocal is this one, not a global or x's
+        def inner(u):
+            nonlocal acc
+            acc = acc * u
+        inner(x[2])
+        inner(x[0])
+        return acc
+    return outer(x[1]) * outer(x[2])
+
+
+def loops_inside_and_def_in_loop(x):
+    s = 0.0
+    for i in range(3):
+        def bump(k):
+            nonlocal s
+            for j in range(k):
+                s = s + np.sin(x[j]) * i
+        bump(i + 1)
+    return s
+
+
+def rebinds_a_parameter(x):
+    def scale(c):
+        nonlocal x
+        x = x * c
+    scale(2.0)
+    scale(x[0])
+    return np.sum(x ** 2)
+
+
+def conditional_write(x):
+    best = x[0]
+
+    def consider(v):
+        nonlocal best
+        if v > best:
+            best = v
+    for v in x:
+        consider(v * v)
+    return best
+
+
+def array_state_and_history(x):
+    hist = []
+    state = np.zeros(2)
+
+    def step(v):
+        nonlocal state
+        state = np.tanh(state + v)
+        hist.append(state)
+        return state.sum()
+    out = 0.0
+    for v in x:
+        out = out + step(v)
+    return out + np.sum(hist[0] * hist[-1])
+
+
+def counter_in_sort_key(x):
+    calls = 0
+
+    def key(v):
+        nonlocal calls
+        calls += 1
+        return -v
+    ys = sorted(x, key=key)
+    return ys[0] * calls
+
+
+def called_from_another_def_in_a_comprehension(x):
+    s = 1.0
+
+    def bump(v):
+        nonlocal s
+        s = s * v
+
+    def use(v):
+        bump(v)
+        return v * s
+    ys = [use(v) for v in x]
+    return sum(ys) + s
+
+
+def counter_scales_each_call(x):
+    count = 0
+
+    def step(v):
+        nonlocal count
+        count += 1
+        return np.sin(v) * count
+    return step(x[0]) + step(x[1]) * step(x[2])
+
+
+CASES = [accumulate_in_map, two_deep, middle_scope, loops_inside_and_def_in_loop,
+         rebinds_a_parameter, conditional_write, array_state_and_history,
+         counter_in_sort_key, called_from_another_def_in_a_comprehension,
+         counter_scales_each_call]
+X = np.array([0.7, 1.3, 0.4])
+V = np.array([0.3, -0.2, 0.5])
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_reverse(f):
+    x = X.copy()
+    np.testing.assert_allclose(sg.grad(f)(x), fd(f, X), rtol=1e-6, atol=1e-8)
+    np.testing.assert_array_equal(x, X)
+    value, g = sg.value_and_grad(f)(X)
+    assert value == pytest.approx(f(X))
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_forward(f):
+    y, t = sg.jvp(f, (X,), (V,))
+    assert y == pytest.approx(f(X))
+    assert t == pytest.approx(fd(f, X) @ V, rel=1e-6, abs=1e-8)
+
+
+@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
+def test_second_order(f):
+    h = sg.hvp(f)(X, v=V)
+    np.testing.assert_allclose(h, fd(lambda z: sg.grad(f)(z) @ V, X), rtol=1e-5, atol=1e-6)
+
+
+def test_vjp_split_form():
+    y, pullback = sg.vjp(counter_scales_each_call, X)
+    assert y == pytest.approx(counter_scales_each_call(X))
+    np.testing.assert_allclose(pullback(2.0), 2.0 * fd(counter_scales_each_call, X),
+                               rtol=1e-6)
+
+
+def make_accumulator():
+    total = 0.0
+
+    def add(v):
+        nonlocal total
+        total = total + v
+        return total
+    return add
+
+
+def factory_closure_called(x):
+    acc = make_accumulator()
+    s = 0.0
+    for xi in x:
+        s = acc(xi ** 2)
+    return s
+
+
+def returned_then_called(x):
+    n = 1.0
+
+    def mk():
+        def inc(v):
+            nonlocal n
+            n = n + v
+            return n
+        return inc
+    f = mk()
+    return f(x[0]) * f(x[1])
+
+
+@pytest.mark.parametrize("f", [factory_closure_called, returned_then_called],
+                         ids=lambda f: f.__name__)
+def test_closure_called_as_a_value_is_refused_at_its_line(f):
+    with pytest.raises((sg.UnsupportedSyntaxError, sg.NonDifferentiableError)) as e:
+        sg.grad(f)(X)
+    assert "test_nonlocal.py" in str(e.value) and "nonlocal" in str(e.value)
+
+
+def test_nonlocal_in_the_differentiated_function_is_refused():
+    total = 0.0
+
+    def loss(w):
+        nonlocal total
+        total = total + np.sum(w)
+        return np.sum(w ** 2)
+    with pytest.raises(sg.UnsupportedSyntaxError) as e:
+        sg.grad(loss)(X)
+    assert "nonlocal" in str(e.value) and "test_nonlocal.py" in str(e.value)
