@@ -228,3 +228,34 @@ def test_memory_report_counts_the_tapes_doubles():
     assert sorted(e.name for e in pushed) == ["mul1", "x"]      # b * x, and x
     assert sum(e.bytes for e in pushed) == 2 * 8 * 10000      # two doubles a trip
     assert report.total_bytes < 2 * 8 * 10000 + 1000         # (and a few values once)
+
+
+def euler_n(x, a, b, n):
+    for i in range(n):
+        x = x + 0.0001 * (a * x - b * x * x)
+    return x
+
+
+def test_an_int_trip_count_parameter_keeps_the_tapes(monkeypatch):
+    """``n`` (an int) is read by ``range(n)`` only: the proof that the records are
+    floats does not lean on it, so the tapes are arrays of doubles (before: the
+    runtime check saw an int among the assumed floats and kept boxed floats in
+    lists, 64 B a step)."""
+    from srcgrad.runtime import tapes
+    monkeypatch.setattr(tapes, "MIN_TRIPS", 2048)
+    args = (0.5, 1.0, 0.3, 10000)
+    g = sg.grad(euler_n, wrt=(0, 1, 2))
+    got = g(*args)
+    assert _peak(lambda: g(*args)) / 10000 <= 16.2
+    report = sg.memory_report(euler_n, *args, wrt=(0, 1, 2))
+    pushed = [e for e in report.entries if e.how == "pushed"]
+    assert sorted((e.name, e.per_iteration) for e in pushed) == [("mul1", 8.0), ("x", 8.0)]
+    assert report.total_bytes < 2 * 8 * 10000 + 1000
+    for i in range(3):
+        def f(v, i=i):
+            a = list(args)
+            a[i] = v
+            return euler_n(*a)
+        assert got[i] == pytest.approx(central(f, args[i]), rel=1e-6)
+    _without_tapes(monkeypatch)
+    assert sg.grad(euler_n, wrt=(0, 1, 2))(*args) == got      # bit for bit

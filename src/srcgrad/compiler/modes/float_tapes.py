@@ -72,7 +72,8 @@ def range_counters(body):
 def exact_floats(body, params, kinds, ints=()):
     """``(floats, assumed)``: the names of ``body`` (a function's top-level statements)
     that hold a Python float wherever they hold a value, provided the parameters in
-    ``assumed`` are Python floats; ``ints``: names known to hold Python ints."""
+    ``assumed`` are Python floats (only those the proof reads: an int trip count
+    ``n`` is none of them); ``ints``: names known to hold Python ints."""
     values = {}     # name -> the values assigned to it
     stores = {}     # name -> how many times anything stores it
     for n in gast.walk(gast.Module(body=body, type_ignores=[])):
@@ -94,7 +95,12 @@ def exact_floats(body, params, kinds, ints=()):
             if not all(_float_result(v, floats, ints) for v in values.get(n, ())):
                 floats.discard(n)
                 changed = True
-    return floats, sorted(p for p in params if p in floats)
+    # the parameters the proof leans on: those an operand of a float's value, and
+    # those assigned (a record of one saves the value it came in with); a parameter
+    # only ``range(n)`` reads (an int trip count) is not among them
+    leaned = {m.id for n in floats for v in values.get(n, ()) for m in gast.walk(v)
+              if isinstance(m, gast.Name)} | set(values)
+    return floats, sorted(p for p in params if p in floats and p in leaned)
 
 
 def _real(e, floats, ints):
