@@ -19,7 +19,8 @@ objects count ``sys.getsizeof`` (a float: 24 bytes, 8 of them the number; a NumP
 scalar, its object's size), except
 ``None``, ``True``, ``False`` and small ints, which Python shares; tuples, lists and
 dicts count their own size and their items'.  The record lists' own size (8 bytes
-a slot) is ``overhead_bytes``; ``total_bytes`` is everything.
+a slot) and the float tapes' spare room is ``overhead_bytes``; ``total_bytes`` is
+everything.
 """
 import array
 import ast
@@ -148,8 +149,7 @@ def memory_report(f, *args, wrt=None, **kwargs):
         unboxed = getattr(values, "itemsize", None)     # a float tape: its doubles
         nbytes = unboxed * len(values) if unboxed else sum(map(sizes.of, values))
         entries.append(Saved(line, text, "pushed", list(values), nbytes))
-    overhead = sum(sys.getsizeof(v) for n, v in zip(layout.saved, saved) if n in layout.lists
-                   and isinstance(v, list))
+    overhead = sum(_slots(v) for n, v in zip(layout.saved, saved) if n in layout.lists)
     entries.sort(key=lambda e: (e.line is None, e.line or 0, e.how != "pushed", e.name))
     return MemoryReport(func, tuple(names), entries, overhead, _source_lines(func))
 
@@ -293,6 +293,17 @@ class _Sizes:
         if isinstance(v, dict):
             return sys.getsizeof(v) + sum(self.of(k) + self.of(x) for k, x in v.items())
         return sys.getsizeof(v)
+
+
+def _slots(v):
+    """The bytes of a record list or tape beyond the values counted per push: a list's
+    slots (8 bytes each, with its spare room), a float tape's header and spare room
+    (an appended ``array('d')`` grows by about 1/16; one allocated at its size has none)."""
+    if isinstance(v, list):
+        return sys.getsizeof(v)
+    if isinstance(v, array.array):
+        return sys.getsizeof(v) - len(v) * v.itemsize
+    return 0
 
 
 def _root(a):
