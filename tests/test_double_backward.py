@@ -39,6 +39,10 @@ FUNCTIONS = {
     "expand_sum": lambda t, x: (x.unsqueeze(0).expand(2, 3) ** 2).sum(0).sum(),
     "pow_tensor": lambda t, x: (x.abs() + 1).pow(x).sum(),
     "logsumexp": lambda t, x: x.reshape(1, 3).logsumexp(1).sum() * x[0],
+    "abs": lambda t, x: x.abs().sum(),                  # g = sgn(x) requires grad
+    "abs_sign": lambda t, x: (x.abs() * x.sign() * x).sum(),
+    "prod": lambda t, x: x.prod(),
+    "prod_dim": lambda t, x: (x.reshape(1, 3) * x.reshape(3, 1)).prod(1).sum(),
 }
 
 
@@ -51,33 +55,15 @@ def _derivatives(lib, f):
     third = None
     if total.requires_grad:       # (a constant Hessian has no graph, in PyTorch too)
         third, = lib.autograd.grad(total, x, allow_unused=True)
-    third = np.zeros(3) if third is None else third.detach().numpy()
-    return (g.detach().numpy(), np.stack([r.detach().numpy() for r in rows]), third,
+    # (force: PyTorch's zero second derivatives are ZeroTensors)
+    third = np.zeros(3) if third is None else third.detach().numpy(force=True)
+    return (g.detach().numpy(), np.stack([r.detach().numpy(force=True) for r in rows]), third,
             total.requires_grad)
-
-
-# third derivatives that srcgrad refuses (a located error, never a wrong value): the
-# second-derivative kernel of prod is written with ndarray methods (copy, item writes)
-THIRD_ORDER_REFUSED = {"sigmoid_prod"}
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
 def test_higher_derivatives_match_pytorch(name):
     f = FUNCTIONS[name]
-    if name in THIRD_ORDER_REFUSED:
-        with pytest.raises(RuntimeError, match="cannot be differentiated again"):
-            _derivatives(sg, f)
-        f_x = lambda lib: lib.tensor(X, dtype=lib.float64, requires_grad=True)  # noqa: E731
-        x = f_x(sg)
-        g, = sg.autograd.grad(f(sg, x), x, create_graph=True)
-        hessian = np.stack([sg.autograd.grad(g[i], x, retain_graph=True)[0].numpy()
-                            for i in range(3)])
-        x = f_x(torch)
-        g, = torch.autograd.grad(f(torch, x), x, create_graph=True)
-        want = np.stack([torch.autograd.grad(g[i], x, retain_graph=True)[0].numpy()
-                         for i in range(3)])
-        np.testing.assert_allclose(hessian, want, rtol=1e-9)
-        return
     ours, theirs = _derivatives(sg, f), _derivatives(torch, f)
     for a, b in zip(ours, theirs):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-11)
@@ -127,6 +113,43 @@ def _hvp(lib):
 
 def test_hessian_vector_product_matches_pytorch():
     np.testing.assert_allclose(_hvp(sg), _hvp(torch), rtol=1e-12)
+
+
+def _signs(t):
+    return np.signbit(t.detach().numpy()).tolist()
+
+
+def test_zero_higher_derivatives_are_positive_zeros_as_pytorchs():
+    """d^3/dw^3 of w ** 2 is +0 (0 * w ** -1 gave -0.0 for w < 0, printed as -0.)."""
+    def third(lib):
+        w = lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad((w ** 2).sum(), w, create_graph=True)
+        h, = lib.autograd.grad(g[0], w, create_graph=True)
+        return lib.autograd.grad(h.sum(), w)[0]
+    assert _signs(third(sg)) == _signs(third(torch)) == [False] * 3
+
+
+def test_abs_gradients_zero_path_is_a_zero_tensor_as_pytorchs():
+    """abs's gradient g * sgn(x) differentiated again: sgn's zero gradient is PyTorch's
+    ZeroTensor, replaced by the next gradient to arrive (-0.0 kept), added when later."""
+    def hessian_signs(lib, flip):
+        x = lib.tensor([0.5, -1.2, 2.0], dtype=lib.float64, requires_grad=True)
+        y = (x * x.abs()).sum() if flip else (x.abs() * x).sum()
+        g, = lib.autograd.grad(y, x, create_graph=True)
+        return [_signs(lib.autograd.grad(g[i], x, retain_graph=True)[0]) for i in range(3)]
+    for flip in (False, True):
+        assert hessian_signs(sg, flip) == hessian_signs(torch, flip)
+
+
+def test_materialized_gradients_require_grad_under_create_graph():
+    for lib in (sg, torch):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        w = lib.tensor([3.0, 4.0], requires_grad=True)
+        gx, = lib.autograd.grad((x / w).sum(), x, create_graph=True)
+        h, = lib.autograd.grad(gx.sum(), x, create_graph=True, materialize_grads=True)
+        assert h.requires_grad and h.grad_fn is None and h.tolist() == [0.0, 0.0]
+        h, = lib.autograd.grad(gx.sum(), x, retain_graph=True, materialize_grads=True)
+        assert not h.requires_grad
 
 
 def test_first_order_results_are_unchanged_without_create_graph():

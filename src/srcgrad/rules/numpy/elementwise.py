@@ -134,11 +134,15 @@ def power_deriv(x, y, n=1):
     """
     c = falling_factorial(y, n)
     if not hasattr(x, "shape") and not hasattr(y, "shape"):         # Python numbers
-        return c * x ** (y - n) if c != 0 else 0 * x
+        return c * x ** (y - n) if c != 0 else 0 * x + 0      # + 0: never -0.0
     xp = array_ns(x, y)
     if not hasattr(x, "shape"):                                     # an array exponent
         x = xp.full_like(y, x, dtype=_fdtype(y))
-    return c * xp.where((x == 0) & (c == 0), 1, x) ** (y - n)
+    out = c * xp.where((x == 0) & (c == 0), 1, x) ** (y - n)
+    # a zero coefficient gives +0 (0 * x ** -1 is -0.0 for x < 0; PyTorch's zero is +0)
+    if not hasattr(c, "shape"):
+        return out + 0 if c == 0 else out
+    return xp.where(c == 0, 0, out)
 
 
 # -- rules ------------------------------------------------------------------------------

@@ -480,11 +480,9 @@ def prod_partials_grad(g, a, axis=None):
     gf, _ = _flat_axes(np.broadcast_to(g, np.shape(a)), axis)
     n = flat.shape[-1]
     out = np.zeros_like(flat, dtype=np.result_type(flat, gf, np.float32))
-    for i in range(n):
-        ai = flat.copy()
-        ai[..., i] = 1
-        part = prod_partials(ai, -1)                    # prod over k != i, j of a_k
-        part[..., i] = 0
+    for i in range(n):      # no in-place writes: it runs on recording tensors (3rd order)
+        hit = np.arange(n) == i
+        part = np.where(hit, 0, prod_partials(np.where(hit, 1, flat), -1))   # k != i, j
         out = out + gf[..., i:i + 1] * part
     return _fit(undo(out), a)
 

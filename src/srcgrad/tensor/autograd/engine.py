@@ -105,7 +105,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
     parents = {} if capture is not None and not accumulate else None
     deps = _graph_order(roots, parents)
     needed = None if parents is None else _leading_to(capture, parents)
-    buffers = {}
+    buffers, zeros = {}, set()
     for node, g in zip(roots, root_grads):
         buffers[node] = g if node not in buffers else buffers[node] + g
     ready = [r for r in dict.fromkeys(roots) if deps.get(r, 0) == 0]
@@ -155,7 +155,7 @@ def run_backward(roots, root_grads, retain_graph=False, capture=None, accumulate
                         grads = _post_hooks(node, grads, g, create_graph)
                     if not retain_graph:
                         node.release()
-                    _send(node, grads, buffers, create_graph)
+                    _send(node, grads, buffers, create_graph, zeros)
                     grads = g = None  # only ``buffers`` may hold the gradients (see above)
             for nxt, _ in node._edges:
                 if nxt is not None:
@@ -258,8 +258,10 @@ def _leading_to(targets, parents):
     return needed
 
 
-def _send(node, grads, buffers, create_graph):
-    """Add each input's gradient to the buffer of the node it flows into."""
+def _send(node, grads, buffers, create_graph, zeros):
+    """Add each input's gradient to the buffer of the node it flows into.  ``zeros``: the
+    nodes whose buffer holds only the zeros of a node that gives PyTorch's ZeroTensor
+    (``_zero_tensor``): the next gradient to arrive replaces them (the sign of a -0.0)."""
     for i, ((nxt, meta), gi) in enumerate(zip(node._edges, grads)):
         if nxt is None or gi is None:
             continue
@@ -271,7 +273,15 @@ def _send(node, grads, buffers, create_graph):
                   and gi.dtype == meta.dtype):
             gi = _fit_grad(gi, meta, node, i)
         old = buffers.get(nxt)
-        buffers[nxt] = gi if old is None else old + gi
+        if old is None:
+            buffers[nxt] = gi
+            if node._zero_tensor:
+                zeros.add(nxt)
+        elif nxt in zeros:               # PyTorch's ZeroTensor is replaced, not added to
+            buffers[nxt] = gi
+            zeros.discard(nxt)
+        else:
+            buffers[nxt] = old + gi
 
 
 def _pre_hooks(node, g, create_graph=False):
@@ -436,6 +446,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     # forward-over-reverse: inside a forward-AD level the rules run on tensors, so the
     # gradients are dual tensors (backward() does not: .grad gets no tangent, as PyTorch)
     dual = _forward.active() and not create_graph
+    asked_graph = create_graph
     create_graph = create_graph or dual
     _, roots, arrays = _root_grads(outputs, grad_outputs, create_graph)
     capture = {t._grad_node(): None for t in inputs}
@@ -449,7 +460,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in "
                     "the graph. Set allow_unused=True if this is the desired behavior.")
-            out.append(_wrap(np.zeros_like(t._data)) if materialize_grads else None)
+            # PyTorch's zeros_like(input, requires_grad=create_graph)
+            out.append(Tensor._make(np.zeros_like(t._data), bool(asked_graph))
+                       if materialize_grads else None)
         elif dual:
             out.append(_forward.dual_copy(g))
         elif create_graph:

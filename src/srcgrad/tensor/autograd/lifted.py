@@ -24,7 +24,8 @@ from ...rules import is_nograd, lookup
 from ..core import Tensor
 from . import forward_ad as _forward
 from . import nodes as _nodes
-from .nodes import AccumulateGrad
+from .. import grad_mode
+from .nodes import AccumulateGrad, InputMeta, zero_gradient_class
 
 __all__ = ["lifted", "run_recorded"]
 
@@ -90,11 +91,28 @@ def _with_rule(func):
     return call
 
 
+# piecewise-constant functions that PyTorch's derivative formulas differentiate (with a zero
+# derivative): on a tensor that requires grad their result has a node, named as PyTorch
+# names it, so a gradient such as abs's ``g * sgn(x)`` can be differentiated again
+_STEP_NODES = {np.sign: "SgnBackward0", np.floor: "FloorBackward0", np.ceil: "CeilBackward0",
+               np.round: "RoundBackward0", np.rint: "RoundBackward0",
+               np.trunc: "TruncBackward0", np.fix: "TruncBackward0"}
+
+
 def _without_gradient(func):
+    step = _STEP_NODES.get(func)
+
     def call(*args, **kwargs):
         if not _has_tensor(args) and not _has_tensor(kwargs.values()):
             return func(*args, **kwargs)
-        return _constant(_on_arrays(func, args, kwargs))
+        out = _constant(_on_arrays(func, args, kwargs))
+        if step is not None and isinstance(args[0], Tensor) and args[0]._requires_grad \
+                and isinstance(out, Tensor) and out._data.dtype.kind in "fc" \
+                and grad_mode._state.enabled:
+            node = zero_gradient_class(step, zero_tensor=step == "SgnBackward0")
+            out._grad_fn = node(((args[0]._grad_node(), InputMeta(args[0]._data)),))
+            out._requires_grad = True
+        return out
     return call
 
 

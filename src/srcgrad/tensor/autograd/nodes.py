@@ -76,6 +76,7 @@ class Node:
     source = None
     _has_saved = False             # whether release() frees values (a second backward fails)
     _n_outputs = 1                 # a custom Function's node may have several
+    _zero_tensor = False           # its gradients are PyTorch's ZeroTensors (engine._send)
 
     def __init__(self, edges=()):
         self._edges = edges        # ((node or None, InputMeta or None), ...)
@@ -242,12 +243,13 @@ class ZeroGradient(Node):
         return [None if gi is None else Tensor._make(gi) for gi in self.apply(g._data)]
 
 
-def zero_gradient_class(name, _cache={}):
-    """A ``ZeroGradient`` subclass named as PyTorch names the operation's node."""
-    cls = _cache.get(name)
+def zero_gradient_class(name, zero_tensor=False, _cache={}):
+    """A ``ZeroGradient`` subclass named as PyTorch names the operation's node;
+    ``zero_tensor``: PyTorch's gradient is a ZeroTensor (``sgn``), not ``zeros_like``."""
+    cls = _cache.get((name, zero_tensor))
     if cls is None:
-        cls = _cache[name] = type(name, (ZeroGradient,), {"__module__": "srcgrad.tensor",
-                                                          "__slots__": ()})
+        cls = _cache[name, zero_tensor] = type(name, (ZeroGradient,), {
+            "__module__": "srcgrad.tensor", "__slots__": (), "_zero_tensor": zero_tensor})
     return cls
 
 
