@@ -462,8 +462,10 @@ def uses_yield(x):
 
 
 def uses_global(x):
-    global _SOME_GLOBAL
-    _SOME_GLOBAL = 1.0
+    def setter():           # (a global write in the differentiated function itself
+        global _SOME_GLOBAL  # works: tests/test_nonlocal.py)
+        _SOME_GLOBAL = 1.0
+    setter()
     return np.sum(x)
 
 

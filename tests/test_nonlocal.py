@@ -206,13 +206,94 @@ def test_closure_called_as_a_value_is_refused_at_its_line(f):
     assert "test_nonlocal.py" in str(e.value) and "nonlocal" in str(e.value)
 
 
-def test_nonlocal_in_the_differentiated_function_is_refused():
-    total = 0.0
+def make_counted_loss(X):
+    n_calls = 0
+    last = None
 
     def loss(w):
-        nonlocal total
-        total = total + np.sum(w)
-        return np.sum(w ** 2)
-    with pytest.raises(sg.UnsupportedSyntaxError) as e:
-        sg.grad(loss)(X)
-    assert "nonlocal" in str(e.value) and "test_nonlocal.py" in str(e.value)
+        nonlocal n_calls, last
+        n_calls += 1
+        r = np.sum(np.tanh(X @ w) ** 2)
+        last = r
+        return r
+
+    def seen():
+        return n_calls, last
+    return loss, seen
+
+
+XM = np.arange(6.0).reshape(3, 2) / 5
+W = np.array([0.5, -0.3])
+
+
+def test_nonlocal_in_the_differentiated_function_writes_its_cell_each_call():
+    loss, seen = make_counted_loss(XM)
+    expected = fd(loss, W)
+    start = seen()[0]
+    g = sg.grad(loss)
+    np.testing.assert_allclose(g(W), expected, rtol=1e-6)
+    assert seen()[0] == start + 1
+    assert seen()[1] == pytest.approx(np.sum(np.tanh(XM @ W) ** 2))
+    expected2 = fd(loss, W * 2)
+    np.testing.assert_allclose(g(W * 2), expected2, rtol=1e-6)
+    count, last = seen()
+    assert last == pytest.approx(np.sum(np.tanh(XM @ (W * 2)) ** 2))
+    value, grad = sg.value_and_grad(loss)(W)
+    y, pullback = sg.vjp(loss, W)
+    np.testing.assert_allclose(pullback(1.0), expected, rtol=1e-6)
+    y, t = sg.jvp(loss, (W,), (np.ones(2),))
+    assert t == pytest.approx(expected.sum(), rel=1e-6)
+    assert seen()[0] == count + 3               # one forward pass per call, as Python
+    h = sg.hvp(loss)(W, v=np.ones(2))
+    np.testing.assert_allclose(h, fd(lambda z: sg.grad(loss)(z).sum(), W), rtol=1e-5)
+
+
+def test_a_second_closure_of_the_same_factory_writes_its_own_cell():
+    loss_a, seen_a = make_counted_loss(XM)
+    loss_b, seen_b = make_counted_loss(XM * 2)
+    sg.grad(loss_a)(W)
+    sg.grad(loss_b)(W)
+    sg.grad(loss_b)(W)
+    assert seen_a()[0] == 1 and seen_b()[0] == 2
+    assert seen_b()[1] == pytest.approx(np.sum(np.tanh(2 * XM @ W) ** 2))
+
+
+EVALS = 0
+
+
+def counted_global(w):
+    global EVALS
+    EVALS = EVALS + 1
+    return np.sum(np.sin(w) * EVALS)
+
+
+def test_global_write_in_the_differentiated_function():
+    global EVALS
+    EVALS = 0
+    g = sg.grad(counted_global)(W)
+    np.testing.assert_allclose(g, np.cos(W) * 1)
+    assert EVALS == 1
+    sg.grad(counted_global)(W)
+    assert EVALS == 2
+
+
+def calls_a_global_writer(w):
+    a = counted_global(w)
+    return a * EVALS
+
+
+def calls_a_nonlocal_writer(w, f):
+    return f(w) * 2.0
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_a_writer_called_from_differentiated_code_is_refused(mode):
+    loss, _ = make_counted_loss(XM)
+    for f, args in [(calls_a_global_writer, (W,)), (calls_a_nonlocal_writer, (W, loss))]:
+        with pytest.raises((sg.UnsupportedSyntaxError, sg.NonDifferentiableError)) as e:
+            if mode == "grad":
+                sg.grad(f)(*args)
+            else:
+                sg.jvp(lambda w: f(w, *args[1:]), (W,), (W,))
+        assert "test_nonlocal.py" in str(e.value)
+        assert "global" in str(e.value) or "nonlocal" in str(e.value)

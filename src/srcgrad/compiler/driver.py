@@ -17,7 +17,7 @@ import numpy as np
 from . import syntax as A
 from . import codegen, dynamic, nested, pipeline  # noqa: F401  (nested: installs itself)
 from .analysis.kinds import infer_kinds
-from .frontend import front_end, recursion_error
+from .frontend import declare_cells, front_end, recursion_error, refuse_cells
 from .optimize.dce import dead_code
 from .optimize.shape_reads import stand_in_shape_reads
 from .optimize.shapes import ShapeFacts
@@ -45,7 +45,7 @@ def reverse_function(func, wrt, mode, kinds=None, shapes=None):
                         lambda: recursion_error(func))
 
 
-dynamic.use("reverse", reverse_function)    # callees resolved at run time
+dynamic.use("reverse", lambda *a, **k: refuse_cells(reverse_function(*a, **k)))    # callees resolved at run time
 
 
 def _build(func, wrt, mode, kinds, shapes=None):
@@ -116,7 +116,7 @@ class _Prefix:
 
 
 def _callee_factory(func, wrt, stmt, kinds=None):
-    return reverse_function(func, wrt, "split", kinds)
+    return refuse_cells(reverse_function(func, wrt, "split", kinds))
 
 
 def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
@@ -216,12 +216,14 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         if rev.shapes is not None and rev.shapes.used:
             doc += "\n\n    " + rev.shapes.describe()
         name = f"{mode}_{fdef.name}"
-        newdef = A.funcdef(fdef, name, [gast.Expr(value=A.const(doc))] + body)
+        newdef = declare_cells(A.funcdef(fdef, name, [gast.Expr(value=A.const(doc))] + body),
+                               getattr(fdef, "srcgrad_cells", ()))
         src = codegen.to_source(newdef)
         fns = codegen.build({name: src}, closure, func, f"{mode} of {func.__qualname__}",
                             trees={name: newdef})
         fn = fns[name]
         fn.__srcgrad_transformable__ = True
+        fn.__srcgrad_cell_error__ = getattr(fdef, "srcgrad_cell_error", None)
         return fn
 
     # split form: forward (primal + records) and backward (adjoint)
@@ -297,11 +299,14 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
                               body=[gast.Expr(value=A.const(bdoc))] + bwd_body,
                               decorator_list=[], returns=None, type_comment=None,
                               **A.type_params())
+    declare_cells(fdef_f, getattr(fdef, "srcgrad_cells", ()))
+    declare_cells(fdef_b, getattr(fdef, "srcgrad_cells", ()))
     srcs = {fname: codegen.to_source(fdef_f), bname: codegen.to_source(fdef_b)}
     fns = codegen.build(srcs, closure, func, f"vjp of {func.__qualname__}",
                         trees={fname: fdef_f, bname: fdef_b})
     for f in fns.values():
         f.__srcgrad_transformable__ = True
+        f.__srcgrad_cell_error__ = getattr(fdef, "srcgrad_cell_error", None)
     fns[bname].__srcgrad_gradients__ = True          # (analysis/activity.py)
     return fns[fname], fns[bname]
 

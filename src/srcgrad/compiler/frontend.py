@@ -27,6 +27,7 @@ class Front:
     params: list          # its parameter names, in order
     names: Names          # generated names (``gen``, ``np``, ``ad``, ``math``, ``d<x>``)
     body: list            # the lowered body (normalize's output)
+    cells: tuple = ()     # the ``nonlocal`` / ``global`` names it writes (codegen declares them)
 
 
 def front_end(func, wrt, kinds):
@@ -56,14 +57,120 @@ def front_end(func, wrt, kinds):
                   helper_name("ad", user_names, func, ad_namespace(), gen),
                   helper_name("math", user_names, func, math, gen))
     names.helper_names = helper_names()
+    cells = fdef.srcgrad_cells = tuple(_open_cells(fdef, func, info, gen))
+    for _, n, _ in cells:
+        if n in opened:
+            raise ValueError(f"wrt={n!r}: {func.__qualname__} writes that nonlocal name; "
+                             f"differentiate with respect to a parameter")
     info.ad_name = names.ad        # the lowering writes helper calls with these names
     info.np_name = names.np        # (np.asarray for lists given to NumPy)
     body = normalize(fdef, info, gen, names.ad,
                      known_arrays=[n for n, k in kinds.items() if k == "num"],
                      known_sequences=[n for n, k in kinds.items() if k == "container"] +
                      [a.id for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None])
+    if cells:
+        _store_cells(body, cells)
     pipeline.after("normalize", func, body, fdef)
-    return Front(fdef, info, params, names, body)
+    return Front(fdef, info, params, names, body, cells)
+
+
+def _open_cells(fdef, func, info, gen):
+    """``nonlocal n`` / ``global n`` in the differentiated function itself: in the body
+    ``n`` becomes a local copy, read from the cell (the module) where the function
+    starts and written back where it returns (:func:`_store_cells`; the generated
+    function declares ``n`` as the user's did, and reads the user's cell: cache.live).
+    A value written there is the forward value; no gradient flows through it (a later
+    call reads it as data).  Returns [(kind, name, local copy)]."""
+    found = []
+
+    def visit(stmts):
+        kept = []
+        for st in stmts:
+            if isinstance(st, (gast.Nonlocal, gast.Global)):
+                kind = "nonlocal" if isinstance(st, gast.Nonlocal) else "global"
+                found.extend((kind, n, st) for n in st.names)
+                continue
+            if not isinstance(st, gast.FunctionDef):
+                for field in ("body", "orelse", "finalbody"):
+                    block = getattr(st, field, None)
+                    if isinstance(block, list) and block:
+                        setattr(st, field, visit(block) or [A.copy_loc(gast.Pass(), st)])
+                for h in getattr(st, "handlers", ()):
+                    h.body = visit(h.body) or [A.copy_loc(gast.Pass(), h)]
+            kept.append(st)
+        return kept
+    if not any(isinstance(n, (gast.Nonlocal, gast.Global)) for n in A.walk(fdef.body)):
+        return []
+    fdef.body = visit(fdef.body) or [A.copy_loc(gast.Pass(), fdef)]
+    if not found:
+        return []
+    out, mapping = [], {}
+    kind, n, st = found[0]
+    fdef.srcgrad_cell_error = info.error(
+        st, f"{func.__qualname__} writes the {kind} name {n!r}, and it is called from "
+            f"differentiated code: a gradient through that name would be lost. Return "
+            f"the value instead (a {kind} write is accepted in the function given to "
+            f"sg.grad / sg.vjp / sg.jvp itself, whose written values are data to later calls)")
+    for kind, n, st in found:
+        if n in mapping:
+            continue
+        mapping[n] = gen.fresh(n)
+        out.append((kind, n, mapping[n]))
+    A.rename(fdef, mapping)
+    # read where the function starts (a name not bound yet is first written by it)
+    fdef.body[:0] = [A.copy_loc(A.assign(local, A.name(n)), fdef.body[0])
+                     for kind, n, local in out if _bound(func, kind, n)]
+    return out
+
+
+def _bound(func, kind, n):
+    if kind == "global":
+        return n in getattr(func, "__globals__", {})
+    code = func.__code__
+    if n not in code.co_freevars:
+        return False
+    try:
+        func.__closure__[code.co_freevars.index(n)].cell_contents
+    except ValueError:
+        return False
+    return True
+
+
+def _store_cells(body, cells):
+    """Before the lowered body's one return: each opened cell gets its local copy."""
+    ret = body[-1] if body and isinstance(body[-1], gast.Return) else None
+    at = len(body) - 1 if ret is not None else len(body)
+    like = ret if ret is not None else (body[-1] if body else None)
+    body[at:at] = [A.copy_loc(A.assign(n, A.name(local)), like) if like is not None
+                   else A.assign(n, A.name(local)) for _, n, local in cells]
+
+
+def refuse_cells(fns):
+    """(For a callee's compiled code.)  The located error of a function that writes a
+    ``nonlocal`` / ``global`` name (see :func:`_open_cells`); ``fns`` unchanged else."""
+    for fn in fns if isinstance(fns, tuple) else (fns,):
+        err = getattr(fn, "__srcgrad_cell_error__", None)
+        if err is not None:
+            raise err.with_traceback(None)
+    return fns
+
+
+def declare_cells(fdef, cells):
+    """Each generated function that writes an opened cell declares it as the user's
+    function did (``nonlocal n`` / ``global n``), first in its body."""
+    if not cells:
+        return fdef
+    stored = A.names_stored(fdef.body)
+    decls = []
+    for kind in ("global", "nonlocal"):
+        names = [n for k, n, _ in cells if k == kind and n in stored]
+        if names:
+            decls.append((gast.Global if kind == "global" else gast.Nonlocal)(names=names))
+    doc = 1 if fdef.body and isinstance(fdef.body[0], gast.Expr) and \
+        isinstance(getattr(fdef.body[0], "value", None), gast.Constant) and \
+        isinstance(fdef.body[0].value.value, str) else 0
+    fdef.body[doc:doc] = decls
+    return fdef
 
 
 def _return_self(fdef):

@@ -48,7 +48,7 @@ from .templates import LineComments, Qualify, as_node, template
 from ...rules import namespace as ad_namespace
 from ..cache import BuildCache, cached_build, code_key
 from ..analysis.kinds import infer_kinds
-from ..frontend import RecursiveBuild, front_end, recursion_error
+from ..frontend import RecursiveBuild, declare_cells, front_end, recursion_error, refuse_cells
 from ..optimize.dce import dead_code
 
 _CACHE = BuildCache()
@@ -631,10 +631,10 @@ def forward_function(func, wrt, kinds=None, tangent_only=False):
 
 
 def _callee_factory(func, wrt, stmt, kinds=None):
-    return forward_function(func, wrt, kinds)
+    return refuse_cells(forward_function(func, wrt, kinds))
 
 
-dynamic.use("forward", forward_function)    # callees resolved at run time
+dynamic.use("forward", lambda *a, **k: refuse_cells(forward_function(*a, **k)))    # callees resolved at run time
 
 
 def _display(func, info):
@@ -681,10 +681,12 @@ def _build(func, wrt, kinds, tangent_only=False):
                 closure.setdefault(n, cell.cell_contents)
             except ValueError:
                 pass
+    declare_cells(newdef, front.cells)
     src = codegen.to_source(newdef)
     fn = codegen.build({name: src}, closure, func, f"jvp of {func.__qualname__}",
                        trees={name: newdef})[name]
     fn.__srcgrad_transformable__ = True
+    fn.__srcgrad_cell_error__ = getattr(fdef, "srcgrad_cell_error", None)
     fn.__srcgrad_temps__ = temporaries(body) | getattr(func, "__srcgrad_temps__", frozenset())
     fn.__srcgrad_namespace__ = names.np         # (the name of its array namespace)
     fn.tangent_params = dict(zip(wrt, tangent_params))
