@@ -440,3 +440,56 @@ def test_selections_and_index_put_match_pytorch(name):
     assert results[0][0] == results[1][0]
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-14)
     np.testing.assert_allclose(results[0][2], results[1][2], rtol=1e-13)
+
+
+# -- unfold and addmm's family (were missing: AttributeError) ------------------------------
+
+A3 = RNG.standard_normal((2, 3, 3))
+V3 = RNG.standard_normal(3)
+MATRIX_PRODUCT_SUMS = {
+    "unfold": lambda lib, a: a.unfold(-1, 2, 1) * lib.arange(24.0, dtype=a.dtype).reshape(
+        2, 3, 2, 2),
+    "unfold_dim1": lambda lib, a: a.unfold(1, 2, 2) ** 2,
+    "unfold_windows_overlap": lambda lib, a: a.reshape(-1).unfold(0, 5, 3).exp(),
+    "baddbmm": lambda lib, a: lib.baddbmm(a, a, a.sin(), beta=0.5, alpha=2),
+    "baddbmm_beta0": lambda lib, a: lib.baddbmm(a, a, a, beta=0),
+    "baddbmm_method": lambda lib, a: a.baddbmm(a.cos(), a),
+    "addbmm": lambda lib, a: lib.addbmm(a[0], a, a, alpha=3),
+    "addmv": lambda lib, a: lib.addmv(a[0, 0], a[1], a[0, 1], beta=2),
+    "addr": lambda lib, a: lib.addr(a[0], a[1, 0], a[1, 1], alpha=0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MATRIX_PRODUCT_SUMS))
+def test_unfold_and_added_products_as_pytorchs(name):
+    def run(lib):
+        a = lib.tensor(A3, requires_grad=True)
+        out = MATRIX_PRODUCT_SUMS[name](lib, a)
+        g, = lib.autograd.grad((out * out.detach().cos()).sum(), a)
+        return out.detach().numpy(), g.numpy(), type(out.grad_fn).__name__
+    (v1, g1, n1), (v2, g2, n2) = run(sg), run(torch)
+    np.testing.assert_allclose(v1, v2, rtol=1e-13)
+    np.testing.assert_allclose(g1, g2, rtol=1e-12, atol=1e-14)
+    assert n1 == n2
+
+
+def test_unfold_gradient_matches_finite_differences():
+    w = RNG.standard_normal(7)
+    c = RNG.standard_normal((3, 3))
+
+    def f(values, grad=False):
+        x = sg.tensor(values, requires_grad=grad)
+        y = (x.unfold(0, 3, 2).sin() * sg.tensor(c)).sum()
+        if grad:
+            y.backward()
+            return x.grad.numpy()
+        return y.item()
+    eps = 1e-6
+    fd = [(f(w + eps * e) - f(w - eps * e)) / (2 * eps) for e in np.eye(7)]
+    np.testing.assert_allclose(f(w, grad=True), fd, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("call", [lambda t: t.arange(4.0).unfold(0, 5, 1),
+                                  lambda t: t.arange(4.0).unfold(0, 2, 0)])
+def test_unfold_errors_are_pytorchs(call):
+    _same_outcome(call)

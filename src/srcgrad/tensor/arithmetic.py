@@ -416,6 +416,18 @@ class ArithmeticMethods:
         out = (self if beta == 1 else self * beta) + (prod if alpha == 1 else prod * alpha)
         return _renamed(out, "AddmmBackward0")
 
+    def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _added_product(self, batch1.bmm(batch2), beta, alpha, "BaddbmmBackward0")
+
+    def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+        return _added_product(self, batch1.bmm(batch2).sum(0), beta, alpha, "AddbmmBackward0")
+
+    def addmv(self, mat, vec, *, beta=1, alpha=1):
+        return _added_product(self, mat.mv(vec), beta, alpha, "AddmvBackward0")
+
+    def addr(self, vec1, vec2, *, beta=1, alpha=1):
+        return _added_product(self, vec1.outer(vec2), beta, alpha, "AddrBackward0")
+
     def kron(self, other):
         return apply(np.kron, (self, other), name="UnsafeViewBackward0", promote=True)
 
@@ -505,6 +517,16 @@ def _fused_alpha(out, self, other, alpha):
                                    out._data.dtype.type(alpha), self._data),
                                dtype=out._data.dtype)
     return out
+
+
+def _added_product(input, prod, beta, alpha, name):
+    """``beta * input + alpha * prod`` (``addmm``'s family), its node named ``name``; with
+    ``beta == 0`` the input is not read (its NaNs do not propagate), as PyTorch."""
+    prod = prod if alpha == 1 else prod * alpha
+    if beta == 0:
+        shape = np.broadcast_shapes(tuple(input.shape), tuple(prod.shape))
+        return _renamed(prod.expand(shape).clone(), name)
+    return _renamed((input if beta == 1 else input * beta) + prod, name)
 
 
 def _renamed(out, name):

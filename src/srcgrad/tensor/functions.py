@@ -30,7 +30,8 @@ _METHODS = [
     "masked_fill", "index_select", "numel", "trace", "tril", "triu", "diagonal",
     "sort", "argsort", "topk", "take_along_dim", "gather", "scatter", "scatter_add",
     "index_add", "masked_select", "take", "index_put", "unique", "unique_consecutive",
-    "atan2", "arctan2", "hypot", "logaddexp", "lerp", "addmm", "kron", "diag", "narrow",
+    "atan2", "arctan2", "hypot", "logaddexp", "lerp", "addmm", "baddbmm", "addbmm", "addmv",
+    "addr", "kron", "diag", "narrow",
     "select", "movedim", "moveaxis", "is_floating_point", "is_complex", "bernoulli",
 ]
 

@@ -258,6 +258,23 @@ class ShapeMethods:
         return self._index((slice(None),) * d + (slice(start, start + length),),
                            "SliceBackward0")
 
+    def unfold(self, dimension, size, step):
+        """Every slice of ``size`` entries along ``dimension``, ``step`` apart, as a new last
+        dimension (PyTorch's windows; here a copy, not a view of ``self``)."""
+        d = _wrap_dim(dimension, max(self.ndim, 1))
+        length = self.shape[d] if self.ndim else 1
+        if size > length:
+            raise RuntimeError(f"maximum size for tensor at dimension {d} is {length} but "
+                               f"size is {size}")
+        if step <= 0:
+            raise RuntimeError(f"step is {step} but must be > 0")
+        if self.ndim == 0:
+            return self.reshape(1)
+        starts = np.arange((length - size) // step + 1) * step
+        windows = starts[:, None] + np.arange(size)
+        out = self._index((slice(None),) * d + (windows,), "UnfoldBackward0")
+        return out.movedim(d + 1, -1) if d + 1 != out.ndim - 1 else out
+
     def select(self, dim, index):
         d = _wrap_dim(dim, self.ndim)
         return self._index((slice(None),) * d + (int(index),), "SelectBackward0")
