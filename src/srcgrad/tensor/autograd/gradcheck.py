@@ -33,31 +33,110 @@ def _numerical(func, inputs, i, eps):
     columns = []
     for k in range(flat.size):
         old = flat[k].copy()
+        flat[k] = old - eps           # (PyTorch's order: minus, then plus)
+        lo = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
         flat[k] = old + eps
         hi = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
-        flat[k] = old - eps
-        lo = [o._data.astype(np.float64).reshape(-1).copy() for o in _outputs(func, inputs)]
         flat[k] = old
         columns.append([(h - l) / (2 * eps) for h, l in zip(hi, lo)])
     n_out = len(columns[0]) if columns else len(_outputs(func, inputs))
     return [np.array([c[o] for c in columns]).reshape(flat.size, -1) for o in range(n_out)]
 
 
-def _analytical(func, inputs, i):
-    outs = _outputs(func, inputs)
-    blocks = []
-    for o in outs:
-        jac = np.zeros((inputs[i].numel(), o.numel()))
-        if o.requires_grad:
-            for k in range(o.numel()):
-                v = np.zeros(o._data.size, dtype=o._data.dtype)
-                v[k] = 1
-                g, = _grad([o], [inputs[i]], [Tensor._make(v.reshape(o._data.shape))],
-                           retain_graph=True, allow_unused=True)
-                if g is not None:
-                    jac[:, k] = g._data.astype(np.float64).reshape(-1)
-        blocks.append(jac)
-    return blocks
+def _jacobian_rows(o, xs):
+    """d o / d xs, one backward per entry of ``o`` (a row for every input at once, as
+    PyTorch computes them): an ``(x.numel(), o.numel())`` array per input."""
+    jacs = [np.zeros((x.numel(), o.numel())) for x in xs]
+    for k in range(o.numel()):
+        v = np.zeros(o._data.size, dtype=o._data.dtype)
+        v[k] = 1
+        grads = _grad([o], xs, [Tensor._make(v.reshape(o._data.shape))], retain_graph=True,
+                      allow_unused=True)
+        for jac, g in zip(jacs, grads):
+            if g is not None:
+                jac[:, k] = g._data.astype(np.float64).reshape(-1)
+    return jacs
+
+
+_NOT_REENTRANT = (
+    "Backward is not reentrant, i.e., running backward with same input and grad_output "
+    "multiple times gives different values, although analytical gradient matches numerical "
+    "gradient.The tolerance for nondeterminism was {}.\n\n"
+    "NOTE: If your op relies on non-deterministic operations i.e., it is listed here:\n"
+    "https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html\n"
+    "this failure might be expected.\n\n"
+    "If you are adding a new operator, please file an issue and then use one of the\n"
+    "workarounds. The workaround depends on how your test invokes gradcheck/gradgradcheck.\n"
+    "If the test\n"
+    "- manually invokes gradcheck/gradgradcheck, then call gradcheck/gradgradcheck\n"
+    "  with `nondet_tol=<tol>` as a keyword argument.\n"
+    "- is OpInfo-based (e.g., in test_ops_gradients.py), then modify the OpInfo for the test\n"
+    "  to have `gradcheck_nondet_tol=<tol>`.\n"
+    "- is a Module test (e.g., in common_nn.py), then modify the corresponding\n"
+    "  module_test entry to have `gradcheck_nondet_tol=<tol>`\n")
+
+
+def _twice(backward, nondet_tol):
+    """``backward()`` run twice, as PyTorch does, to find a non-reentrant backward."""
+    first, second = backward(), backward()
+    for a, b in zip(first, second):
+        if np.size(a) and float(np.max(np.abs(np.asarray(a) - np.asarray(b)))) > nondet_tol:
+            raise GradcheckError(_NOT_REENTRANT.format(nondet_tol))
+    return first
+
+
+def _mismatch(what, o, n, num, ana, like):
+    return GradcheckError(f"{what} mismatch for output {o} with respect to input {n},\n"
+                          f"numerical:{_as_tensor(num, like)!r}\n"
+                          f"analytical:{_as_tensor(ana, like)!r}\n")
+
+
+def _slow_check(inputs, wrt, outs, numerical, atol, rtol, nondet_tol):
+    """Each differentiable output's Jacobian (twice) against the numerical one."""
+    xs = [inputs[i] for i in wrt]
+    for k, o in enumerate(t for t in outs if t.requires_grad):
+        pos = _position(outs, o)
+        rows = _twice(lambda: _jacobian_rows(o, xs), nondet_tol)
+        for n, ana in enumerate(rows):
+            if not np.allclose(ana, numerical[n][pos], rtol=rtol, atol=atol):
+                raise _mismatch("Jacobian", k, n, numerical[n][pos], ana, xs[n])
+
+
+def _zero_grad_outputs(func, inputs, wrt, outs, check_undefined_grad):
+    """PyTorch's last checks: zero output gradients give zero input gradients (the
+    backward multiplies by them), with the outputs computed, then with a new forward."""
+    xs = [inputs[i] for i in wrt]
+    diff = [o for o in outs if o.requires_grad]
+    if diff:
+        grads = _grad(diff, xs, [Tensor._make(np.zeros_like(o._data)) for o in diff],
+                      allow_unused=True)
+        for g, x in zip(grads, xs):
+            if g is None:
+                continue
+            if bool((g._data != 0).any()):
+                raise GradcheckError("backward not multiplied by grad_output")
+            if g.dtype is not x.dtype:
+                raise GradcheckError("grad is incorrect type")
+            if tuple(g.shape) != tuple(x.shape):
+                raise GradcheckError("grad is incorrect size")
+    if not check_undefined_grad:
+        return
+    runs = 1 + (len(diff) if len(diff) > 1 else 0)
+    for _ in range(runs):
+        fresh = [o for o in _outputs(func, inputs) if o.requires_grad]
+        try:
+            grads = _grad(fresh, xs, [Tensor._make(np.zeros_like(o._data)) for o in fresh],
+                          allow_unused=True)
+        except RuntimeError as e:
+            raise GradcheckError(
+                "Expected backward function to handle undefined output grads. Please look at "
+                '"Notes about undefined output gradients" in "tools/autograd/derivatives.yaml"'
+            ) from e
+        if any(g is not None and bool((g._data != 0).any()) for g in grads):
+            raise GradcheckError(
+                "Expected all input grads to be undefined or zero when all output grads are "
+                'undefined or zero. Please look at "Notes about undefined output gradients" in '
+                '"tools/autograd/derivatives.yaml"')
 
 
 def _analytical_forward(func, inputs, i):
@@ -101,30 +180,37 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
                           "point or complex. This check will likely fail if all the inputs are "
                           "not of double precision floating point or complex. ", UserWarning,
                           stacklevel=2)
-    modes = ([(_analytical, "Jacobian")] if check_backward_ad else []) + \
-        ([(_analytical_forward, "Jacobian computed with forward mode")] if check_forward_ad
-         else [])
-    if fast_mode and check_backward_ad:
-        msg = _fast_mismatch(func, inputs, wrt, eps, atol, rtol)
-        if msg is not None:
-            if raise_exception:
-                raise GradcheckError(msg)
-            return False
-        modes = modes[1:]               # (forward mode, when asked, is checked in full)
-    for n, i in enumerate(wrt):
-        numerical = _numerical(func, inputs, i, eps)
-        for analytical_of, what in modes:
-            analytical = analytical_of(func, inputs, i)
-            for o, (num, ana) in enumerate(zip(numerical, analytical)):
-                if not np.allclose(ana, num, rtol=rtol, atol=atol):
-                    like = inputs[i]
-                    msg = (f"{what} mismatch for output {o} with respect to input {n},\n"
-                           f"numerical:{_as_tensor(num, like)!r}\n"
-                           f"analytical:{_as_tensor(ana, like)!r}\n")
-                    if raise_exception:
-                        raise GradcheckError(msg)
-                    return False
+    try:
+        _check(func, inputs, wrt, eps, atol, rtol, nondet_tol, check_undefined_grad,
+               check_forward_ad, check_backward_ad, fast_mode)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
     return True
+
+
+def _check(func, inputs, wrt, eps, atol, rtol, nondet_tol, check_undefined_grad,
+           check_forward_ad, check_backward_ad, fast_mode):
+    """PyTorch's sequence (what a function or backward that prints shows): the outputs;
+    the numerical Jacobians (or directional derivatives); each output's backward, twice;
+    forward mode; zero output gradients."""
+    outs = _outputs(func, inputs)
+    numerical = None
+    if fast_mode and check_backward_ad:
+        _fast_check(func, inputs, wrt, outs, eps, atol, rtol, nondet_tol)
+    elif check_backward_ad:
+        numerical = [_numerical(func, inputs, i, eps) for i in wrt]
+        _slow_check(inputs, wrt, outs, numerical, atol, rtol, nondet_tol)
+    if check_forward_ad:
+        for n, i in enumerate(wrt):
+            num = numerical[n] if numerical is not None else _numerical(func, inputs, i, eps)
+            for o, (nu, ana) in enumerate(zip(num, _analytical_forward(func, inputs, i))):
+                if not np.allclose(ana, nu, rtol=rtol, atol=atol):
+                    raise _mismatch("Jacobian computed with forward mode", o, n, nu, ana,
+                                    inputs[i])
+    if check_backward_ad:
+        _zero_grad_outputs(func, inputs, wrt, outs, check_undefined_grad)
 
 
 _FAST_FAIL_SLOW_OK = """
@@ -152,15 +238,14 @@ def _unit_vector(t, gen):
     return v / v.norm()
 
 
-def _fast_mismatch(func, inputs, wrt, eps, atol, rtol):
-    """Fast mode: ``v^T J u`` from the backward against ``v^T (J u)`` from central
-    differences along ``u``, for random unit ``u`` (per input) and ``v`` (per output), as
-    PyTorch draws them.  The message of the first mismatch (with the slow-mode Jacobians),
-    or None."""
+def _fast_check(func, inputs, wrt, outs, eps, atol, rtol, nondet_tol):
+    """Fast mode: ``v^T J u`` from the backward (run twice) against ``v^T (J u)`` from
+    central differences along ``u``, for random unit ``u`` (per input) and ``v`` (per
+    output), as PyTorch draws them.  A mismatch raises PyTorch's message (with the
+    slow-mode Jacobians)."""
     from .. import grad_mode
     from ..generator import Generator
     gen = Generator()
-    outs = _outputs(func, inputs)
     diff_outs = [o for o in outs if o.requires_grad]
     us = [_unit_vector(inputs[i], gen) for i in wrt]
     vs = [_unit_vector(o, gen) for o in diff_outs]
@@ -178,19 +263,22 @@ def _fast_mismatch(func, inputs, wrt, eps, atol, rtol):
               if a.is_floating_point() or a.is_complex()]
         numerical.append([(v * j).sum() for v, j in zip(vs, ju)])
     for k, (o, v) in enumerate(zip(diff_outs, vs)):
-        with grad_mode.enable_grad():
-            vj = _grad([o], [inputs[i] for i in wrt], [v.reshape(o.shape)], retain_graph=True,
-                       allow_unused=True)
+        def backward(o=o, v=v):
+            with grad_mode.enable_grad():
+                return _grad([o], [inputs[i] for i in wrt], [v.reshape(o.shape)],
+                             retain_graph=True, allow_unused=True)
+        vj = _twice(lambda: [np.zeros_like(inputs[i]._data) if g is None else g._data
+                             for i, g in zip(wrt, backward())], nondet_tol)
         for n, (i, u, g) in enumerate(zip(wrt, us, vj)):
-            g = Tensor._make(np.zeros_like(inputs[i]._data)) if g is None else g.detach()
+            g = Tensor._make(g)
             analytical = g.reshape(-1).dot(u)
             num = numerical[n][k]
             tol = atol * float(u.sum()) * float(v.sum())
             if not analytical.allclose(num.to(analytical.dtype), rtol, tol):
-                return (f"Jacobian mismatch for output {k:d} with respect to input {n:d},\n"
-                        f"numerical:{num}\nanalytical:{analytical}\n"
-                        + _slow_report(func, inputs, i, _position(outs, o), eps, atol, rtol))
-    return None
+                raise GradcheckError(
+                    f"Jacobian mismatch for output {k:d} with respect to input {n:d},\n"
+                    f"numerical:{num}\nanalytical:{analytical}\n"
+                    + _slow_report(func, inputs, i, _position(outs, o), eps, atol, rtol))
 
 
 def _position(items, obj):
@@ -200,7 +288,7 @@ def _position(items, obj):
 def _slow_report(func, inputs, i, o, eps, atol, rtol):
     like = inputs[i]
     numerical = _as_tensor(_numerical(func, inputs, i, eps)[o], like)
-    analytical = _as_tensor(_analytical(func, inputs, i)[o], like)
+    analytical = _as_tensor(_jacobian_rows(_outputs(func, inputs)[o], [like])[0], like)
     msg = ("\nThe above quantities relating the numerical and analytical jacobians are "
            "computed \nin fast mode. See: https://github.com/pytorch/pytorch/issues/53876 for "
            "more background \nabout fast mode. Below, we recompute numerical and analytical "
@@ -243,4 +331,5 @@ def gradgradcheck(func, inputs, grad_outputs=None, *, eps=1e-6, atol=1e-5, rtol=
         return tuple(g for g in grads if g is not None)
 
     return gradcheck(first, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
-                     raise_exception=raise_exception)
+                     raise_exception=raise_exception, nondet_tol=nondet_tol,
+                     check_undefined_grad=check_undefined_grad, fast_mode=fast_mode)
