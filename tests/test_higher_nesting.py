@@ -582,16 +582,33 @@ def test_gradient_through_grad_of_a_closure_calling_a_closure():
         np.testing.assert_allclose(sg.grad(fn)(W), expected, rtol=1e-10, atol=1e-12)
 
 
-def test_gradient_through_grad_of_two_arguments_calling_a_closure_is_refused():
-    """The same with a lambda of two arguments: no code form yet, a located refusal
-    (never a zero gradient)."""
+def test_gradient_through_grad_of_two_arguments_calling_a_closure():
+    """The same with a lambda of two arguments (both gradients, or one by wrt): the
+    call is differentiated as sg.vjp of the lambda taken as an argument, pulled back
+    from 1.0 (a located refusal before)."""
     W = np.arange(9.0).reshape(3, 3) / 10 - 0.4
 
     def penalty(W):
         f = lambda x: np.sum(np.tanh(W @ x))     # noqa: E731
-        return np.sum(sg.grad(lambda x, c: f(x) * c)(X, 2.0) ** 2)
-    with pytest.raises(sg.NonDifferentiableError, match="holds differentiated values through"):
-        sg.grad(penalty)(W)
+        gx, gc = sg.grad(lambda x, c: f(x) * c)(X, 2.0)
+        return np.sum(gx ** 2) + gc * np.sum(gx) + \
+            np.sum(sg.grad(lambda x, c: f(x) * c ** 2, wrt=0)(X, 0.5))
+
+    def penalty_autograd(W):
+        f = lambda x: anp.sum(anp.tanh(anp.dot(W, x)))     # noqa: E731
+        lam = lambda x, c: f(x) * c                         # noqa: E731
+        gx, gc = autograd.grad(lam, 0)(X, 2.0), autograd.grad(lam, 1)(X, 2.0)
+        return anp.sum(gx ** 2) + gc * anp.sum(gx) + \
+            anp.sum(autograd.grad(lambda x, c: f(x) * c ** 2, 0)(X, 0.5))
+    expected = autograd.grad(penalty_autograd)(W)
+    np.testing.assert_allclose(expected, central(penalty_autograd, [W], 0), rtol=1e-6,
+                               atol=1e-8)
+    assert np.max(np.abs(expected)) > 0.1
+    np.testing.assert_allclose(penalty(W), penalty_autograd(W), rtol=1e-12)
+    np.testing.assert_allclose(sg.grad(penalty)(W), expected, rtol=1e-10, atol=1e-12)
+    v = np.cos(W)
+    hvp_autograd = autograd.grad(lambda w: anp.sum(autograd.grad(penalty_autograd)(w) * v))(W)
+    np.testing.assert_allclose(sg.hvp(penalty)(W, v=v), hvp_autograd, rtol=1e-9, atol=1e-11)
 
 
 def pulled_rows(x):

@@ -694,6 +694,7 @@ SAMPLES["ad.with_field"] = [S(_Obj(A(3), 0.5), "w", A(3)), S(_DC_ITEM, "b", 2.5)
 SAMPLES["ad.without_field"] = [S(_Obj(A(3), 0.5), "w"), S(_Obj(A(2, 2), 1.5), "b")]
 SAMPLES["ad.field_cotangent"] = [S(_Obj(A(3), 0.5), "w", A(3)), S(_DC(A(2, 2), 1.5), "w", A(2, 2))]
 SAMPLES["ad.single_field"] = [S(A(3), "w"), S(1.5, "b")]
+SAMPLES["ad.structure_only"] = [S(_Obj(A(3), 0.5), "w", A(3)), S(_DC_ITEM, "b", 0.5)]
 SAMPLES["ad.without_key"] = [S({"a": A(3), "b": 1.5}, "a"), S({"a": A(2, 2)}, "z")]
 
 # containers built from differentiable values (rules/containers.py): dict(...), {**a, **b},

@@ -197,14 +197,33 @@ def test_off_switch_and_the_limit_of_versions():
 
 
 def test_code_no_shape_changes_is_shared():
-    """Nothing to drop for (3, 1) * (1, 4): the general code serves every shape."""
-    def f(x, y):
-        return np.sum(x * y)
-    g = sg.grad(f, wrt=(0, 1))
-    general = sg.grad(f, wrt=(0, 1), specialize=False)
-    for args in [(A(3, 1), A(1, 4)), (A(3, 4), A(3, 4)), (A(2), A(2))]:
-        assert_identical(g(*args), general(*args))
-    assert "Specialized" not in g.source
+    """No un-broadcast that shapes decide (an array times a literal needs none): the
+    general code serves every shape."""
+    def f(x):
+        return np.sum(np.sin(x) * 3.0)
+    g = sg.grad(f, wrt=0)
+    general = sg.grad(f, wrt=0, specialize=False)
+    for args in [(A(3, 1),), (A(3, 4),), (A(2),)]:
+        assert_identical((g(*args),), (general(*args),))
+        assert "Specialized" not in g.source
+
+
+def test_an_unbroadcast_the_shapes_call_for_is_written_out_as_its_sums():
+    """(3, 1) + (1, 4): each operand's adjoint is the sum over the axis it was
+    broadcast along, written as ``.sum(axis=..., keepdims=True)`` of the cotangent
+    (the kernel's own operations: bit for bit the general code's gradients); leading
+    axes added are summed away, a Python scalar's adjoint is the full sum."""
+    def f(x, y, s):
+        return np.sum(np.tanh(x + y) * s)
+    g = sg.grad(f, wrt=(0, 1, 2))
+    general = sg.grad(f, wrt=(0, 1, 2), specialize=False)
+    for args in [(A(3, 1), A(1, 4), 0.7), (A(2, 3, 1), A(4), 1.3), (A(5, 1, 2), A(3, 1), -2.0)]:
+        got = g(*args)
+        assert_identical(got, general(*args))
+        for i in range(3):
+            assert_close(got[i], numeric_grad(f, args, i), f"d/d{'xys'[i]}")
+        assert "unbroadcast(" not in g.source and ".sum(axis=" in g.source
+    assert "dadd.sum(axis=(0, 2), keepdims=True).reshape((3, 1))" in g.source
 
 
 def test_a_new_dtype_kind_compiles_again():
@@ -235,7 +254,8 @@ def test_source_shows_the_code_a_call_runs():
     assert g.source == special
     other = sg.source(add_tanh, wrt=(0, 1), args=(A(3, 1), A(1, 4)))
     assert "x (3, 1), y (1, 4)" in " ".join(other.split())
-    assert "unbroadcast(" in other      # (x + y's stay)
+    # (x + y's sums, written out)
+    assert "unbroadcast(" not in other and "dadd.sum(axis=0, keepdims=True)" in other
 
 
 def listed(x, y):

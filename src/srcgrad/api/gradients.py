@@ -16,7 +16,7 @@ from ..compiler import sourcemap
 from ..compiler.source import check_function, unwrap
 from ..compiler.driver import reverse_function
 from ..compiler.dynamic import trampoline
-from ..compiler.nested import fresh_record, grad_of_one
+from ..compiler.nested import fresh_record, grad_of_args, grad_of_one
 from .read_as import as_one_tuple, declared_function
 from ..compiler.analysis.kinds import argument_kind
 from ..compiler.cache import still_valid
@@ -263,12 +263,15 @@ class Transformed:
         the generated code holds what the function holds under other names
         (compiler/dynamic.py): Python that calls sg.vjp of the function, taking it as
         its first argument; None where that form does not apply (sg.grad of a
-        function of one argument, with respect to it)."""
-        if self.mode != "grad" or self.has_aux or kwargs or len(args) != 1 or \
-                self.bound_self is not _NO_SELF or len(self.sig.names) != 1 or \
-                not (self.wrt_names is None or self.single):
+        function of its positional arguments, all given, without keywords)."""
+        if self.mode != "grad" or self.has_aux or kwargs or not self.sig.simple or \
+                self.bound_self is not _NO_SELF or len(args) != len(self.sig.names):
             return None
-        return grad_of_one, (self.func, args[0]), {}, 1
+        if len(args) == 1 and (self.wrt_names is None or self.single):
+            return grad_of_one, (self.func, args[0]), {}, 1
+        wrt, single = self._select(self.sig.bind(tuple(args), {}))
+        at = tuple(self.sig.names.index(w) for w in wrt)
+        return grad_of_args, (self.func, at, single) + tuple(args), {}, 3
 
     def as_called(self, bound):
         """The generated function for these arguments, returning what a call of this

@@ -185,6 +185,18 @@ def construct_apply(_sg_cls, _sg_where, _sg_site, _sg_picks, *args, **kwargs):
                  construct.construct_back, _sg_picks)
 
 
+def construct_jvp_apply(_sg_cls, _sg_where, _sg_site, tangents, *args, **kwargs):
+    """``call_jvp`` of a user class: the new object, linear in the arguments it holds,
+    and its tangent from ``tangents`` (those of the arguments ``_sg_where`` names), as
+    Python srcgrad transforms (forward-mode code differentiated again)."""
+    pieces = (args, kwargs)
+    every = construct_every(pieces)
+    routes = construct_routes(_sg_cls, every, _sg_site, pieces)
+    obj = construct_built(_sg_cls, every, routes, pieces)
+    return obj, construct.construct_push(construct_saved(routes, every, _sg_where, pieces,
+                                                         obj), tangents)
+
+
 def picked(grads, picks):
     """The gradients of the arguments a call asked for, out of those of its callee's
     parameters.  ``picks`` is (lead, slots): a slot is (index, item) with ``item`` the
@@ -357,6 +369,17 @@ def grad_of_one(_sg_f, x):
     return vjp_of(_sg_f, x)[1](1.0)
 
 
+def grad_of_args(_sg_f, _sg_wrt, _sg_single, *args):
+    """``sg.grad(f, wrt)(*args)`` as Python srcgrad transforms (:func:`grad_of_one` for
+    several arguments): the gradients of the arguments at positions ``_sg_wrt``, one
+    value where ``_sg_single``, else a tuple."""
+    value, record = dynamic.call_forward(_sg_f, constant(_sg_wrt), "sg.grad", *args)
+    grads = dynamic.call_backward(fresh_record(record), 1.0)
+    if constant(_sg_single):
+        return grads[0]
+    return grads
+
+
 def holds_floats(v):
     """Does ``v`` hold a float (``sg.vjp``'s arguments with a gradient)?"""
     return dynamic._holds_floats(v, set())
@@ -367,8 +390,9 @@ holds_floats.__srcgrad_stop_gradient__ = True
 
 deftransformable(split_forward, split_forward_b, split_plain, jvp_apply, _tangent,
                  _tangent_item, jvp_of, jvp_star, _flat_call, vjp_of, star_apply, _made,
-                 grad_of_one,
-                 split_backward, _one, _cells, _defaults, construct_apply)
+                 grad_of_one, grad_of_args,
+                 split_backward, _one, _cells, _defaults, construct_apply,
+                 construct_jvp_apply)
 # ``picked`` (a call's gradients out of its callee's) and its transpose are linear maps
 # with rules: differentiated again, they are not transformed into their loops
 add_kernel("picked", picked)
@@ -714,7 +738,14 @@ def unfold_jvp(args, kwargs, site, asked=()):
             own_at = i
     where = [0 if w is dynamic._SELF else w + front if isinstance(w, int) else w
              for w, _ in entries]
-    if dynamic.rules.lookup(target) is not None:
+    rule = dynamic.rules.lookup(target)
+    if rule is None and isinstance(target, type) and records.user_class(target) and \
+            not issubclass(target, tuple) and front == 0 and \
+            [i for _, i in entries] == list(range(len(tangents))):
+        # an object built inside: its tangent, linear in the arguments' (as call_jvp)
+        return construct_jvp_apply, (target, tuple(where), full_site, tangents) + \
+            tuple(full), kw, lambda p: p if isinstance(p, str) else None if p == 0 else p
+    if rule is not None:
         target = calling(target, len(full), tuple(kw))
     elif not dynamic.is_python_callee(target):
         dynamic.call_jvp(f, wrt, inner_site, tangents, *rest, **kwargs)    # raises why

@@ -191,10 +191,13 @@ class AdjointSweep(AdjointStates):
         others = [v for p, v in op.args.items() if p != param and p in operands]
         if all(self.is_scalar(v) for v in others):
             return contrib.args[0]
-        # code specialized to the arguments' shapes: when they prove the sum a no-op
+        # code specialized to the arguments' shapes: the sum they call for, written
+        # out (none when they prove it a no-op)
         shapes = getattr(self, "shapes", None)
-        if shapes is not None and shapes.unbroadcast_is_identity(op, param):
-            return contrib.args[0]
+        if shapes is not None:
+            done = shapes.unbroadcast(op, param, contrib.args[0])
+            if done is not None:
+                return done
         return contrib
 
     def bwd_assign(self, s, state, depth):

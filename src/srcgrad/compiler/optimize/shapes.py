@@ -4,10 +4,11 @@ Given the abstract values of a call's arguments (``rules/shapes.py``: an array's
 shape and dtype kind, a Python scalar's kind), :class:`ShapeFacts` infers the
 abstract value of every name of the normalized function body, by the shape laws of
 the rules (the ``shape`` facet; derived for elementwise functions and reductions).
-Reverse mode asks it one question: is ``ad.unbroadcast(e, x)``, the adjoint of an
-elementwise operation's operand ``x``, a no-op for these shapes (the operation's
-result has ``x``'s shape and the sum would be over no axis)?  Then the adjoint is
-``e`` itself, and a value read only for that shape is no longer recorded.
+Reverse mode asks it one question: what is ``ad.unbroadcast(e, x)``, the adjoint of
+an elementwise operation's operand ``x``, for these shapes?  A no-op (the
+operation's result has ``x``'s shape): the adjoint is ``e`` itself; else the sum the
+kernel would take, written out (``e.sum(axis=0)``); either way a value read only for
+its shape is no longer recorded.
 
 Guarantee: a fact is a fact of every value the name holds on any path.  The
 inference is flow-insensitive: a name's value is the join of the values of every
@@ -76,22 +77,67 @@ class ShapeFacts:
         """Is ``unbroadcast(e, x)`` a no-op, for ``e`` the adjoint term of operand
         ``param`` (``x``) of the elementwise ``op``?  Yes when the result has ``x``'s
         known shape, and ``e`` is real or ``x`` complex (no real part taken)."""
-        env = self._facts()
-        if env is None:
-            return False
-        operands = [v for p, v in op.args.items() if p in _operands(op.rule)]
-        if any(type(v) is gast.Name and v.id not in env and v.id not in self.args
-               for v in operands):
-            return False
-        result = S.elementwise([self.value(v) for v in operands])
-        x = self.value(op.args.get(param))
-        rs, xs = S.shape_of(result), S.shape_of(x)
-        if rs is None or xs is None or rs != xs:
-            return False
-        if not (S.is_real(result) or S.kind_of(x) == "c"):
+        shapes = self._unbroadcast_shapes(op, param)
+        if shapes is None or shapes[0] != shapes[1]:
             return False
         self.used.update(self.args)
         return True
+
+    def unbroadcast(self, op, param, e):
+        """``unbroadcast(e, x)`` written out for these shapes (see
+        :meth:`unbroadcast_is_identity`), or None when the shapes are not known: ``e``
+        itself, or the sum the kernel would take, as methods of ``e`` (an array of the
+        result's shape, real unless ``x`` is complex)::
+
+            e.sum(axis=0)                              x (10,), the result (32, 10)
+            e.sum(axis=1, keepdims=True)               x (32, 1)
+            e.sum(axis=(0, 2), keepdims=True).reshape((3, 1))
+            e.sum()                                    x a Python scalar
+
+        the same operations, in the same order, as ``ad.unbroadcast`` on a NumPy array
+        (so the same values bit for bit), without its call and its tests."""
+        shapes = self._unbroadcast_shapes(op, param)
+        if shapes is None:
+            return None
+        rs, xs, python_scalar = shapes
+        nlead = len(rs) - len(xs)
+        if nlead < 0:
+            return None
+        self.used.update(self.args)
+        if rs == xs:
+            return e
+        if python_scalar:
+            return _method(e, "sum", ())
+        lead = tuple(range(nlead))
+        if nlead > 0 and xs and rs[nlead:] == xs:       # only leading axes were added
+            return _method(e, "sum", (("axis", _axes(lead)),))
+        axes = lead + tuple(nlead + i for i, n in enumerate(xs)
+                            if n == 1 and rs[nlead + i] != 1)
+        if axes:
+            e = _method(e, "sum", (("axis", _axes(axes)), ("keepdims", True)))
+        return _method(e, "reshape", (), [S.Known(xs)]) if nlead else e
+
+    def _unbroadcast_shapes(self, op, param):
+        """(the result's shape, ``x``'s shape, x a Python scalar) when both shapes are
+        known and the sum needs no real part (``e`` real, or ``x`` complex); else None."""
+        env = self._facts()
+        if env is None:
+            return None
+        operands = [v for p, v in op.args.items() if p in _operands(op.rule)]
+        if any(type(v) is gast.Name and v.id not in env and v.id not in self.args
+               for v in operands):
+            return None
+        result = S.elementwise([self.value(v) for v in operands])
+        x = self.value(op.args.get(param))
+        rs, xs = S.shape_of(result), S.shape_of(x)
+        if rs is None or xs is None:
+            return None
+        if not (S.is_real(result) or S.kind_of(x) == "c"):
+            return None
+        if rs != xs and type(x) is not S.Array and not (
+                type(x) in (S.Scalar, S.Known) and S.kind_of(x) in ("f", "i")):
+            return None     # (a bool, a complex scalar: the kernel's general path)
+        return rs, xs, type(x) is not S.Array
 
     def describe(self):
         """What the code is specialized to (a line of its docstring)."""
@@ -204,6 +250,23 @@ class ShapeFacts:
 
     def _law(self, op):
         return law_result(op.rule, {p: self.value(a) for p, a in op.args.items()})
+
+
+def _method(e, name, keywords, args=()):
+    """``e.name(*args, **keywords)`` (keywords: (name, Python value) pairs)."""
+    return gast.Call(func=gast.Attribute(value=e, attr=name, ctx=gast.Load()),
+                     args=[_literal(a.value if type(a) is S.Known else a) for a in args],
+                     keywords=[gast.keyword(arg=k, value=_literal(v)) for k, v in keywords])
+
+
+def _axes(axes):
+    return axes[0] if len(axes) == 1 else axes
+
+
+def _literal(v):
+    if type(v) is tuple:
+        return gast.Tuple(elts=[_literal(x) for x in v], ctx=gast.Load())
+    return gast.Constant(value=v, kind=None)
 
 
 def law_result(rule, args):

@@ -120,6 +120,12 @@ def field_tangent(t, obj, name):
         return t
     a = _class_attribute(obj, name)
     if a is None:
+        v = getattr(obj, name, None) if t is None or \
+            isinstance(t, dict) and name not in t else None
+        if v is not None and not isinstance(v, (bool, int)) and rt.carries_gradient(v):
+            # a field with no tangent (an object built from arguments of which only some
+            # have one): zeros that index and slice as the field does
+            return rt.zeros_like(v)
         return field_of(t, name)
     if isinstance(a, types.FunctionType):
         return t
@@ -176,6 +182,11 @@ defkernel(field_tangent, "t, obj, name",
                    obj="structure_only(obj, name, zeros_like(ans))"),
           linear_in=("t",))
 deflinear(field_of, "t, name", "field_grad(g, t, name)", "field_of(dt, name)")
+# (the third order through a field: linear in ``zero``, obj gives structure only)
+defkernel(structure_only, "obj, name, zero",
+          vjp=dict(zero="structure_only(obj, name, g)", obj="zeros_like(obj)"),
+          jvp=dict(zero="structure_only(obj, name, dzero)", obj="zeros_like(ans)"),
+          linear_in=("zero",))
 
 
 def with_field(obj, name, value):
