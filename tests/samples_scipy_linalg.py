@@ -90,3 +90,7 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
     SAMPLES["ad.sl_toeplitz_part"] = [S(A(3), A(3)), S(A(3), A(3), A(4), 0),
                                       S(A(4), A(3), A(4), 1)]
     SAMPLES["ad.sl_circulant_grad"] = [S(A(3, 3), A(3)), S(A(4, 4), A(4))]
+    # cholesky's adjoint: a factor's cotangent (its triangle), the factor, upper or not
+    l3, l4 = np.linalg.cholesky(spd(3)), np.linalg.cholesky(spd(4))
+    SAMPLES["ad.sl_cholesky_adjoint"] = [S(np.tril(A(3, 3)), l3), S(np.triu(A(4, 4)), l4.T, True),
+                                         S(np.diag(A(3)), l3)]

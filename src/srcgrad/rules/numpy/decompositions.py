@@ -6,6 +6,9 @@ picks them), so only losses that do not read the phases are differentiated, and 
 reverse sweep that sees one raises.  cholesky and qr of complex matrices have unique
 factors (real diagonals), so nothing is free there.
 """
+import sys
+
+import numpy
 import numpy as np
 
 from ...runtime.backends import array_ns
@@ -486,14 +489,55 @@ def _sign_share(gsign, a):
     return 1j * np.imag(gsign * np.linalg.slogdet(a)[0])
 
 
+def _lapack(name, a):
+    """LAPACK's routine ``name`` (``"potrf"``) for a real 2-D NumPy matrix ``a``, through
+    SciPy when something has imported it; else None (the caller takes another path)."""
+    linalg = sys.modules.get("scipy.linalg")
+    if linalg is None or type(a) is not numpy.ndarray or a.ndim != 2 or \
+            a.dtype not in (numpy.float32, numpy.float64):
+        return None
+    return getattr(linalg.lapack, ("d" if a.dtype == numpy.float64 else "s") + name)
+
+
+def _spd_factor_inverse(low):
+    """``(L L^T)^-1`` from the lower Cholesky factor ``L`` (LAPACK's potri: a third of
+    the work of ``inv``), or None where that path is not open."""
+    potri = _lapack("potri", low)
+    if potri is None:
+        return None
+    inv, info = potri(low, lower=1)
+    if info != 0:
+        return None
+    inv = numpy.tril(inv)                   # (potri writes the lower triangle only)
+    out = inv + inv.T
+    numpy.fill_diagonal(out, numpy.diagonal(inv))
+    return out
+
+
+def _spd_inverse(a):
+    """``a^-1`` of a real symmetric positive definite 2-D NumPy matrix by its Cholesky
+    factor (:func:`_spd_factor_inverse`), or None (not symmetric, not definite, not a
+    NumPy matrix: the caller inverts it as a general matrix)."""
+    potrf = _lapack("potrf", a)
+    if potrf is None or not numpy.array_equal(a, a.T):
+        return None
+    low, info = potrf(a, lower=1)
+    return _spd_factor_inverse(low) if info == 0 else None
+
+
 def slogdet_grad(g, a):
     """Adjoint of ``np.linalg.slogdet``: ``logabsdet`` and, of a complex matrix, the
-    sign carry a gradient."""
+    sign carry a gradient.  A real symmetric positive definite NumPy matrix is inverted
+    by its Cholesky factor (:func:`_spd_inverse`), others by ``inv``.  (An opaque kernel:
+    its own rules below give its derivatives.)"""
     np = array_ns(g, a)
     gsign, glog = _parts(g, 2)
     if glog is None and (gsign is None or not _is_complex(a)):
         return np.zeros_like(a, dtype=_fdtype(a))
     factor = (0.0 if glog is None else glog) + _sign_share(gsign, a)
+    inv = None if _is_complex(a) else _spd_inverse(a)
+    if inv is not None:                     # (a 2-D matrix: factor is a number)
+        return np.multiply(inv, factor, out=inv)
     return np.expand_dims(factor, (-2, -1)) * mT(np.linalg.inv(a))
 
 

@@ -13,6 +13,8 @@ import importlib.util
 from ..registry import deflazy
 
 FAMILIES = ("special", "stats", "linalg", "signal", "integrate")
+# the modules of a family written in more than one (each with its kernels' ``__all__``)
+MODULES = {"linalg": ("linalg", "cholesky")}
 
 KERNEL_MODULES = []      # the family modules loaded so far
 
@@ -20,10 +22,11 @@ KERNEL_MODULES = []      # the family modules loaded so far
 def load(family):
     """Import the rules of ``scipy.<family>`` and add its kernels to the ``ad`` namespace."""
     from ..namespace import add_kernels
-    module = importlib.import_module(f"{__name__}.{family}")
-    if module not in KERNEL_MODULES:
-        KERNEL_MODULES.append(module)
-        add_kernels(module)
+    for name in MODULES.get(family, (family,)):
+        module = importlib.import_module(f"{__name__}.{name}")
+        if module not in KERNEL_MODULES:
+            KERNEL_MODULES.append(module)
+            add_kernels(module)
     return module
 
 

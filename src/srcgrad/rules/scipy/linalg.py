@@ -1,7 +1,8 @@
 """``scipy.linalg``: factorizations, solves, matrix functions and structured matrices.
 
-Where the mathematics is NumPy's (cholesky, eigh, svd, qr, inv, det) the rules call
-the kernels of :mod:`srcgrad.rules.numpy.decompositions`; the rest are written here.
+Where the mathematics is NumPy's (eigh, svd, qr, inv, det) the rules call the kernels
+of :mod:`srcgrad.rules.numpy.decompositions`; the rest are written here, the Cholesky
+family (``cholesky``, ``cho_factor``, ``cho_solve``) in :mod:`.cholesky`.
 Complex matrices follow srcgrad's convention (a cotangent pairs with a tangent as
 ``Re sum(g * t)``): the adjoint of a linear map is its plain transpose, so a solve with
 ``A`` has the adjoint solve with ``A^T``, and one with ``A^H`` the solve with ``conj(A)``.  Every kernel is written in differentiable primitives (its source is
@@ -21,22 +22,20 @@ import scipy.linalg as sl
 from ...errors import NonDifferentiableError
 from ..registry import deflinear, defnograd, defrule, deftransformable
 from ..numpy.decompositions import (_eye_like, _from_triangle, _from_hermitian, _to_symmetric,
-                                    _phi, _mH, cholesky_grad, cholesky_jvp, eigh_grad,
-                                    eigh_jvp, pinv_grad, pinv_jvp, qr_grad, qr_jvp, svd_grad,
+                                    _mH, eigh_grad, eigh_jvp, pinv_grad, pinv_jvp, qr_grad, qr_jvp, svd_grad,
                                     svd_jvp, _parts)
 from ..numpy.conventions import _fdtype, _is_complex
 from ..numpy.linalg import mT
 
-__all__ = ['sl_refuse', 'sl_cholesky_grad', 'sl_cholesky_jvp', 'sl_cho_factor_grad',
-           'sl_cho_factor_jvp', 'sl_cho_solve_grad_c',
-           'sl_cho_solve_jvp_c', 'sl_solve_triangular_grad_a', 'sl_solve_triangular_grad_b',
+__all__ = ['sl_refuse',
+           'sl_solve_triangular_grad_a', 'sl_solve_triangular_grad_b',
            'sl_solve_triangular_jvp_a', 'sl_solve_grad_a', 'sl_solve_grad_b', 'sl_solve_jvp_a',
            'sl_inv_grad', 'sl_inv_jvp', 'sl_lu_factor_grad', 'sl_lu_factor_jvp',
            'sl_lu_solve_grad_lu', 'sl_lu_solve_grad_b', 'sl_lu_solve_jvp_lu', 'sl_eigh_grad',
            'sl_eigh_jvp', 'sl_qr_grad', 'sl_qr_jvp', 'sl_expm_grad', 'sl_expm_jvp',
            'sl_sqrtm_grad', 'sl_sqrtm_jvp', 'sl_logm_grad', 'sl_logm_jvp',
            'sl_block_diag_grad', 'sl_block_diag_jvp', 'sl_toeplitz_grad', 'sl_toeplitz_part',
-           'sl_circulant_grad', 'sl_circulant_part', 'sl_cho_solve_b', 'sl_cho_solve_push', 'sl_solve_triangular_jvp_b',
+           'sl_circulant_grad', 'sl_circulant_part', 'sl_solve_triangular_jvp_b',
            'sl_solve_jvp_b', 'sl_lu_solve_jvp_b', 'sl_sylvester_adjoint', 'sl_sylvester_jvp',
            'sl_banded_dense', 'sl_banded_band', 'sl_banded_grad_b', 'sl_banded_grad_ab',
            'sl_banded_jvp', 'sl_hankel_part', 'sl_hankel_grad', 'sl_pinv_grad', 'sl_pinv_jvp']
@@ -54,98 +53,6 @@ def _outer(u, x):
     if np.ndim(x) == 1:
         return u[..., :, None] * x[..., None, :]
     return u @ mT(x)
-
-
-def _factor(c, lower):
-    return np.tril(c) if lower else np.triu(c)
-
-
-def _lower_solve(low, b, trans=0):
-    """``L^-1 b`` (``trans=1``: ``L^-T b``) for a lower triangular ``L``."""
-    return sl.solve_triangular(low, b, trans=trans, lower=True, check_finite=False)
-
-
-def sl_cholesky_grad(g, ans, a, upper=False):
-    """Adjoint of ``cholesky`` (``a = L L^T`` read from the lower triangle; ``upper``:
-    ``a = U^T U`` from the upper one): ``L^-T phi(L^T g) L^-1``, symmetrized, with
-    ``L^-1`` applied by two triangular solves (no inverse formed).  A complex ``a``:
-    NumPy's kernel (the same triangle and real diagonal are read)."""
-    if _is_complex(a):
-        return cholesky_grad(g, ans, a, upper)
-    low, g_low = (mT(ans), mT(g)) if upper else (ans, g)
-    p = _phi(mT(low) @ g_low)
-    s = _lower_solve(low, mT(_lower_solve(low, mT(p), 1)), 1)
-    # (_from_triangle of the symmetric part: its off-diagonal entries twice, in a's triangle)
-    t = s + mT(s)
-    off = np.tril(t, -1) if not upper else np.triu(t, 1)
-    return off + 0.5 * t * _eye_like(t)
-
-
-def sl_cholesky_jvp(da, ans, a, upper=False):
-    """Tangent of ``cholesky``: ``L phi(L^-1 sym(da) L^-T)``, by triangular solves."""
-    if _is_complex(a):
-        return cholesky_jvp(da, ans, a, upper)
-    low = mT(ans) if upper else ans
-    m = _lower_solve(low, mT(_lower_solve(low, _to_symmetric(da, lower=not upper))))
-    d_low = low @ _phi(m)
-    return mT(d_low) if upper else d_low
-
-
-def sl_cho_factor_grad(g, ans, a, lower=False):
-    """Adjoint of ``cho_factor``: the factor's triangle as ``cholesky``; the other
-    triangle of ``c`` holds ``a``'s own entries (an identity)."""
-    c, _ = ans
-    gc = g[0]
-    gf = _factor(gc, lower)
-    return sl_cholesky_grad(gf, _factor(c, lower), a, not lower) + (gc - gf)
-
-
-def sl_cho_factor_jvp(da, ans, a, lower=False):
-    c, _ = ans
-    df = sl_cholesky_jvp(da, _factor(c, lower), a, not lower)
-    return (df + (da - _factor(da, lower)), None)
-
-
-def sl_cho_solve_grad_c(g, ans, c_and_lower, b):
-    """Adjoint of ``x = cho_solve((c, lower), b)`` for ``c`` (its factor's triangle)."""
-    c, lower = c_and_lower
-    gb = sl_cho_solve_b(g, c_and_lower)
-    f = _factor(c, lower)
-    # -(gb x^T + x gb^T) f (a = f f^T) or f (...) (a = f^T f), as rank-k products: no
-    # product of two n x n matrices; complex (a = f f^H, f^H f): conj(f), and x, gb
-    # conjugated in the second term
-    if _is_complex(c) or _is_complex(g):
-        fc = np.conj(f)
-        if lower:
-            gf = -(_outer(gb, mT(fc) @ ans) + _outer(np.conj(ans), mT(fc) @ np.conj(gb)))
-        else:
-            gf = -(_outer(fc @ gb, ans) + _outer(fc @ np.conj(ans), np.conj(gb)))
-    elif lower:
-        gf = -(_outer(gb, mT(f) @ ans) + _outer(ans, mT(f) @ gb))
-    else:
-        gf = -(_outer(f @ gb, ans) + _outer(f @ ans, gb))
-    return (_factor(gf, lower), None)
-
-
-def sl_cho_solve_b(g, c_and_lower):
-    """The transpose of ``cho_solve``'s map of ``b``: itself for a real (symmetric)
-    matrix; ``conj(A)^-1 g`` for a Hermitian one."""
-    if _is_complex(c_and_lower[0]):
-        return np.conj(sl.cho_solve(c_and_lower, np.conj(g)))
-    return sl.cho_solve(c_and_lower, g)
-
-
-def sl_cho_solve_push(db, c_and_lower):
-    """``cho_solve``'s map of ``b`` (the tangent of ``x`` along ``db``)."""
-    return sl.cho_solve(c_and_lower, db)
-
-
-def sl_cho_solve_jvp_c(dc_and_lower, ans, c_and_lower, b):
-    c, lower = c_and_lower
-    f = _factor(c, lower)
-    df = _factor(dc_and_lower[0], lower)
-    da = df @ _mH(f) + f @ _mH(df) if lower else _mH(df) @ f + _mH(f) @ df
-    return -sl.cho_solve(c_and_lower, da @ ans)
 
 
 def _transposes(trans):
@@ -656,16 +563,14 @@ def sl_circulant_grad(t, c):
     return np.reshape(_bin_sums(idx, t, n), np.shape(c))
 
 
-deftransformable(_lower_solve, sl_cholesky_grad, sl_cholesky_jvp, sl_cho_factor_grad,
-                 sl_cho_factor_jvp, sl_cho_solve_grad_c,
-                 sl_cho_solve_jvp_c, sl_solve_triangular_grad_a, sl_solve_triangular_grad_b,
+deftransformable(sl_solve_triangular_grad_a, sl_solve_triangular_grad_b,
                  sl_solve_triangular_jvp_a, sl_solve_grad_a, sl_solve_grad_b, sl_solve_jvp_a,
                  sl_inv_grad, sl_inv_jvp, sl_lu_factor_grad, sl_lu_factor_jvp,
                  sl_lu_solve_grad_lu, sl_lu_solve_grad_b, sl_lu_solve_jvp_lu, sl_eigh_grad,
                  sl_eigh_jvp, sl_qr_grad, sl_qr_jvp, sl_expm_grad, sl_expm_jvp,
                  sl_sqrtm_grad, sl_sqrtm_jvp, sl_logm_grad, sl_logm_jvp, sl_block_diag_grad,
-                 sl_block_diag_jvp, sl_cho_solve_b, sl_cho_solve_push, sl_solve_triangular_jvp_b, sl_solve_jvp_b,
-                 sl_lu_solve_jvp_b, _outer, _factor, _triangle, _op, _structured,
+                 sl_block_diag_jvp, sl_solve_triangular_jvp_b, sl_solve_jvp_b,
+                 sl_lu_solve_jvp_b, _outer, _triangle, _op, _structured,
                  _structured_adjoint, _lu_parts, _upper_block, _real, sl_sylvester_adjoint,
                  sl_sylvester_jvp, sl_banded_dense, sl_banded_band, sl_banded_grad_b,
                  sl_banded_grad_ab, sl_banded_jvp)
@@ -682,18 +587,6 @@ def _rule(func, params, **kw):
     return defrule(func, params, name=f"scipy.linalg.{func.__name__}", **kw)
 
 
-_rule(sl.cholesky, f"a, lower=False, {_CHECK}",
-        vjp=dict(a="sl_cholesky_grad(g, ans, a, not lower)"),
-        jvp=dict(a="sl_cholesky_jvp(da, ans, a, not lower)"))
-_rule(sl.cho_factor, f"a, lower=False, {_CHECK}",
-        vjp=dict(a="sl_cho_factor_grad(g, ans, a, lower)"),
-        jvp=dict(a="sl_cho_factor_jvp(da, ans, a, lower)"))
-_rule(sl.cho_solve, "c_and_lower, b, overwrite_b=False, check_finite=True",
-        sequence="c_and_lower",
-        vjp=dict(c_and_lower="sl_cho_solve_grad_c(g, ans, c_and_lower, b)",
-                 b="sl_cho_solve_b(g, c_and_lower)"),
-        jvp=dict(c_and_lower="sl_cho_solve_jvp_c(dc_and_lower, ans, c_and_lower, b)",
-                 b="sl_cho_solve_push(db, c_and_lower)"))
 _rule(sl.solve_triangular, "a, b, trans=0, lower=False, unit_diagonal=False, "
                              "overwrite_b=False, check_finite=True",
         vjp=dict(a="sl_solve_triangular_grad_a(g, ans, a, b, trans, lower, unit_diagonal)",
