@@ -28,9 +28,11 @@ from . import methods  # noqa: F401  (gives Tensor its operations)
 from .autograd import is_anomaly_check_nan_enabled, is_anomaly_enabled
 from .core import Size, Tensor, is_tensor
 from .device import cuda, device, get_default_device, set_default_device
-from .dtypes import (bool, cdouble, cfloat, complex64, complex128, double, dtype, float,
-                     float16, float32, float64, get_default_dtype, half, int, int8, int16, int32,
-                     int64, long, promote_types, set_default_dtype, short, uint8)
+from .dtypes import (bool, cdouble, cfloat, channels_last, complex64, complex128,
+                     contiguous_format, double, dtype, finfo, float, float16, float32, float64,
+                     get_default_dtype, half, iinfo, int, int8, int16, int32, int64, layout, long,
+                     memory_format, preserve_format, promote_types, set_default_dtype, short,
+                     strided, uint8)
 from .factories import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like,
                         linspace, logspace, normal, ones, ones_like, rand, rand_like, randint,
                         randint_like, randn, randn_like, randperm, tensor, zeros, zeros_like)
@@ -62,6 +64,8 @@ __all__ = [
     "dtype", "float16", "half", "float32", "float", "float64", "double", "complex64",
     "cfloat", "complex128", "cdouble", "uint8", "int8", "int16", "short", "int32", "int",
     "int64", "long", "bool", "get_default_dtype", "set_default_dtype", "promote_types",
+    "finfo", "iinfo", "layout", "strided", "memory_format", "contiguous_format",
+    "preserve_format", "channels_last",
     "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode",
     "is_inference_mode_enabled", "is_anomaly_enabled", "is_anomaly_check_nan_enabled",
     "device", "cuda", "set_default_device", "get_default_device", "autograd",

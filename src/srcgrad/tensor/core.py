@@ -316,6 +316,10 @@ class Tensor:
         return device_of(self._data)
 
     @property
+    def layout(self):
+        return dtypes.strided
+
+    @property
     def is_cuda(self):
         return self.device.type == "cuda"
 

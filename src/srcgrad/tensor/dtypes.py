@@ -11,7 +11,8 @@ __all__ = ["dtype", "float16", "half", "float32", "float", "float64", "double",
            "complex64", "cfloat", "complex128", "cdouble", "uint8", "int8", "int16",
            "short", "int32", "int", "int64", "long", "bool",
            "get_default_dtype", "set_default_dtype", "promote_types", "result_type",
-           "can_cast"]
+           "can_cast", "finfo", "iinfo", "layout", "strided", "memory_format",
+           "contiguous_format", "preserve_format", "channels_last"]
 
 
 class dtype:
@@ -183,3 +184,65 @@ def can_cast(src, dst):
 
 
 dtype.__module__ = "torch"       # type(torch.float32) prints <class 'torch.dtype'>
+
+
+class finfo:
+    """``torch.finfo(dtype)``: the machine limits of a floating dtype (the default dtype
+    when none is given), as Python floats."""
+
+    def __init__(self, type=None):
+        d = _default if type is None else type
+        if not isinstance(d, dtype) or d.numpy.kind not in "fc":
+            raise TypeError("torch.finfo() requires a floating point input type. Use "
+                            "torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(d.numpy)
+        self.bits = info.bits
+        self.eps, self.max, self.min = builtins.float(info.eps), builtins.float(info.max), \
+            builtins.float(info.min)
+        self.tiny = self.smallest_normal = builtins.float(info.smallest_normal)
+        self.resolution = 10.0 ** -info.precision
+        self.dtype = info.dtype.name
+
+    def __repr__(self):
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, "
+                f"eps={self.eps:g}, smallest_normal={self.smallest_normal:g}, "
+                f"tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:
+    """``torch.iinfo(dtype)``: the limits of an integer dtype, as Python ints."""
+
+    def __init__(self, type):
+        if not isinstance(type, dtype) or type.numpy.kind not in "iu":
+            raise TypeError(f"{type} is not supported by torch.iinfo")
+        info = np.iinfo(type.numpy)
+        self.bits, self.min, self.max, self.dtype = info.bits, builtins.int(info.min), \
+            builtins.int(info.max), type.name
+
+    def __repr__(self):
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"
+
+
+class layout:
+    """``torch.strided``: every tensor here is dense and strided."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __repr__(self):
+        return f"torch.{self._name}"
+
+    def __reduce__(self):
+        return (_by_name, (self._name,))
+
+
+class memory_format(layout):
+    """``torch.contiguous_format`` and friends (accepted; arrays keep NumPy's layout)."""
+
+
+strided = layout("strided")
+contiguous_format = memory_format("contiguous_format")
+preserve_format = memory_format("preserve_format")
+channels_last = memory_format("channels_last")
+for _cls in (finfo, iinfo, layout, memory_format):
+    _cls.__module__ = "torch"

@@ -111,9 +111,21 @@ def _common(tensors):
 def cat(tensors, dim=0, *, out=None):
     if out is not None:
         return write_out("cat", cat(tensors, dim), out)
+    if not len(tensors):
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     tensors = [t for t in tensors if not (t.ndim == 1 and t.shape[0] == 0)] or list(tensors)
     tensors = _common(tensors)
     d = _wrap_dim(dim, tensors[0].ndim)
+    first = tensors[0].shape
+    for k, t in enumerate(tensors[1:], 1):          # PyTorch's messages, not NumPy's
+        if t.ndim != len(first):
+            raise RuntimeError(f"Tensors must have same number of dimensions: got "
+                               f"{len(first)} and {t.ndim}")
+        for i, (a, b) in enumerate(zip(first, t.shape)):
+            if i != d and a != b:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. "
+                                   f"Expected size {a} but got size {b} for tensor number "
+                                   f"{k} in the list.")
     return apply(np.concatenate, (tensors,), {"axis": d}, name="CatBackward0")
 
 
@@ -123,7 +135,14 @@ concat = concatenate = cat
 def stack(tensors, dim=0, *, out=None):
     if out is not None:
         return write_out("stack", stack(tensors, dim), out)
+    if not len(tensors):
+        raise RuntimeError("stack expects a non-empty TensorList")
     tensors = _common(list(tensors))
+    for k, t in enumerate(tensors[1:], 1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got "
+                               f"{list(tensors[0].shape)} at entry 0 and {list(t.shape)} at "
+                               f"entry {k}")
     d = _wrap_dim(dim, tensors[0].ndim + 1)
     return apply(np.stack, (tensors,), {"axis": d}, name="StackBackward0")
 

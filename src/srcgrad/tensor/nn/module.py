@@ -106,8 +106,9 @@ class Module:
         object.__setattr__(self, "_buffers", {})
         object.__setattr__(self, "_non_persistent_buffers_set", set())
         object.__setattr__(self, "_modules", {})
-        object.__setattr__(self, "_forward_hooks", {})
-        object.__setattr__(self, "_forward_pre_hooks", {})
+        for hooks in ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks",
+                      "_forward_pre_hooks"):           # OrderedDict(): as PyTorch prints them
+            object.__setattr__(self, hooks, collections.OrderedDict())
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required '
@@ -179,7 +180,7 @@ class Module:
     def _backward_hook(self, kind, hook):
         hooks = self.__dict__.get(kind)
         if hooks is None:
-            hooks = {}
+            hooks = collections.OrderedDict()
             object.__setattr__(self, kind, hooks)
         handle = _Handle(hooks)
         hooks[handle.id] = hook
