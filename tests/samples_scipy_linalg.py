@@ -32,6 +32,7 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
         S(spd(3)), S(spd(3), lower=True), S(spd(4), True)]
     SAMPLES["scipy.linalg.cho_solve"] = [
         S((c3, True), A(3)), S((u3, False), A(3, 2)), S((c3, True), A(3, 1))]
+    SAMPLES["ad.sl_cho_solve"] = [S((c3, True), A(3)), S((u3, False), A(3, 2))]
     SAMPLES["scipy.linalg.solve_triangular"] = [
         S(M(3), A(3)), S(M(3), A(3, 2), lower=True), S(M(3), A(3), trans=1),
         S(M(3), A(3, 2), trans="T", lower=True), S(M(3), A(3), 2, True, True),

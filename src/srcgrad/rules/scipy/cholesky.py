@@ -24,7 +24,7 @@ import scipy.linalg as sl
 
 from ..registry import defkernel, defnograd, defrule, deftransformable
 from ..numpy.conventions import _is_complex
-from ..numpy.decompositions import (_eye_like, _mH, _phi, _spd_factor_inverse,
+from ..numpy.decompositions import (_eye_like, _lapack, _mH, _phi, _spd_factor_inverse,
                                     _to_symmetric, cholesky_grad, cholesky_jvp)
 from ..numpy.linalg import mT
 from .linalg import _CHECK, _outer, _rule
@@ -32,13 +32,14 @@ from .linalg import _CHECK, _outer, _rule
 __all__ = ['sl_cholesky_grad', 'sl_cholesky_jvp', 'sl_cholesky_adjoint',
            'sl_cholesky_adjoint_dfactor', 'sl_cholesky_adjoint_tangent', 'sl_cho_factor_grad',
            'sl_cho_factor_jvp', 'sl_cho_solve_grad_c', 'sl_cho_solve_jvp_c',
-           'sl_cho_solve_b', 'sl_cho_solve_push']
+           'sl_cho_solve_b', 'sl_cho_solve_push', 'sl_cho_solve']
 
 
 # -- notes: what a solve's cotangent of its factor is made of ----------------------------
 
 _NOTES = []              # [(weakref to the factor's array, lower, u, x, f, r)], newest last
 _NOTE_BYTES = 1 << 29    # what the notes may hold together (the oldest go first)
+_MAX_NOTES = 8
 
 
 def _note_solve(c, lower, u, x, f, r):
@@ -52,6 +53,8 @@ def _note_solve(c, lower, u, x, f, r):
     size = f.nbytes + r.nbytes
     kept = []
     for old in reversed(_NOTES):
+        if len(kept) + 1 == _MAX_NOTES:
+            break
         if old[0]() is not None and size + old[4].nbytes + old[5].nbytes <= _NOTE_BYTES:
             kept.append(old)
             size += old[4].nbytes + old[5].nbytes
@@ -244,12 +247,24 @@ def sl_cho_solve_b(g, c_and_lower):
     matrix; ``conj(A)^-1 g`` for a Hermitian one."""
     if _is_complex(c_and_lower[0]):
         return np.conj(sl.cho_solve(c_and_lower, np.conj(g)))
-    return sl.cho_solve(c_and_lower, g)
+    return sl_cho_solve(c_and_lower, g)
 
 
 def sl_cho_solve_push(db, c_and_lower):
     """``cho_solve``'s map of ``b`` (the tangent of ``x`` along ``db``)."""
-    return sl.cho_solve(c_and_lower, db)
+    return sl_cho_solve(c_and_lower, db)
+
+
+def sl_cho_solve(c_and_lower, b):
+    """``cho_solve((c, lower), b)`` for the kernels: a real NumPy ``c`` and ``b`` (a
+    vector or a matrix) by LAPACK's potrs itself, without SciPy's checks of its
+    arguments (the kernels' cotangents are theirs to check; a NaN stays a NaN)."""
+    c, lower = c_and_lower
+    potrs = _lapack("potrs", c)
+    if potrs is None or type(b) is not np.ndarray or b.dtype != c.dtype or np.ndim(b) > 2:
+        return sl.cho_solve(c_and_lower, b)
+    x, info = potrs(c, b, lower=1 if lower else 0)
+    return x if info == 0 else sl.cho_solve(c_and_lower, b)
 
 
 def sl_cho_solve_jvp_c(dc_and_lower, ans, c_and_lower, b):
@@ -268,6 +283,11 @@ defnograd(_note_solve, _weights)    # (a note only: its value is None; a constan
 
 
 # -- rules ------------------------------------------------------------------------------
+_CHO_SOLVE = dict(
+    vjp=dict(c_and_lower="sl_cho_solve_grad_c(g, ans, c_and_lower, b)",
+             b="sl_cho_solve_b(g, c_and_lower)"),
+    jvp=dict(c_and_lower="sl_cho_solve_jvp_c(dc_and_lower, ans, c_and_lower, b)",
+             b="sl_cho_solve_push(db, c_and_lower)"))
 _rule(sl.cholesky, f"a, lower=False, {_CHECK}",
       vjp=dict(a="sl_cholesky_grad(g, ans, a, not lower)"),
       jvp=dict(a="sl_cholesky_jvp(da, ans, a, not lower)"))
@@ -275,11 +295,8 @@ _rule(sl.cho_factor, f"a, lower=False, {_CHECK}",
       vjp=dict(a="sl_cho_factor_grad(g, ans, a, lower)"),
       jvp=dict(a="sl_cho_factor_jvp(da, ans, a, lower)"))
 _rule(sl.cho_solve, "c_and_lower, b, overwrite_b=False, check_finite=True",
-      sequence="c_and_lower",
-      vjp=dict(c_and_lower="sl_cho_solve_grad_c(g, ans, c_and_lower, b)",
-               b="sl_cho_solve_b(g, c_and_lower)"),
-      jvp=dict(c_and_lower="sl_cho_solve_jvp_c(dc_and_lower, ans, c_and_lower, b)",
-               b="sl_cho_solve_push(db, c_and_lower)"))
+      sequence="c_and_lower", **_CHO_SOLVE)
+defkernel(sl_cho_solve, "c_and_lower, b", sequence="c_and_lower", **_CHO_SOLVE)
 
 # the adjoint's own derivatives: it is linear in t (its transpose is cholesky's tangent)
 defkernel(sl_cholesky_adjoint, "t, factor, upper=False, key=None",
