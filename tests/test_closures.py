@@ -229,3 +229,49 @@ def test_a_closure_calling_another_of_the_same_name():
     np.testing.assert_allclose(g, -(0.1 * np.cos(0.1 * p) + 2 * p), rtol=1e-12)
     np.testing.assert_allclose(sg.grad(_SAME_NAME)(p), 0.1 * np.cos(0.1 * p) + 2 * p,
                                rtol=1e-12)
+
+
+# -- a local def called with unpacked arguments (f(*xs), f(**kw)) -------------------------
+
+def _star_tuple(x, y):
+    def base(*a):
+        return np.sum(a[0] * a[1] ** 2)
+    pair = (x, y)
+    return base(*pair)
+
+
+def _star_forwarding(x, y):
+    def base(a, b=2.0):
+        return np.sum(a * b ** 2)
+
+    def wrapped(*args):
+        return base(*args)
+    return wrapped(x, y)
+
+
+def _kwargs_forwarding(x, y):
+    def base(a, b, *, scale=1.0):
+        return scale * np.sum(a * b ** 2)
+
+    def wrapped(*args, **kwargs):
+        return base(*args, **kwargs)
+    return wrapped(x, y) + wrapped(x, y, scale=0.5) + base(*[x], y) + base(x, **{"b": y})
+
+
+@pytest.mark.parametrize("f, factor", [(_star_tuple, 1.0), (_star_forwarding, 1.0),
+                                       (_kwargs_forwarding, 3.5)])
+def test_local_def_called_with_unpacked_arguments(f, factor):
+    """A local def called as base(*pair), base(*args, **kwargs): bound when it runs
+    (a ZERO gradient before, no error, for base(*pair) of def base(*a); refusals naming
+    a missing argument or 'keyword argument None', and generated code that did not
+    compile, for the others)."""
+    x, y = np.array([0.3, -0.2]), np.array([1.0, 2.0])
+    np.testing.assert_allclose(f(x, y), factor * np.sum(x * y ** 2))
+    gx, gy = sg.grad(f)(x, y)
+    np.testing.assert_allclose(gx, factor * y ** 2, rtol=1e-12)
+    np.testing.assert_allclose(gy, factor * 2 * x * y, rtol=1e-12)
+    np.testing.assert_allclose(gx, fd(lambda v: f(v, y), x), rtol=1e-6)
+    _, t = sg.jvp(f, (x, y), (y, x))
+    np.testing.assert_allclose(t, np.sum(gx * y) + np.sum(gy * x), rtol=1e-12)
+    v = np.array([0.5, -1.0])
+    np.testing.assert_allclose(sg.hvp(f, wrt=1)(x, y, v=v), factor * 2 * x * v, rtol=1e-12)

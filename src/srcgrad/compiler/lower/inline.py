@@ -35,7 +35,8 @@ def inline_local_functions(body, info, names, outer_locals, defs=None, active=()
                 setattr(s, field, inline_local_functions(block, info, names, outer_locals,
                                                          defs, active))
         v = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
-        if isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and v.func.id in defs:
+        if isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and v.func.id in defs \
+                and not _unpacks(v):
             fdef = defs[v.func.id]
             if fdef.name in active:
                 raise info.error(s, f"srcgrad cannot inline the recursive local function "
@@ -47,6 +48,13 @@ def inline_local_functions(body, info, names, outer_locals, defs=None, active=()
             continue
         out.append(s)
     return out
+
+
+def _unpacks(call):
+    """Does ``call`` unpack a value into its arguments (``f(*xs)``, ``f(**kw)``)?  Its
+    binding is known only when it runs: the def is called as the value it is."""
+    return any(isinstance(a, gast.Starred) for a in call.args) or \
+        any(k.arg is None for k in call.keywords)
 
 
 def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, active):
