@@ -309,3 +309,50 @@ def test_keywords_named_like_the_call_machinery():
     _, t = sg.jvp(keywords_named_like_the_call_machinery, (X.copy(),), (np.ones(3),))
     np.testing.assert_allclose(t, fd_grad(keywords_named_like_the_call_machinery, X).sum(),
                                rtol=1e-6)
+
+
+# -- an array unpacked into a call: its gradient is an array ----------------------------
+
+def _pair_energy(a, b):
+    return np.sum(np.sin(a) * b ** 2)
+
+
+def _unpacked_rows(M, fn=_pair_energy):
+    a, b = zip(*M)
+    return a[0] * b[1] + fn(*M.T) + fn(*M[:2])
+
+
+def _zipped_rows(M):
+    a, b = zip(*M)
+    return a[0] * b[1]
+
+
+def _called_on_columns(M, fn=_pair_energy):
+    return fn(*M.T)
+
+
+def _unpacked_rows_by_hand(M):
+    return M[0, 0] * M[1, 1] + np.sum(np.sin(M[:, 0]) * M[:, 1] ** 2) + \
+        np.sum(np.sin(M[0]) * M[1] ** 2)
+
+
+def test_gradient_of_an_array_unpacked_in_a_call_is_an_array():
+    """zip(*M), fn(*M.T) with M an array: the gradient of M is an array of M's shape
+    (it was a tuple of the rows' gradients, right values of the wrong type)."""
+    M = np.array([[0.3, -0.7], [1.1, 0.4], [-0.2, 0.9]])
+    for f in (_zipped_rows, _called_on_columns):
+        g = sg.grad(f)(M)
+        assert type(g) is np.ndarray and g.shape == M.shape, f.__name__
+    g = sg.grad(_unpacked_rows)(M)
+    assert type(g) is np.ndarray and g.shape == M.shape
+    flat = lambda m: _unpacked_rows_by_hand(m.reshape(M.shape))     # noqa: E731
+    np.testing.assert_allclose(g, fd_grad(flat, M.ravel()).reshape(M.shape), rtol=1e-6,
+                               atol=1e-8)
+    v = np.cos(M)
+    hv = sg.hvp(_unpacked_rows)(M, v=v)
+    assert type(hv) is np.ndarray and hv.shape == M.shape
+    expected = fd_grad(lambda m: np.sum(sg.grad(_unpacked_rows_by_hand)(m.reshape(M.shape)) *
+                                        v), M.ravel()).reshape(M.shape)
+    np.testing.assert_allclose(hv, expected, rtol=1e-6, atol=1e-8)
+    _, t = sg.jvp(_unpacked_rows, (M,), (v,))
+    np.testing.assert_allclose(t, np.sum(g * v), rtol=1e-12)

@@ -24,7 +24,7 @@ from ..rules.namespace import add_kernel, add_kernels
 from ..rules.registry import defkernel, defnograd, deftransformable
 from .. import runtime
 from ..runtime import records
-from . import construct, dynamic
+from . import construct, dynamic, starred
 from .construct import construct_built, construct_every, construct_routes, construct_saved
 
 
@@ -201,7 +201,7 @@ def picked(grads, picks):
     """The gradients of the arguments a call asked for, out of those of its callee's
     parameters.  ``picks`` is (lead, slots): a slot is (index, item) with ``item`` the
     index or key within a ``*args`` / ``**kwargs`` parameter (None: the parameter
-    itself), or (slots, "tuple" / "list") and (((key, slot), ...), "dict") for an
+    itself), or (slots, "tuple" / "list" / "stack": an array's rows) and (((key, slot), ...), "dict") for an
     unpacked piece of a starred call; ``lead`` is the callee's own gradient: None (not
     asked for), ``"none"`` (it holds nothing) or ((name, index), ...) for the dict of
     what a closure holds."""
@@ -243,7 +243,7 @@ def _put_back(out, like, slot, g):
     if sub == "dict":
         for key, s in i:
             _put_back(out, like, s, g.get(key) if isinstance(g, dict) else None)
-    elif sub in ("list", "tuple"):
+    elif sub in ("list", "tuple", "stack"):
         for s, item in zip(i, g):
             _put_back(out, like, s, item)
     elif sub is None:
@@ -266,6 +266,8 @@ def _take(grads, slot):
         return [_one(grads, s) for s in i]
     if sub == "tuple":
         return tuple([_one(grads, s) for s in i])
+    if sub == "stack":          # an array unpacked (``zip(*M)``): its rows' stacked
+        return starred.stacked([_one(grads, s) for s in i])
     return _one(grads, slot)
 
 

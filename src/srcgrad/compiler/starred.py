@@ -1,6 +1,8 @@
 """Calls with ``*xs`` / ``**kw`` whose callee is known only when they run
 (compiler/dynamic.py): generated code calls :func:`call_forward_star` and
 :func:`call_jvp_star` with the call's pieces, ``wrt`` indexing the pieces."""
+from ..runtime import array_ns
+
 # compiler/dynamic.py's call_forward, call_backward and call_jvp, installed by it (which
 # imports this module)
 CALLS = {}
@@ -29,6 +31,23 @@ def _flatten(stars, pieces, kw_pieces):
     return flat, kwargs, spans
 
 
+def sequence_kind(typ):
+    """How the gradient of a piece of this type unpacked in a call is put together from
+    its items': "list", "stack" (an array's: its rows' stacked) or "tuple"."""
+    if typ is list:
+        return "list"
+    if hasattr(typ, "ndim") and hasattr(typ, "shape") and not issubclass(typ, tuple):
+        return "stack"
+    return "tuple"
+
+
+def stacked(items):
+    """An array's gradient from its rows' (``*M`` of an array M)."""
+    like = next((v for v in items if v is not None), 0.0)
+    items = [0.0 * like if v is None else v for v in items]
+    return array_ns(*items).stack(items)
+
+
 def _regroup(spans, wrt, by_slot):
     out = []
     for w in wrt:
@@ -39,7 +58,9 @@ def _regroup(spans, wrt, by_slot):
             out.append({k: by_slot[k] for k in slots})
         else:
             items = [by_slot[j] for j in slots]
-            out.append(items if typ is list else tuple(items))
+            kind = sequence_kind(typ)
+            out.append(items if kind == "list" else stacked(items) if kind == "stack" else
+                       tuple(items))
     return tuple(out)
 
 
@@ -89,7 +110,7 @@ def group_picks(picks, slots, wrt, spans):
         elif typ is dict:
             grouped.append((tuple((key, by_slot[key]) for key in js), "dict"))
         else:
-            grouped.append((tuple(by_slot[j] for j in js), "list" if typ is list else "tuple"))
+            grouped.append((tuple(by_slot[j] for j in js), sequence_kind(typ)))
     return tuple(grouped)
 
 
