@@ -7,8 +7,10 @@ Each scheduler sets ``group["lr"]`` for the epoch, with PyTorch's recursive
 (chainable) formulas, so the printed learning rates are the same floats.
 """
 import bisect
+import functools
 import math
 import warnings
+import weakref
 
 __all__ = ["LRScheduler", "StepLR", "MultiStepLR", "ExponentialLR", "LambdaLR",
            "CosineAnnealingLR", "ReduceLROnPlateau", "MultiplicativeLR", "LinearLR",
@@ -24,6 +26,36 @@ _EPOCH_DEPRECATION = (
     "replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose.")
 
 
+_STEP_ORDER = (
+    "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch 1.1.0 and "
+    "later, you should call them in the opposite order: `optimizer.step()` before "
+    "`lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first "
+    "value of the learning rate schedule. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+_STEP_OVERRIDDEN = (
+    "Seems like `optimizer.step()` has been overridden after learning rate scheduler "
+    "initialization. Please, make sure to call `optimizer.step()` before "
+    "`lr_scheduler.step()`. See more details at "
+    "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate")
+
+
+def _track_step_called(optimizer):
+    """Wrap ``optimizer.step`` (once) so that it records that it ran: a scheduler's first
+    step warns, as PyTorch's does, when the optimizer has not stepped yet."""
+    if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
+        return
+    step = type(optimizer).step
+    ref = weakref.ref(optimizer)
+
+    @functools.wraps(step)
+    def wrapper(*args, **kwargs):
+        opt = ref()
+        opt._opt_called = True
+        return step(opt, *args, **kwargs)
+    wrapper._wrapped_by_lr_sched = True
+    optimizer.step = wrapper
+
+
 class LRScheduler:
     def __init__(self, optimizer, last_epoch=-1):
         self.optimizer = optimizer
@@ -32,6 +64,7 @@ class LRScheduler:
                 group.setdefault("initial_lr", group["lr"])
         self.base_lrs = [g["initial_lr"] for g in optimizer.param_groups]
         self.last_epoch = last_epoch
+        _track_step_called(optimizer)
         self._initial_step()
 
     def _initial_step(self):
@@ -50,6 +83,11 @@ class LRScheduler:
         raise NotImplementedError
 
     def step(self, epoch=None):
+        if self.__dict__.get("_step_count") == 1:         # the first step after the initial
+            if not hasattr(self.optimizer.step, "_wrapped_by_lr_sched"):
+                warnings.warn(_STEP_OVERRIDDEN, UserWarning, stacklevel=2)
+            elif not getattr(self.optimizer, "_opt_called", False):
+                warnings.warn(_STEP_ORDER, UserWarning, stacklevel=2)
         # (the counters PyTorch keeps, in its order: its state_dict shows them)
         self._step_count = self.__dict__.get("_step_count", 0) + 1
         if epoch is not None:

@@ -45,13 +45,12 @@ class Optimizer:
         for p in params:
             if not p.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
-        group = {"params": params}
+        group = dict(param_group)               # the group's own keys first, as PyTorch
+        group["params"] = params
         for k, v in self.defaults.items():
-            group[k] = param_group.get(k, v)
-            if group[k] is required:
+            if v is required and k not in group:
                 raise ValueError(f"parameter group didn't specify a value of required "
                                  f"optimization parameter {k}")
-        for k, v in param_group.items():
             group.setdefault(k, v)
         seen = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in seen for p in params):
