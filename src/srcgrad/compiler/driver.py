@@ -18,6 +18,7 @@ from . import syntax as A
 from . import codegen, dynamic, nested, pipeline  # noqa: F401  (nested: installs itself)
 from .analysis.kinds import infer_kinds
 from .frontend import declare_cells, front_end, recursion_error, refuse_cells
+from .optimize.copies import propagate_copies
 from .optimize.dce import dead_code
 from .optimize.shape_reads import stand_in_shape_reads
 from .optimize.shapes import ShapeFacts
@@ -211,6 +212,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
             ret = A.tuple_([value, ret])
         body.append(gast.Return(value=ret))
         body = dead_code(stand_in_shape_reads(body, rev.an.varied, params, ad))
+        body = propagate_copies(body, params)
         kind = "Gradient" if mode == "grad" else "Value and gradient"
         doc = f"{kind} of {func.__qualname__} ({where}) with respect to {wrt_text}."
         if rev.shapes is not None and rev.shapes.used:
