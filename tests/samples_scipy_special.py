@@ -74,6 +74,8 @@ def add_samples(SAMPLES, S, A, P, M, B):
                              S(orders[-1], float(A(lo=lo, hi=hi)), _wrt=("x",))] + list(extra)
 
     order("polygamma", np.array([0, 1, 2]), 0.3, 4, S(1, np.array([0.01, 5.0]), _wrt=("x",)))
+    SAMPLES["ad.polygamma_of"] = [S(1, A(3, lo=0.3, hi=4), _wrt=("x",)),
+                                  S(2, float(A(lo=0.3, hi=4)), _wrt=("x",))]
     order("iv", np.array([0.5, 1.0, 2.5]), 0.1, 3, S(2, np.array([-2.0, 0.0, 1.5]), _wrt=("x",)))
     order("ive", np.array([0.5, 1.0, 2.5]), 0.2, 4, S(1.0, np.array([-2.0, -0.5]), _wrt=("x",)))
     order("kv", np.array([0.5, 1.0, 2.5]), 0.2, 4)

@@ -466,3 +466,27 @@ def test_special_functions_of_complex_arguments_to_second_order(name):
 def test_zeta_of_a_complex_argument_is_refused():
     with pytest.raises(sg.NonDifferentiableError, match="complex"):
         sg.grad(lambda z: np.real(np.sum(sps.zeta(z, 2.0))))(np.array([2.5 + 0.3j, 3.0 - 1j]))
+
+
+def digamma_complex(x):
+    z = x * (1.0 + 0.5j) - 0.7j
+    return np.sum(np.real(digamma(z)) + np.imag(digamma(z * z + 0.3)))
+
+
+def test_complex_digamma_all_orders():
+    # (SciPy's polygamma takes real arguments only: the derivative is srcgrad's series)
+    check_all_orders(digamma_complex, np.array([0.4, 1.3, -2.2, 3.1]))
+
+
+def test_polygamma_of_a_complex_argument_matches_mpmath():
+    mpmath = pytest.importorskip("mpmath")
+    from srcgrad.rules.scipy.special import polygamma_of
+    z = np.array([1.5 + 0.5j, 0.3 - 1.2j, -2.7 + 0.4j, 20 + 3j, 0.01 + 0.02j, 3j, -8.5 - 7j])
+    for n in range(6):
+        ref = np.array([complex(mpmath.polygamma(n, complex(v))) for v in z])
+        np.testing.assert_allclose(polygamma_of(n, z), ref, rtol=1e-13)
+    x = np.linspace(0.2, 6.0, 9)
+    for n in range(1, 5):
+        np.testing.assert_allclose(polygamma_of(n, x + 0j).real, sps.polygamma(n, x),
+                                   rtol=1e-14)
+    assert polygamma_of(2, z.astype(np.complex64)).dtype == np.complex64
