@@ -275,3 +275,41 @@ def test_local_def_called_with_unpacked_arguments(f, factor):
     np.testing.assert_allclose(t, np.sum(gx * y) + np.sum(gy * x), rtol=1e-12)
     v = np.array([0.5, -1.0])
     np.testing.assert_allclose(sg.hvp(f, wrt=1)(x, y, v=v), factor * 2 * x * v, rtol=1e-12)
+
+
+# -- a local factory called in a loop: each call its own scope -----------------------------
+
+def _factory_in_a_comprehension(x):
+    def make(k):
+        return lambda v: v ** (k + 1)
+    fs = [make(k) for k in range(3)]
+    return fs[0](x) + 2.0 * fs[2](x)
+
+
+def _factory_def_in_a_loop(x):
+    def make(c):
+        def scaled(v):
+            return np.sin(c * v)
+        return scaled
+    fs = []
+    for c in (0.5, 1.5):
+        fs.append(make(c))
+    return fs[0](x) * fs[1](x)
+
+
+@pytest.mark.parametrize("f, value, deriv", [
+    (_factory_in_a_comprehension, lambda x: x + 2 * x ** 3, lambda x: 1 + 6 * x ** 2),
+    (_factory_def_in_a_loop, lambda x: np.sin(0.5 * x) * np.sin(1.5 * x),
+     lambda x: 0.5 * np.cos(0.5 * x) * np.sin(1.5 * x) + 1.5 * np.sin(0.5 * x) * np.cos(1.5 * x)),
+])
+def test_local_factory_called_in_a_loop_gives_each_closure_its_own_value(f, value, deriv):
+    """make(k) called on each trip returns a closure over that trip's k (WRONG value and
+    gradient before, no error: inlined, every closure read the one renamed variable the
+    last trip left, fs[0](0.5) was 0.125 for 0.5)."""
+    x = 0.5
+    assert np.isclose(f(x), value(x))
+    v, g = sg.value_and_grad(f)(x)
+    np.testing.assert_allclose([v, g], [value(x), deriv(x)], rtol=1e-12)
+    np.testing.assert_allclose(g, fd(f, x), rtol=1e-6)
+    np.testing.assert_allclose(sg.jvp(f, (x,), (1.0,))[1], deriv(x), rtol=1e-12)
+    np.testing.assert_allclose(sg.grad(sg.grad(f))(x), fd(lambda t: deriv(t), x), rtol=1e-6)

@@ -5,12 +5,15 @@ from .. import syntax as A
 from .statements import Normalizer
 
 
-def inline_local_functions(body, info, names, outer_locals, defs=None, active=()):
+def inline_local_functions(body, info, names, outer_locals, defs=None, active=(),
+                           in_loop=False):
     """``y = f(a)`` where ``f`` is a ``def`` inside the function: inline f's body.
 
     A closure reads the enclosing variables when it is called; the inlined body
     reads them at the call site, which is the same moment.  f's own names are
-    renamed so they never meet the caller's.
+    renamed so they never meet the caller's.  In a loop (``in_loop``), a def that makes
+    functions (a nested def or lambda, which would close over those renamed names, one
+    variable for every trip) is not inlined: each call is its own scope, as in Python.
     """
     if not defs and not any(isinstance(s, gast.FunctionDef) for s in A.statements(body)):
         return body                 # (no def anywhere: nothing to inline)
@@ -32,11 +35,12 @@ def inline_local_functions(body, info, names, outer_locals, defs=None, active=()
         for field in ("body", "orelse"):
             block = getattr(s, field, None)
             if isinstance(block, list) and block and not isinstance(s, gast.FunctionDef):
-                setattr(s, field, inline_local_functions(block, info, names, outer_locals,
-                                                         defs, active))
+                setattr(s, field, inline_local_functions(
+                    block, info, names, outer_locals, defs, active,
+                    in_loop or isinstance(s, (gast.For, gast.While))))
         v = s.value if isinstance(s, (gast.Assign, gast.Expr)) else None
         if isinstance(v, gast.Call) and isinstance(v.func, gast.Name) and v.func.id in defs \
-                and not _unpacks(v):
+                and not _unpacks(v) and not (in_loop and _makes_functions(defs[v.func.id])):
             fdef = defs[v.func.id]
             if fdef.name in active:
                 raise info.error(s, f"srcgrad cannot inline the recursive local function "
@@ -44,7 +48,7 @@ def inline_local_functions(body, info, names, outer_locals, defs=None, active=()
                                     f"recursion as a loop")
             target = s.targets[0] if isinstance(s, gast.Assign) else None
             out.extend(_inline_call(fdef, v, target, s, info, names, outer_locals, defs,
-                                    active + (fdef.name,)))
+                                    active + (fdef.name,), in_loop))
             continue
         out.append(s)
     return out
@@ -57,7 +61,14 @@ def _unpacks(call):
         any(k.arg is None for k in call.keywords)
 
 
-def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, active):
+def _makes_functions(fdef):
+    """Does the body of ``fdef`` define a function (a nested def or a lambda)?"""
+    return any(isinstance(n, (gast.FunctionDef, gast.Lambda))
+               for st in fdef.body for n in A.walk(st))
+
+
+def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, active,
+                 in_loop=False):
     import copy as _copy
     sub_def = _copy.deepcopy(fdef)
     sub = Normalizer(sub_def, info, names, ad_name=getattr(info, "ad_name", "ad"))
@@ -75,7 +86,8 @@ def _inline_call(fdef, call, target, site, info, names, outer_locals, defs, acti
     binds = [A.assign(mapping[p], value, like=site)
              for p, value in _bind_arguments(sub_def, call, site, info)]
     ret = inner[-1]
-    body = inline_local_functions(inner[:-1], info, names, outer_locals | own, defs, active)
+    body = inline_local_functions(inner[:-1], info, names, outer_locals | own, defs, active,
+                                  in_loop)
     tail = []
     if target is not None:
         tail.append(A.assign(_copy.deepcopy(target), ret.value, like=site))
