@@ -13,6 +13,8 @@ import srcgrad as sg
 from srcgrad.compiler import driver, syntax as A
 from srcgrad.compiler.optimize.copies import propagate_copies
 
+from gradcheck_util import assert_close, numeric_grad
+
 
 def run(src, params=()):
     body = A.parse_stmts(textwrap.dedent(src))
@@ -104,22 +106,6 @@ def mlp(W1, b1, W2, x, t):
     return -np.sum(t * np.log(p))
 
 
-def central(f, args, i, eps=1e-6):
-    x = args[i]
-    if isinstance(x, float):
-        up, down = list(args), list(args)
-        up[i], down[i] = x + eps, x - eps
-        return (f(*up) - f(*down)) / (2 * eps)
-    g = np.zeros_like(x)
-    for k in np.ndindex(x.shape):
-        d = np.zeros_like(x)
-        d[k] = eps
-        up, down = list(args), list(args)
-        up[i], down[i] = x + d, x - d
-        g[k] = (f(*up) - f(*down)) / (2 * eps)
-    return g
-
-
 rng = np.random.default_rng(5)
 CASES = [(euler, (0.5, 1.0, 0.3), (0, 1, 2), "dmul3 = dx"),
          (mlp, (rng.standard_normal((6, 4)), rng.standard_normal(4),
@@ -133,7 +119,7 @@ def test_gradients_are_bit_for_bit_those_of_the_copies(f, args, wrt, copy, monke
     got = g(*args)
     assert copy not in g.source
     for i, d in zip(wrt, got):
-        np.testing.assert_allclose(d, central(f, args, i), rtol=1e-6, atol=1e-8)
+        assert_close(d, numeric_grad(f, args, i), f"{f.__name__} d/d{i}")
     driver._CACHE.clear()
     monkeypatch.setattr(driver, "propagate_copies", lambda body, params: body)
     with_copies = sg.grad(f, wrt=wrt)
