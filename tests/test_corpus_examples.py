@@ -1,6 +1,6 @@
 """Differentiates the example-program corpus (tests/corpus_examples_*.py: programs in the
-style of an AD library's shipped examples and of JAX's, and the small test functions of a
-source-transformation AD's suite).
+style of an AD library's shipped examples and of JAX's, the small test functions of a
+source-transformation AD's suite, and programs mixing the idioms people write).
 
 For each case, in float64:
 
@@ -32,6 +32,7 @@ import srcgrad as sg
 
 pytest.importorskip("scipy")             # the programs call SciPy (optional for srcgrad)
 import corpus_examples_jax               # noqa: E402
+import corpus_examples_mixed             # noqa: E402
 import corpus_examples_models            # noqa: E402
 import corpus_examples_small             # noqa: E402
 import test_corpus_idioms as base        # noqa: E402
@@ -42,18 +43,26 @@ try:                                     # the oracle is optional
 except ImportError:                      # pragma: no cover
     autograd = None
 
-MODULES = (corpus_examples_models, corpus_examples_small, corpus_examples_jax)
+MODULES = (corpus_examples_models, corpus_examples_small, corpus_examples_jax,
+           corpus_examples_mixed)
 CASES = [(name, f, args, mod) for mod in MODULES for name, f, args in mod.CASES]
 
 # The construct each refusal is about: one reason for every check, or (reverse, forward,
 # hvp) with None where that check works (hvp: forward over reverse, as forward if absent).
-REFUSED = {}
+REFUSED = {
+    "namedtuple_built_and_replaced": "a namedtuple's _replace (collections' code, no rule)",
+    "try_raise_inside_helper": "return leaving a try/except (in a helper)",
+}
 
 # (the adjoint of sqrt of a negative discriminant, on a path that does not reach the
 # result, ran with a zero cotangent: 0 / (2 * nan) gave NaN where the gradient is 0, in
 # bounce_off_a_board_all_missed and sqrt_skipped_by_continue; fixed by symbolic zeros
 # through branch joins, tests/test_symbolic_zeros.py)
-BUGS = {}
+BUGS = {
+    "grad_of_a_method_inside": (None, None, "BUG: a third derivative through an object "
+                                            "built inside (construct.built_pieces_grad "
+                                            "has no rule); the error names no user line"),
+}
 
 # hvp: programs whose first float argument is a container (no flat vector to move along)
 # are left out; so are the programs too slow for differences of differences.
