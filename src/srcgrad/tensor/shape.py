@@ -3,6 +3,8 @@
 splits and diagonals."""
 import numbers
 
+import math
+
 import numpy as np
 
 from .. import runtime
@@ -59,6 +61,16 @@ class ShapeMethods:
             return self
         shape = self.shape[:s] + (-1,) + self.shape[e + 1:]
         return self.reshape(shape)
+
+    def unflatten(self, dim, sizes):
+        d = _wrap_dim(dim, self.ndim)
+        sizes = [int(n) for n in sizes]
+        known = math.prod(n for n in sizes if n != -1)
+        if (-1 not in sizes and known != self.shape[d]) or \
+                (-1 in sizes and (not known or self.shape[d] % known)):
+            raise RuntimeError(f"unflatten: Provided sizes {sizes} don't multiply up to the "
+                               f"size of dim {dim} ({self.shape[d]}) in the input tensor")
+        return self.reshape(tuple(self.shape[:d]) + tuple(sizes) + tuple(self.shape[d + 1:]))
 
     def ravel(self):
         return self.reshape(-1)

@@ -6,6 +6,7 @@
     spatial_layers  Conv1d/2d/3d, ConvTranspose1d/2d/3d, MaxPool, AvgPool, AdaptiveAvgPool,
                     BatchNorm1d/2d
     recurrent   RNN, LSTM, GRU and their cells
+    attention   scaled_dot_product_attention, MultiheadAttention
     functional  the same as functions of tensors (nn.functional; convolution holds the
                 convolutions, pooling and batch_norm)
     init        in-place initialisers (nn.init)
@@ -19,8 +20,14 @@ from .spatial_layers import *  # noqa: F401,F403
 from .spatial_layers import __all__ as _spatial_all
 from .recurrent import *  # noqa: F401,F403
 from .recurrent import __all__ as _recurrent_all
+from .attention import MultiheadAttention, scaled_dot_product_attention
+# nn.functional.scaled_dot_product_attention (attention builds on functional: no cycle)
+functional.scaled_dot_product_attention = scaled_dot_product_attention
+functional.__all__.append("scaled_dot_product_attention")
+del scaled_dot_product_attention
 from . import utils  # noqa: F401
 
 __all__ = ["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict",
-           "ParameterList", "ParameterDict", "functional", "init", "utils"] + _layers_all + \
+           "ParameterList", "ParameterDict", "functional", "init", "utils",
+           "MultiheadAttention"] + _layers_all + \
     _spatial_all + _recurrent_all
