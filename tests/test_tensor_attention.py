@@ -101,3 +101,29 @@ def test_multihead_attention_matches_pytorch(kw):
             ([] if w is None else [w.detach().numpy()])
     for a, b in zip(run(sg), run(torch)):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("norm_first", [False, True])
+@pytest.mark.parametrize("layer", ["encoder", "decoder"])
+def test_transformer_layers_match_pytorch(layer, norm_first):
+    """Same submodules made in the same order (so the same initial draws), the same
+    outputs and parameter gradients."""
+    torch = pytest.importorskip("torch")
+    src = RNG.standard_normal((5, 2, 8))
+    mem = RNG.standard_normal((3, 2, 8))
+
+    def run(lib):
+        lib.manual_seed(1)
+        cls = lib.nn.TransformerEncoderLayer if layer == "encoder" else \
+            lib.nn.TransformerDecoderLayer
+        m = cls(8, 2, 12, dropout=0.0, norm_first=norm_first, dtype=lib.float64)
+        x = lib.tensor(src, requires_grad=True)
+        mask = lib.nn.Transformer.generate_square_subsequent_mask(5, dtype=lib.float64)
+        out = m(x, src_mask=mask) if layer == "encoder" else m(x, lib.tensor(mem), tgt_mask=mask)
+        (out * lib.arange(8.0, dtype=lib.float64)).sum().backward()
+        return [out.detach().numpy(), x.grad.numpy()] + \
+            [p.grad.numpy() for p in m.parameters()]
+    ours, theirs = run(sg), run(torch)
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)

@@ -7,6 +7,7 @@
                     BatchNorm1d/2d
     recurrent   RNN, LSTM, GRU and their cells
     attention   scaled_dot_product_attention, MultiheadAttention
+    transformer Transformer, its encoder and decoder layers and stacks
     functional  the same as functions of tensors (nn.functional; convolution holds the
                 convolutions, pooling and batch_norm)
     init        in-place initialisers (nn.init)
@@ -25,9 +26,11 @@ from .attention import MultiheadAttention, scaled_dot_product_attention
 functional.scaled_dot_product_attention = scaled_dot_product_attention
 functional.__all__.append("scaled_dot_product_attention")
 del scaled_dot_product_attention
+from .transformer import *  # noqa: F401,F403
+from .transformer import __all__ as _transformer_all
 from . import utils  # noqa: F401
 
 __all__ = ["Module", "Parameter", "Buffer", "Sequential", "ModuleList", "ModuleDict",
            "ParameterList", "ParameterDict", "functional", "init", "utils",
            "MultiheadAttention"] + _layers_all + \
-    _spatial_all + _recurrent_all
+    _spatial_all + _recurrent_all + _transformer_all

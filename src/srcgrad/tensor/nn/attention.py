@@ -3,8 +3,8 @@
 Both are written with recorded Tensor operations, in the order PyTorch's reference
 implementation (and ``multi_head_attention_forward``) computes them; the scaled dot
 product is recorded as one node, as PyTorch's CPU kernel records it
-(:mod:`..autograd.composite`).  With dropout the masks are drawn as ``F.dropout`` draws
-them (PyTorch's fused CPU kernel draws its own).
+(:mod:`..autograd.composite`); with dropout, as PyTorch, it is composed, its masks drawn
+as ``F.dropout`` draws them.
 """
 import math
 
@@ -54,6 +54,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if enable_gqa:
         raise NotImplementedError("srcgrad: scaled_dot_product_attention(enable_gqa=True) is "
                                   "not supported; repeat the key and value heads instead")
+    if dropout_p > 0.0:          # PyTorch's CPU kernel then composes too (F.dropout's draws)
+        return _attention(query, key, value, attn_mask, dropout_p, is_causal, scale)
     return composite("ScaledDotProductFlashAttentionForCpuBackward0", _attention,
                      (query, key, value), attn_mask, dropout_p, is_causal, scale)
 
