@@ -27,6 +27,9 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
     except ImportError:          # SciPy is optional: no rules, no samples
         return
     tol = dict(rtol=1e-11, atol=1e-11, _rtol=1e-5, _crtol=1e-6)
+    SAMPLES["scipy.integrate.trapezoid"] = [
+        S(A(6)), S(A(3, 5), np.cumsum(P(5))), S(A(4, 3), dx=0.3, axis=0),
+        S(A(3, 5), np.cumsum(P(3, 5), axis=1))]
     SAMPLES["scipy.integrate.odeint"] = [
         S(decay, np.array([1.0, 0.5]), np.array([0.0, 0.4, 1.0]), (0.7,), **tol),
         S(oscillator, np.array([1.0, 0.0]), np.linspace(0.0, 2.0, 4), args=(1.3, 0.2), **tol),

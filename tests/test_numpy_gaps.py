@@ -1,6 +1,7 @@
 """NumPy functions added with the second-order work, in differentiated code: np.linalg.eig
 (real matrices, real distinct eigenvalues), np.gradient, np.std / np.nanstd of constant
-data (gradient 0, not NaN); against central differences and autograd; refusals.
+data (gradient 0, not NaN), np.trapezoid (w.r.t. the values and the sample points);
+against central differences and autograd; refusals.
 
 Rule by rule: tests/test_rules.py (tests/samples_numpy_kernels.py) and
 tests/test_second_order_rules.py.
@@ -35,6 +36,17 @@ def std_loss(x):
     return np.std(x) + np.nanstd(x, axis=0).sum() + x.std(axis=1).sum()
 
 
+T_X = np.cumsum(_rng.uniform(0.1, 1.0, 5))      # uneven sample points
+
+
+def trapezoid_y(y):
+    return np.sum(np.trapezoid(np.sin(y), T_X) ** 2) + np.sum(np.trapezoid(y * y, dx=0.3, axis=0))
+
+
+def trapezoid_x(x):
+    return np.sum(np.trapezoid(np.cos(x) * x, x) ** 2)
+
+
 def _central(f, x, eps=1e-6):
     out = np.zeros_like(x)
     for idx in np.ndindex(*x.shape):
@@ -44,8 +56,10 @@ def _central(f, x, eps=1e-6):
     return out
 
 
-@pytest.mark.parametrize("f,x", [(eig_loss, A), (gradient_loss, _rng.uniform(-1, 1, (4, 5)))],
-                         ids=["eig", "gradient"])
+@pytest.mark.parametrize("f,x", [(eig_loss, A), (gradient_loss, _rng.uniform(-1, 1, (4, 5))),
+                                 (trapezoid_y, _rng.uniform(-1, 1, (3, 5))),
+                                 (trapezoid_x, np.sort(_rng.uniform(-1, 2, (2, 6)), axis=1))],
+                         ids=["eig", "gradient", "trapezoid_y", "trapezoid_x"])
 def test_first_and_second_derivatives(f, x):
     g = sg.grad(f)
     np.testing.assert_allclose(g(x), _central(f, x), rtol=1e-6, atol=1e-8)

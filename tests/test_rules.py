@@ -187,6 +187,11 @@ SAMPLES["np.cumsum"] = SAMPLES["np.ndarray.cumsum"] = _CUM
 _ZC = A(3, 4)
 _ZC[0, 1] = _ZC[1, 0] = _ZC[1, 3] = 0.0
 SAMPLES["np.cumprod"] = SAMPLES["np.ndarray.cumprod"] = _CUM + [S(_ZC, axis=1), S(_ZC, 0), S(_ZC)]
+# (x 1-D along the axis or y's shape, unevenly spaced; dx a step; axis 0 and -1)
+_TRAPEZOID = [S(A(6)), S(A(3, 5), np.cumsum(P(5))), S(A(4, 3), dx=0.3, axis=0),
+              S(A(3, 5), np.cumsum(P(3, 5), axis=1)), S(A(2, 4), np.cumsum(P(2)), axis=0)]
+if hasattr(np, "trapezoid"):
+    SAMPLES["np.trapezoid"] = _TRAPEZOID
 SAMPLES["np.diff"] = [S(A(6)), S(A(3, 5), n=2), S(A(4, 3), axis=0), S(A(3, 5), 3, 1),
                       S(A(2, 3, 4), 1, -2)]
 SAMPLES["np.trace"] = SAMPLES["np.ndarray.trace"] = [

@@ -15,12 +15,13 @@ import numpy as np
 
 from .. import runtime
 from . import registry, runtime_rules, containers
-from .numpy import (conventions, elementwise, reductions, statistics, linalg, decompositions,
-                    shapes, joins, indexing, creation, spectral)
+from .numpy import (conventions, elementwise, reductions, statistics, integration, linalg,
+                    decompositions, shapes, joins, indexing, creation, spectral)
 from .python import attributes, builtins as python_builtins
 
 # the modules whose ``__all__`` names kernels that templates call
-KERNEL_MODULES = (conventions, elementwise, reductions, statistics, linalg, decompositions,
+KERNEL_MODULES = (conventions, elementwise, reductions, statistics, integration, linalg,
+                  decompositions,
                   shapes, joins, indexing, creation, spectral, python_builtins, runtime_rules,
                   containers, attributes)
 

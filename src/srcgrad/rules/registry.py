@@ -84,12 +84,13 @@ class Rule:
         lines = [f"def {_ident(self.name)}_vjp({sig}):", _namespace_line(self, ["g", "ans"])]
         outs = []
         for i, p in enumerate(self.diff_params):
+            # (``_d_<p>``: ``d<p>`` may be a parameter, np.trapezoid's ``dx``)
             expr = self.vjp.get(p)
             if expr is None:
-                lines.append(f"    d{p} = _missing({self.name!r}, {p!r}, 'reverse') if needs[{i}] else None")
+                lines.append(f"    _d_{p} = _missing({self.name!r}, {p!r}, 'reverse') if needs[{i}] else None")
             else:
-                lines.append(f"    d{p} = ({expr}) if needs[{i}] else None")
-            outs.append(f"d{p}")
+                lines.append(f"    _d_{p} = ({expr}) if needs[{i}] else None")
+            outs.append(f"_d_{p}")
         lines.append(f"    return ({', '.join(outs)}{',' if len(outs) == 1 else ''})")
         return "\n".join(lines) + "\n"
 
@@ -99,16 +100,36 @@ class Rule:
         return self._vjp_fn
 
     def jvp_source(self):
-        """``f(ans, <params>, *, d<param>=None...)``: the tangent of ``ans`` (None if none)."""
-        sig = _runtime_signature(self, ["ans"], [_P("d" + p, _P.KEYWORD_ONLY, default=None)
-                                                 for p in self.diff_params])
+        """``f(ans, <params>, *, d<param>=None...)``: the tangent of ``ans`` (None if none).
+        Where a tangent's name is a parameter's (np.trapezoid's ``dx``, the tangent of
+        ``x``, and its step ``dx``), the parameters are positional-only, the tangents come
+        in ``**_tangents``, and each term is a function of its own tangent (the template's
+        ``dx`` is the tangent in x's term, the step in dx's)."""
+        clash = any("d" + p in self.signature.parameters for p in self.diff_params)
+        if clash:
+            params = list(self.signature.parameters.values())
+            if any(q.kind not in (_P.POSITIONAL_ONLY, _P.POSITIONAL_OR_KEYWORD) for q in params):
+                raise NotImplementedError(f"rule {self.name}: a tangent named like a "
+                                          f"parameter, and keyword parameters")
+            sig = str(inspect.Signature([_P(n, _P.POSITIONAL_ONLY) for n in ["ans"]] + [
+                q.replace(kind=_P.POSITIONAL_ONLY) for q in params] + [
+                _P("_tangents", _P.VAR_KEYWORD)]))[1:-1]
+        else:
+            sig = _runtime_signature(self, ["ans"], [_P("d" + p, _P.KEYWORD_ONLY, default=None)
+                                                     for p in self.diff_params])
         lines = [f"def {_ident(self.name)}_jvp({sig}):", _namespace_line(self, ["ans"]),
                  "    _out = None"]
         for p in self.diff_params:
             expr = self.jvp.get(p)
             term = f"_missing({self.name!r}, {p!r}, 'forward')" if expr is None else f"({expr})"
-            lines.append(f"    if d{p} is not None:")
-            lines.append(f"        _t = {term}")
+            if clash:
+                lines.append(f"    def _term(d{p}):")
+                lines.append(f"        return {term}")
+                lines.append(f"    if _tangents.get('d{p}') is not None:")
+                lines.append(f"        _t = _term(_tangents['d{p}'])")
+            else:
+                lines.append(f"    if d{p} is not None:")
+                lines.append(f"        _t = {term}")
             # (terms that are tuples or lists add item by item: ``+`` would concatenate)
             lines.append("        _out = _t if _out is None else _out + _t if not "
                          "isinstance(_out, (tuple, list, dict)) else add_grads(_out, _t)")

@@ -29,9 +29,11 @@ import linecache
 import math
 
 import numpy as np
+import scipy.integrate
 from scipy.integrate import odeint
 
 from ...runtime import cast_like
+from ..numpy.integration import TRAPEZOID
 from ..registry import defnograd, defrule, deftransformable
 
 __all__ = ['odeint_grad', 'odeint_time_grad', 'odeint_jvp', 'odeint_time_jvp']
@@ -315,3 +317,6 @@ defrule(odeint, f"func, y0, t, args=(), {_REST}", name="scipy.integrate.odeint",
                  args=f"odeint_grad(g, ans, {_A}, 'args')"),
         jvp=dict(y0=f"odeint_jvp(ans, {_A}, dy0=dy0)", t=f"odeint_time_jvp(ans, {_A}, dt=dt)",
                  args=f"odeint_jvp(ans, {_A}, dargs=dargs)"))
+# (SciPy's own trapezoid, the same mathematics as NumPy's)
+defrule(scipy.integrate.trapezoid, "y, x=None, dx=1.0, axis=-1",
+        name="scipy.integrate.trapezoid", **TRAPEZOID)
