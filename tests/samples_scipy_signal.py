@@ -22,3 +22,8 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
               S(A(4, 4), A(4, 4), "same"), S(A(5, 4), A(3, 3), "same", "fill", 0)]
     SAMPLES["scipy.signal.convolve2d"] = conv2d
     SAMPLES["scipy.signal.correlate2d"] = conv2d
+    # (b, a, x; a[0] away from 0 and the poles inside the unit circle: a stable filter)
+    SAMPLES["scipy.signal.lfilter"] = [
+        S(A(3), A(3, lo=0.1, hi=0.3) + [1.0, 0.0, 0.0], A(6)),
+        S(A(2), A(2, lo=-0.3, hi=0.3) + [1.5, 0.0], A(3, 5), 0),
+        S(A(4), 1.25, A(2, 6)), S(0.7, A(2, lo=-0.3, hi=0.3) + [1.0, 0.0], A(5), axis=-1)]

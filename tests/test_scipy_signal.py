@@ -37,6 +37,20 @@ def signal_loss(x):
         np.sum(ss.correlate(x, x, "same") ** 2)
 
 
+FIR = np.array([0.5, 0.3, -0.2])
+POLES = np.array([1.2, -0.4, 0.1])
+SIGNALS = _rng.uniform(-1, 1, (2, 9))
+
+
+def lfilter_x(x):
+    return np.sum(ss.lfilter(FIR, POLES, x) ** 3) + np.sum(np.sin(ss.lfilter(FIR, 1.0, x, 0)))
+
+
+def lfilter_coefficients(c):
+    y = ss.lfilter(c[:3], np.concatenate(([1.0], c[3:])), SIGNALS, axis=-1)
+    return np.sum(np.tanh(y)) + np.sum(ss.lfilter(c[3:], c[:2], y[0]) ** 2)
+
+
 K = _rng.uniform(-1, 1, (3, 2))
 X = _rng.uniform(-1, 1, 7)
 
@@ -50,7 +64,9 @@ def _central(f, x, eps=1e-6):
     return out
 
 
-@pytest.mark.parametrize("f,x", [(filter_loss, K), (signal_loss, X)], ids=["2d", "1d"])
+@pytest.mark.parametrize("f,x", [(filter_loss, K), (signal_loss, X), (lfilter_x, SIGNALS),
+                                 (lfilter_coefficients, np.array([0.5, 0.3, -0.2, -0.4, 0.1]))],
+                         ids=["2d", "1d", "lfilter_x", "lfilter_b_a"])
 def test_gradient_and_hessian_vector(f, x):
     g = sg.grad(f)
     np.testing.assert_allclose(g(x), _central(f, x), rtol=1e-6, atol=1e-8)
@@ -78,6 +94,16 @@ def test_float32_stays_float32():
 
 def fft_axes(x):
     return np.sum(fftconvolve(x, x, axes=0))
+
+
+def test_lfilter_with_initial_conditions_is_refused():
+    def with_zi(x):
+        y, _ = ss.lfilter(FIR, POLES, x, zi=np.zeros(2))
+        return np.sum(y ** 2)
+    with pytest.raises(sg.NonDifferentiableError, match="zi"):
+        sg.grad(with_zi)(X)
+    with pytest.raises(sg.NonDifferentiableError, match="zi"):
+        sg.jvp(with_zi, (X,), (np.ones_like(X),))
 
 
 def test_fftconvolve_axes_is_refused():

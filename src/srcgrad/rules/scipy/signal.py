@@ -10,9 +10,16 @@ srcgrad's convention the adjoint of a linear map is its transpose).
 with its ``same`` window rounded the other way (``_window_pad(..., ceil=True)``).  The kernels call
 the function that was called (``fftconvolve`` stays FFT-based) and are written in
 differentiable primitives, so every order works.
+
+``lfilter(b, a, x)`` (``zi=None``) is ``y = H_a(B x)``: the FIR filter ``b``, then the
+all-pole filter ``1/a``, along ``axis``.  Its adjoint starts from ``q = H_a^T g``, the
+all-pole filter run backwards in time; then ``x`` gets ``B^T q`` (``sum_k b_k q[n+k]``),
+``b_k`` gets ``sum_n q[n] x[n-k]`` and ``a_j`` gets ``-sum_n q[n] y[n-j]`` (from ``A y =
+B x``).  Its tangent is ``lfilter(db, a, x) + lfilter(b, a, dx) - lfilter(da, a, y)``.
 """
 import numpy as np
 import scipy.signal as ss
+from scipy.signal import lfilter
 
 from ..numpy.conventions import _is_complex
 from ..registry import defnograd, defrule, deftransformable
@@ -21,7 +28,8 @@ from .linalg import sl_refuse
 __all__ = ['sig_convolve_grad', 'sig_correlate_grad', 'sig_fftconvolve_grad',
            'sig_convolve_jvp', 'sig_correlate_jvp', 'sig_fftconvolve_jvp',
            'sig_convolve2d_grad', 'sig_correlate2d_grad', 'sig_convolve2d_jvp',
-           'sig_correlate2d_jvp']
+           'sig_correlate2d_jvp', 'sig_lfilter_grad', 'sig_lfilter_jvp',
+           'lfilter']   # (SciPy's, which the tangents call: it has the rule here)
 
 
 def _window_pad(mode, s1, s2, gs, ceil=False):
@@ -139,6 +147,64 @@ def sig_correlate2d_jvp(d1, d2, in1, in2, mode="full", boundary="fill", fillvalu
     return _bilinear_2d_jvp(ss.correlate2d, d1, d2, in1, in2, mode, boundary, fillvalue)
 
 
+def _lfilter_zi(zi):
+    if zi is not None:
+        sl_refuse("scipy.signal.lfilter with initial conditions zi: srcgrad differentiates "
+                  "zi=None only (prepend the past samples to x instead)")
+
+
+def _delayed(v, k):
+    """``v`` delayed by ``k`` samples along its last axis (zeros first, length kept)."""
+    if k == 0:
+        return v
+    n = np.shape(v)[-1]
+    zeros = np.zeros_like(v[..., :min(k, n)])
+    return np.concatenate((zeros, v[..., :max(n - k, 0)]), axis=-1)
+
+
+def _advanced(v, k):
+    """``v`` advanced by ``k`` samples along its last axis (zeros last, length kept)."""
+    if k == 0:
+        return v
+    n = np.shape(v)[-1]
+    zeros = np.zeros_like(v[..., :min(k, n)])
+    return np.concatenate((v[..., min(k, n):], zeros), axis=-1)
+
+
+def sig_lfilter_grad(g, ans, b, a, x, axis=-1, zi=None, which=0):
+    """Adjoint of ``lfilter(b, a, x, axis)`` for ``b`` (which=0), ``a`` (1) or ``x`` (2)."""
+    _lfilter_zi(zi)
+    one = np.ones(1, dtype=np.result_type(np.asarray(a).dtype, np.float32))
+    q = np.flip(lfilter(one, a, np.flip(g, axis), axis), axis)
+    qm = np.moveaxis(q, axis, -1)
+    if which == 2:
+        bs = np.atleast_1d(b)
+        out = 0.0
+        for k in range(np.shape(bs)[0]):
+            out = out + bs[k] * _advanced(qm, k)
+        return np.moveaxis(out * np.ones_like(qm), -1, axis)
+    other = np.moveaxis(x if which == 0 else ans, axis, -1)
+    size = np.shape(np.atleast_1d(b if which == 0 else a))[0]
+    parts = [np.sum(qm * _delayed(other, k)) for k in range(size)]
+    out = np.stack(parts) if which == 0 else -np.stack(parts)
+    return np.reshape(out, np.shape(b if which == 0 else a))
+
+
+def sig_lfilter_jvp(t, ans, b, a, x, axis=-1, zi=None, which=0):
+    """Tangent of ``lfilter(b, a, x, axis)`` along a tangent ``t`` of ``b`` (which=0),
+    ``a`` (1) or ``x`` (2)."""
+    _lfilter_zi(zi)
+    if which == 0:
+        return lfilter(t, a, x, axis)
+    if which == 1:
+        return -lfilter(t, a, ans, axis)
+    return lfilter(b, a, t, axis)
+
+
+deftransformable(sig_lfilter_grad, sig_lfilter_jvp, _delayed, _advanced)
+defnograd(_lfilter_zi)
+
+
 deftransformable(sig_convolve_grad, sig_fftconvolve_grad, sig_correlate_grad,
                  sig_convolve_jvp, sig_correlate_jvp, sig_fftconvolve_jvp,
                  sig_convolve2d_grad, sig_correlate2d_grad, sig_convolve2d_jvp,
@@ -170,3 +236,10 @@ for _f, _grad, _jvp in ((ss.convolve2d, "sig_convolve2d_grad", "sig_convolve2d_j
                    in2=f"{_grad}(g, in1, in2, mode, boundary, fillvalue, 1)"),
           jvp=dict(in1=f"{_jvp}(din1, None, in1, in2, mode, boundary, fillvalue)",
                    in2=f"{_jvp}(None, din2, in1, in2, mode, boundary, fillvalue)"))
+_rule(ss.lfilter, "b, a, x, axis=-1, zi=None",
+      vjp=dict(b="sig_lfilter_grad(g, ans, b, a, x, axis, zi, 0)",
+               a="sig_lfilter_grad(g, ans, b, a, x, axis, zi, 1)",
+               x="sig_lfilter_grad(g, ans, b, a, x, axis, zi, 2)"),
+      jvp=dict(b="sig_lfilter_jvp(db, ans, b, a, x, axis, zi, 0)",
+               a="sig_lfilter_jvp(da, ans, b, a, x, axis, zi, 1)",
+               x="sig_lfilter_jvp(dx, ans, b, a, x, axis, zi, 2)"))
