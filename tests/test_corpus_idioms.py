@@ -47,11 +47,8 @@ ATOL = 1e-7
 
 # What srcgrad refuses today, by case: a reason for both modes, or (reverse, forward)
 # with None where that mode works.  Grouped by the construct that is missing.
-_RECURSION = "recursion (a function calling itself, or two calling each other)"
 REFUSED = {
     "nonlocal_accumulator": "nonlocal writes in a closure called as a value (a factory's)",
-    # recursion
-    "memoized_recursion": _RECURSION + " with a memo dict (refused as an in-place change of it)",
 }
 
 # What srcgrad gets WRONG today (a wrong number, or another exception); per mode as REFUSED.

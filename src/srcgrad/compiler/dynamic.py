@@ -109,6 +109,12 @@ def _target(f, args, kwargs, site, own=False):
             args = (f.__self__,) + tuple(args)
             front += 1
             f = f.__func__
+        elif type(f) is runtime._Writing:
+            # a function that changes its arguments in place, also returning them
+            # (runtime.writing): its code, whose returns give them back
+            f = f.__srcgrad_writing__
+            if own:
+                holder = _holder(f)
         elif getattr(f, "__srcgrad_inline__", None) is not None:
             # sg.jvp(fun, primals, tangents) of a function value: what it computes
             f = JVP_OF[0]

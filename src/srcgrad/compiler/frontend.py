@@ -40,6 +40,8 @@ def front_end(func, wrt, kinds):
     pipeline.after("parse", func, fdef)
     if getattr(func, "__srcgrad_returns_self__", False):
         _return_self(fdef)
+    if getattr(func, "__srcgrad_returns_params__", None):
+        _return_with(fdef, func.__srcgrad_returns_params__)
     params = param_names(fdef)
     opened = open_free_names(fdef, func, [w for w in wrt if w not in params])
     params = opened + params
@@ -177,11 +179,16 @@ def _return_self(fdef):
     """A method that changes its object, differentiated as returning ``(result, self)``
     (compiler/dynamic.returning_self): each ``return e`` becomes ``return (e, self)``."""
     a = fdef.args
-    me = (list(a.posonlyargs) + list(a.args))[0].id
+    _return_with(fdef, [(list(a.posonlyargs) + list(a.args))[0].id])
 
+
+def _return_with(fdef, names):
+    """Each ``return e`` becomes ``return (e, *names)`` (and so does falling off the
+    end): a method's object (above), the parameters a function changes in place
+    (runtime.writing)."""
     def pair(value, like):
         return A.copy_loc(gast.Return(value=gast.Tuple(
-            elts=[value if value is not None else A.const(None), A.name(me)],
+            elts=[value if value is not None else A.const(None)] + [A.name(n) for n in names],
             ctx=gast.Load())), like)
 
     def visit(stmts):

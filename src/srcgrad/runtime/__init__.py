@@ -94,13 +94,65 @@ def call_with_self(method, *args, **kwargs):
 call_with_self.__srcgrad_resolved_when_run__ = True
 __all__ += ["call_with_self"]
 
+_WRITING = {}       # (code, qualname, names) -> the function that also returns them
+
+
+class _Writing:
+    """``func`` that also returns the parameters ``names`` it changes in place (see
+    :func:`writing`)."""
+    __slots__ = ("func", "names", "signature", "__srcgrad_writing__")
+
+    def __init__(self, func, names, clone):
+        import inspect
+        self.func, self.names, self.signature = func, names, inspect.signature(func)
+        self.__srcgrad_writing__ = clone
+
+    def __call__(self, *args, **kwargs):
+        # on copies, as the derivative does: the caller's own objects keep the values
+        # that earlier lines' adjoints read (the caller's names are rebound to these)
+        bound = self.signature.bind(*args, **kwargs)
+        for n in self.names:
+            bound.arguments[n] = copy(bound.arguments[n])
+        result = self.func(*bound.args, **bound.kwargs)
+        return (result,) + tuple(bound.arguments[n] for n in self.names)
+
+    def __repr__(self):
+        return f"<{self.func.__qualname__} returning {', '.join(self.names)}>"
+
+
+def writing(func, names):
+    """``func`` (a user function that changes its parameters ``names`` in place: a memo
+    dict, a list it appends to, an array it fills) as a callable returning
+    ``(result, *those parameters)``; the lowering (lower/statements.py) calls it and
+    rebinds the caller's arguments to what comes back.  Run as written, it changes
+    copies of them, as its derivative does.  Differentiated
+    (compiler/dynamic.py), it is ``__srcgrad_writing__``: func's code, whose returns
+    compiler/frontend.py extends with the parameters, its derivative changing copies."""
+    key = (func.__code__, func.__qualname__, names)
+    made = _WRITING.get(key)
+    if made is None or made.func is not func:
+        import types
+        clone = types.FunctionType(func.__code__, func.__globals__, func.__name__,
+                                   func.__defaults__, func.__closure__)
+        clone.__kwdefaults__ = func.__kwdefaults__
+        clone.__qualname__ = f"{func.__qualname__} (returning {', '.join(names)})"
+        clone.__module__ = func.__module__
+        clone.__srcgrad_returns_params__ = names
+        if len(_WRITING) > 256:
+            _WRITING.clear()
+        made = _WRITING[key] = _Writing(func, names, clone)
+    return made
+
+
+__all__ += ["writing"]
+
 
 def old_item(x, key):
     """A copy of ``x[key]`` before ``x[key] = ...`` overwrites it; for a dict key that
     the assignment creates, a marker that :func:`restore_item` understands."""
-    if isinstance(x, dict) and key not in x:
+    if isinstance(x, dict) and key is not Ellipsis and key not in x:
         return _ABSENT
-    return take(x, key)
+    return take(x, key)         # (``...``: all of x, restore_item's whole-value key)
 
 
 def restore_item(x, key, old):

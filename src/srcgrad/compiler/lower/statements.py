@@ -26,6 +26,44 @@ _NUMERIC_OPS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.FloorDiv, gast.Mod
                 gast.MatMult)
 
 
+def _changed_params(func, call):
+    """[(parameter, caller's name)] for the parameters the user function ``func``
+    changes in place (analysis/callee_writes: ``HARD``) and never rebinds, given
+    names at ``call``; [] when there are none or func is not such a function."""
+    from ... import rules
+    from ..analysis.callee_writes import HARD, written_params
+    from ..source import get_function_ast, library_name
+    if not isinstance(func, types.FunctionType) or \
+            getattr(func, "__module__", "").startswith("srcgrad.") or \
+            getattr(func, "__srcgrad_transformable__", False) or \
+            func.__code__.co_filename.startswith("<srcgrad") or \
+            rules.lookup(func) is not None or rules.signature_of(func) is not None or \
+            rules.is_nograd(func) or library_name(func) is not None:
+        return []
+    hard = [p for p, kind in written_params(func).items() if kind == HARD]
+    if not hard:
+        return []
+    try:
+        fdef, _ = get_function_ast(func)
+        bound = inspect.signature(func).bind_partial(
+            *range(len(call.args)), **{k.arg: k.arg for k in call.keywords})
+    except (TypeError, ValueError, OSError, SyntaxError):
+        return []
+    a = fdef.args
+    plain = {p.id for p in a.posonlyargs + a.args + a.kwonlyargs}
+    rebound = A.names_stored(fdef.body)
+    by_key = {k.arg: k.value for k in call.keywords}
+    out = []
+    for p in hard:
+        if p not in bound.arguments or p not in plain or p in rebound:
+            continue
+        key = bound.arguments[p]
+        node = call.args[key] if isinstance(key, int) else by_key.get(key)
+        if isinstance(node, gast.Name):
+            out.append((p, node.id))
+    return out
+
+
 class Normalizer(ControlFlow, Expressions):
     def __init__(self, fdef, info, names, ad_name="ad", known_arrays=(), known_sequences=()):
         self.ad_name = ad_name              # how generated code names srcgrad.runtime
@@ -33,6 +71,7 @@ class Normalizer(ControlFlow, Expressions):
         # parameters known to be lists / tuples / dicts at this call
         self.known_sequences = set(known_sequences)
         self.fdef = fdef
+        self.user_names = A.all_names(fdef)     # (before the lowering adds its own)
         self.info = info
         self.func = info.func
         self.names = names           # NameGen
@@ -73,7 +112,7 @@ class Normalizer(ControlFlow, Expressions):
             # the result, and the function ends with the single return the reverse
             # sweep expects (no flag needed)
             self.ret_name = self.names.fresh("result")
-        out = self.block(body)
+        out = self._writing_calls(self.block(body))
         if self.ret_flag:
             init = [A.assign(self.ret_flag, A.const(False)), A.assign(self.ret_name, A.const(None))]
             out = init + self.guard_after_jumps(out) + [gast.Return(value=A.name(self.ret_name))]
@@ -114,7 +153,8 @@ class Normalizer(ControlFlow, Expressions):
     def stmt_Expr(self, s):
         if isinstance(s.value, gast.Constant):
             return []  # a stray string
-        popped = self.dict_pop(s, None) or self.stateful_call(s, None)
+        popped = self.dict_pop(s, None) or self.stateful_call(s, None) or \
+            self.writing_call(s, None)
         if popped is not None:
             return popped
         pre = []
@@ -156,6 +196,74 @@ class Normalizer(ControlFlow, Expressions):
                                                    ctx=gast.Load()), like=s)
         node.srcgrad_field_write = True
         return out + [node]
+
+    def _writing_calls(self, stmts):
+        """A call hoisted out of an expression (``t = f(n, memo)`` for ``y = 1 +
+        f(n, memo)``, in a branch of ``a if c else f(n, memo)``) that changes its
+        arguments in place, as :meth:`writing_call`; in every block of ``stmts``."""
+        out = None
+        for st in stmts:
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(st, field, None)
+                if isinstance(block, list) and block and not isinstance(st, gast.FunctionDef):
+                    setattr(st, field, self._writing_calls(block))
+        for i, st in enumerate(stmts):
+            if isinstance(st, (gast.Assign, gast.Expr)) and isinstance(st.value, gast.Call) \
+                    and (isinstance(st, gast.Expr) or isinstance(st.targets[0], gast.Name)):
+                new = self.writing_call(st, st.targets[0] if isinstance(st, gast.Assign)
+                                        else None)
+                if new is not None:
+                    out = stmts[:i] if out is None else out
+                    out.extend(new)
+                    continue
+            if out is not None:
+                out.append(st)
+        return stmts if out is None else out
+
+    def writing_call(self, s, target):
+        """``y = f(n, memo)`` where f, a user function, changes its parameter ``memo`` in
+        place (``memo[n] = ...``, ``acc.append(v)``, ``a[0] = v``) and never rebinds it:
+        ``fw = ad.writing(f, ("memo",))``, ``pair = fw(n, memo)``, ``y = pair[0]``,
+        ``memo = pair[1]`` (fw also returns the parameters it changed: runtime.writing;
+        its derivative changes copies).  In Python the caller's object changes; here
+        the caller's name is rebound to the changed copy, and the alias check refuses
+        it where another name still sees the old object."""
+        v = s.value
+        if not (isinstance(v, gast.Call) and isinstance(v.func, (gast.Name, gast.Attribute))) \
+                or any(isinstance(a, gast.Starred) for a in v.args) or \
+                any(k.arg is None for k in v.keywords):
+            return None
+        root = v.func
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if not isinstance(root, gast.Name) or root.id in self.locals:
+            return None
+        func = resolve(v.func, self.func)
+        # (a temporary the lowering made for an argument is read by nothing else)
+        changed = [(p, n) for p, n in _changed_params(func, v)
+                   if n in self.user_names and n in self.locals]
+        if not changed:
+            return None
+        names = tuple(p for p, _ in changed)
+        fw = self.names.fresh(f"{getattr(func, '__name__', 'f')}_writing")
+        self.locals.add(fw)
+        out = [A.assign(fw, A.call(A.attr(self.ad_name, "writing"),
+                                   [copy.deepcopy(v.func), A.tuple_([A.const(n) for n in names])]),
+                        like=s)]
+        pair = self.names.fresh("with_changed")
+        call = A.copy_loc(gast.Call(func=A.name(fw), args=list(v.args),
+                                    keywords=list(v.keywords)), v)
+        out += self.stmt_Assign(A.copy_loc(gast.Assign(targets=[A.store(pair)], value=call,
+                                                       type_comment=None), s))
+        item = lambda i: gast.Subscript(value=A.name(pair), slice=A.const(i), ctx=gast.Load())
+        if target is not None:
+            out += self.stmt_Assign(A.copy_loc(gast.Assign(
+                targets=[A.store(target.id)], value=item(0), type_comment=None), s))
+        for i, (_, arg) in enumerate(changed):
+            node = A.assign(A.store(arg), item(i + 1), like=s)
+            node.srcgrad_field_write = True
+            out.append(node)
+        return out
 
     def _built_class(self, r):
         """The user class every binding of ``r`` in this function builds, or None."""
@@ -271,7 +379,8 @@ class Normalizer(ControlFlow, Expressions):
         target = s.targets[0]
         pre = []
         if isinstance(target, gast.Name):
-            popped = self.dict_pop(s, target) or self.stateful_call(s, target)
+            popped = self.dict_pop(s, target) or self.stateful_call(s, target) or \
+                self.writing_call(s, target)
             if popped is not None:
                 return popped
             value = self.expr(s.value, pre, top=True, base=target.id)

@@ -418,7 +418,7 @@ class AdjointSweep(AdjointStates):
             if before is not None:
                 self.guard(y, before, state, out, start)
         if getattr(s, "srcgrad_saved", False):
-            if self.kinds.get(y) == "container":
+            if self.kinds.get(y) in ("container", None):     # (records.fwd_stmt)
                 out.append(A.expr_stmt(A.call(A.attr(self.names.ad, "restore_item"),
                                               [A.name(y), index, self.pop()])))
             else:

@@ -471,6 +471,11 @@ class Forward(LineComments):
         if lst not in st.defined:
             out.append(A.assign(self.d(lst), self.zero(A.name(lst))))
             st.defined.add(lst)
+        elif lst not in st.owned and lst in self.params:
+            # a list parameter's tangent is the caller's (a list or a tuple): ours first
+            out.append(A.assign(self.d(lst), A.call(A.attr(self.names.ad, "as_list"),
+                                                    [A.name(self.d(lst))])))
+            st.owned.add(lst)
         item = s.value.args[0]
         t = self.tangent_of(item, st) if isinstance(item, gast.Name) else None
         if t is None:   # (a record of loop steps is a range: its zeros can be indexed)

@@ -22,6 +22,7 @@ class ForwardSweep:
     """The forward-sweep half of :class:`~srcgrad.compiler.modes.reverse.Reverse`."""
 
     exact = None            # float_tapes.exact_floats of the body, once asked
+    filled = None           # a filled tape -> its loop's counter (restored by reading)
 
     # -- the stack -----------------------------------------------------------
     def stack_name(self):
@@ -40,6 +41,10 @@ class ForwardSweep:
         tape (float_tapes.py), else of the stack."""
         saved = s.srcgrad_saved
         if type(saved) is str:
+            counter = self.filled.get(saved) if self.filled else None
+            if counter is not None:     # (a filled tape: the slot of this trip, read)
+                return gast.Subscript(value=A.name(saved), slice=A.name(counter),
+                                      ctx=gast.Load())
             return A.call(A.attr(saved, "pop"))
         if type(saved) is tuple:            # (straight-line code: its own name)
             return A.name(saved[0])
@@ -108,6 +113,9 @@ class ForwardSweep:
                             out.append(A.expr_stmt(A.call(A.attr(tape, "append"), [value]),
                                                    like=s))
                         else:       # (its own tape, one slot a trip: float_tapes.py)
+                            if self.filled is None:
+                                self.filled = {}
+                            self.filled[tape] = counter
                             out.append(A.assign(gast.Subscript(
                                 value=A.name(tape), slice=A.name(counter),
                                 ctx=gast.Store()), value, like=s))
@@ -137,8 +145,9 @@ class ForwardSweep:
                 if self.choices is not None:
                     self.choices["item"].append(base)
                 s.srcgrad_saved = True
-                if self.kinds.get(base) == "container":
+                if self.kinds.get(base) in ("container", None):
                     # a dict may not hold the key yet: ``ad.old_item`` / ``ad.restore_item``
+                    # (so may a value of unknown kind: a free name, a callee's argument)
                     key = A.slice_to_expr(copy.deepcopy(t.slice))
                     out.append(self.push(A.call(A.attr(self.names.ad, "old_item"),
                                                 [A.name(base), key]), like=s))
