@@ -131,6 +131,12 @@ def _host_values(data):
 
 # -- the Tensor -----------------------------------------------------------------------------
 
+def _address(a):
+    if isinstance(a, np.ndarray):
+        return a.__array_interface__["data"][0]
+    return a.data.ptr                    # CuPy
+
+
 class Tensor:
     """A multi-dimensional array that records operations for reverse-mode AD.
 
@@ -339,6 +345,25 @@ class Tensor:
 
     def element_size(self):
         return self._data.itemsize
+
+    @property
+    def nbytes(self):
+        return _int(self._data.nbytes)
+
+    @property
+    def itemsize(self):
+        return _int(self._data.itemsize)
+
+    def data_ptr(self):
+        """The address of the first element (a device pointer for a CuPy array)."""
+        return _address(self._data)
+
+    def storage_offset(self):
+        """Elements from the start of the memory this tensor views to its first element."""
+        root = self._data
+        while getattr(root, "base", None) is not None and hasattr(root.base, "shape"):
+            root = root.base
+        return (_address(self._data) - _address(root)) // self._data.itemsize
 
     def stride(self, dim=None):
         s = tuple(st // self._data.itemsize for st in self._data.strides)

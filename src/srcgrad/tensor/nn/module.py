@@ -282,12 +282,28 @@ class Module:
     def get_submodule(self, target):
         mod = self
         for part in target.split(".") if target else ():
+            if not hasattr(mod, part):
+                raise AttributeError(f"{type(mod).__name__} has no attribute `{part}`")
             mod = getattr(mod, part)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{part}` is not an nn.Module")
         return mod
 
     def get_parameter(self, target):
-        mod, _, name = target.rpartition(".")
-        return getattr(self.get_submodule(mod), name)
+        return self._get_entry(target, Parameter, "an nn.Parameter")
+
+    def get_buffer(self, target):
+        return self._get_entry(target, None, "a buffer")
+
+    def _get_entry(self, target, kind, what):
+        path, _, name = target.rpartition(".")
+        mod = self.get_submodule(path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{type(mod).__name__} has no attribute `{name}`")
+        value = getattr(mod, name)
+        if not (isinstance(value, kind) if kind is not None else name in mod._buffers):
+            raise AttributeError(f"`{name}` is not {what}")
+        return value
 
     # -- traversal ----------------------------------------------------------------------------
     def named_modules(self, memo=None, prefix="", remove_duplicate=True):
