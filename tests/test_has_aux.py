@@ -145,3 +145,57 @@ def test_structured_return_is_refused_before_the_forward_pass():
     # has_aux takes exactly that form
     g, aux = sg.grad(pair, has_aux=True)(np.ones(2))
     assert np.allclose(g, np.cos(np.ones(2))) and np.allclose(aux, np.sin(np.ones(2)))
+
+
+# -- has_aux inside a differentiated function ------------------------------------------
+
+def _penalty_through_aux(W):
+    def loss(v):
+        r = np.tanh(W @ v)
+        return np.sum(r ** 2), r
+    g, r = sg.grad(loss, has_aux=True)(np.array([0.25, -0.5, 0.15]))
+    return np.sum(g ** 2) + np.sum(r * W[0, :2])
+
+
+def _value_and_grad_with_aux(W):
+    def loss(v, c):
+        r = np.tanh(W @ v) * c
+        return np.sum(r ** 2), r
+    (val, r), (gv, gc) = sg.value_and_grad(loss, has_aux=True)(np.array([0.25, -0.5, 0.15]), 1.5)
+    return val + np.sum(gv * r[0]) + gc
+
+
+def _by_hand(W, autograd):
+    anp = autograd.numpy
+    v0 = np.array([0.25, -0.5, 0.15])
+
+    def through_aux(W):
+        loss = lambda v: anp.sum(anp.tanh(anp.dot(W, v)) ** 2)      # noqa: E731
+        return anp.sum(autograd.grad(loss)(v0) ** 2) + \
+            anp.sum(anp.tanh(anp.dot(W, v0)) * W[0, :2])
+
+    def value_and_grad(W):
+        loss = lambda v, c: anp.sum((anp.tanh(anp.dot(W, v)) * c) ** 2)     # noqa: E731
+        r = anp.tanh(anp.dot(W, v0)) * 1.5
+        return loss(v0, 1.5) + anp.sum(autograd.grad(loss, 0)(v0, 1.5) * r[0]) + \
+            autograd.grad(loss, 1)(v0, 1.5)
+    return {"through_aux": through_aux, "value_and_grad": value_and_grad}
+
+
+@pytest.mark.parametrize("f, which", [(_penalty_through_aux, "through_aux"),
+                                      (_value_and_grad_with_aux, "value_and_grad")])
+def test_has_aux_inside_differentiated_code(f, which):
+    """sg.grad / sg.value_and_grad with has_aux=True called inside a function that is
+    differentiated (w.r.t. what the loss closes over), the aux used downstream: to second
+    order, against autograd (refused before: 'cannot be differentiated again')."""
+    autograd = pytest.importorskip("autograd")
+    anp = autograd.numpy
+    W = np.array([[0.3, -0.2, 0.5], [0.1, 0.7, -0.4]])
+    ref = _by_hand(W, autograd)[which]
+    np.testing.assert_allclose(f(W), ref(W), rtol=1e-12)
+    expected = autograd.grad(ref)(W)
+    np.testing.assert_allclose(sg.grad(f)(W), expected, rtol=1e-10, atol=1e-12)
+    V = np.cos(W)
+    np.testing.assert_allclose(sg.jvp(f, (W,), (V,))[1], np.sum(expected * V), rtol=1e-10)
+    hv = autograd.grad(lambda w: anp.sum(autograd.grad(ref)(w) * V))(W)
+    np.testing.assert_allclose(sg.hvp(f)(W, v=V), hv, rtol=1e-9, atol=1e-11)

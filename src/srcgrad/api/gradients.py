@@ -16,7 +16,7 @@ from ..compiler import sourcemap
 from ..compiler.source import check_function, unwrap
 from ..compiler.driver import reverse_function
 from ..compiler.dynamic import trampoline
-from ..compiler.nested import fresh_record, grad_of_args, grad_of_one
+from ..compiler.nested import fresh_record, grad_of_args, grad_of_one, grad_with_aux
 from .read_as import as_one_tuple, declared_function
 from ..compiler.analysis.kinds import argument_kind
 from ..compiler.cache import still_valid
@@ -247,6 +247,14 @@ class Transformed:
         (compiler/dynamic.py): (the generated function it runs for these arguments,
         its positional arguments, its keywords, how many positional arguments were
         put in front)."""
+        if self.has_aux and self.mode in ("grad", "value_and_grad") and not kwargs and \
+                self.sig.simple and self.bound_self is _NO_SELF and \
+                len(args) == len(self.sig.names):
+            # f returns (value, aux): Python that calls it and pulls back the value
+            wrt, single = self._select(self.sig.bind(tuple(args), {}))
+            at = tuple(self.sig.names.index(w) for w in wrt)
+            return grad_with_aux, (self.func, at, single, self.mode == "value_and_grad") + \
+                tuple(args), kwargs, 4
         if self.mode not in ("grad", "value_and_grad") or self.has_aux:
             raise NonDifferentiableError(
                 f"{self!r} (mode {self.mode!r}{', has_aux' if self.has_aux else ''}) cannot "

@@ -382,6 +382,21 @@ def grad_of_args(_sg_f, _sg_wrt, _sg_single, *args):
     return grads
 
 
+def grad_with_aux(_sg_f, _sg_wrt, _sg_single, _sg_value, *args):
+    """``sg.grad(f, wrt, has_aux=True)(*args)`` (``_sg_value``: sg.value_and_grad's) as
+    Python srcgrad transforms: f returns (value, aux); the gradients of the value only,
+    and aux, which a gradient may flow through, as it is."""
+    out, record = dynamic.call_forward(_sg_f, constant(_sg_wrt), "sg.grad", *args)
+    value = out[0]
+    aux = out[1]
+    grads = dynamic.call_backward(fresh_record(record), (1.0, runtime.zeros_like(aux)))
+    if constant(_sg_single):
+        grads = grads[0]
+    if constant(_sg_value):
+        return (value, aux), grads
+    return grads, aux
+
+
 def holds_floats(v):
     """Does ``v`` hold a float (``sg.vjp``'s arguments with a gradient)?"""
     return dynamic._holds_floats(v, set())
@@ -392,7 +407,7 @@ holds_floats.__srcgrad_stop_gradient__ = True
 
 deftransformable(split_forward, split_forward_b, split_plain, jvp_apply, _tangent,
                  _tangent_item, jvp_of, jvp_star, _flat_call, vjp_of, star_apply, _made,
-                 grad_of_one, grad_of_args,
+                 grad_of_one, grad_of_args, grad_with_aux,
                  split_backward, _one, _cells, _defaults, construct_apply,
                  construct_jvp_apply)
 # ``picked`` (a call's gradients out of its callee's) and its transpose are linear maps
