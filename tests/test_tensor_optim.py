@@ -106,3 +106,33 @@ def test_fused_multiply_add_is_torchs():
     # the exact value: float64 products and sums rounded once
     a, b, c = np.float32(1 + 2 ** -23), np.float32(1 - 2 ** -24), np.float32(-1)
     assert fma(a, b, c) == np.float32((1 + 2 ** -23) * (1 - 2 ** -24) - 1)
+
+
+def test_float32_fma_redoes_only_the_doubly_rounded_entries_exactly():
+    """The fast float32 path (rounded to float64, then to float32) equals the exact
+    round-to-odd one bit for bit: on float32 midpoints reached by the float64 rounding,
+    in float32's subnormal range, with cancellation; infinities give PyTorch's infinity
+    (the round-to-odd path alone gave NaN)."""
+    from srcgrad.tensor.rounding import _fma32, _fma32_exact
+    rng = np.random.default_rng(36)
+    n = 100000
+    mid_a = np.float32(1) + rng.integers(0, 1 << 23, n).astype(np.float32) * np.float32(2 ** -23)
+    cases = [
+        (mid_a, np.full(n, np.float32(1 + 2 ** -23)),          # products on midpoints,
+         rng.standard_normal(n).astype(np.float32) * np.float32(2 ** -30)),   # nudged
+        (rng.standard_normal(n).astype(np.float32) * np.float32(1e-23),       # subnormal
+         rng.standard_normal(n).astype(np.float32) * np.float32(1e-22),
+         rng.standard_normal(n).astype(np.float32) * np.float32(1e-44)),
+    ]
+    a = rng.standard_normal(n).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    cases.append((a, b, (-(a.astype(np.float64) * b) * (1 + rng.integers(-3, 4, n) * 2.0 ** -24))
+                  .astype(np.float32)))                       # cancellation
+    for a, b, c in cases:
+        assert _fma32(a, b, c).tobytes() == _fma32_exact(a, b, c).tobytes()
+    assert _fma32(np.float32(0.5), b[:3], c[:3]).tobytes() == \
+        _fma32_exact(np.float32(0.5), b[:3], c[:3]).tobytes()
+    inf = np.array([np.inf, -np.inf, 1.0], dtype=np.float32)
+    ones = np.ones(3, dtype=np.float32)
+    want = torch.tensor(inf).addcmul(torch.tensor(ones), torch.tensor(ones)).numpy()
+    assert _fma32(ones, ones, inf).tobytes() == want.tobytes()

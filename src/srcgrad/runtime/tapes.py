@@ -11,8 +11,8 @@ themselves, as the main stack holds them).  Both are used through ``append`` and
 trips the compiler numbers ``0, 1, ...`` (``for i in range(stop)``, each trip saving
 the value once): it holds ``len(steps)`` slots from the start, allocated once at
 their exact size (no growth, no spare room: 8 bytes a trip), that the forward sweep
-writes by the loop's counter (``tape[i] = x``) and the adjoint sweep pops in
-reverse (a pop never shrinks the allocation).  Same choice of array or list.
+writes by the loop's counter (``tape[i] = x``) and the adjoint sweep reads back by
+the same counter, in reverse (``x = tape[i]``).  Same choice of array or list.
 
 Why a minimum: an ``array('d')`` keeps a quarter of a list's memory (8 bytes a value
 against a pointer and a boxed float, 32), but its ``append`` and ``pop`` convert each

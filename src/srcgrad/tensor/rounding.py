@@ -42,6 +42,25 @@ def fma64(a, b, c):
 
 
 def _fma32(a, b, c):
+    """``a * b + c`` rounded once, for float32.  The product is exact in float64; the sum
+    rounded to float64 then to float32 is rounded once unless the float64 sum landed on a
+    float32 midpoint (or in float32's subnormal range, where midpoints lie elsewhere): only
+    those entries are redone exactly (:func:`_fma32_exact`).  (An infinite operand gives
+    the infinity, as a fused multiply-add does.)"""
+    p = np.multiply(a, b, dtype=np.float64)
+    s = np.add(p, c, dtype=np.float64)
+    out = s.astype(np.float32)
+    bits = np.asarray(s).view(np.int64)
+    suspect = (bits & 0x1FFFFFFF) == 0x10000000            # the low 29 bits: a midpoint
+    suspect |= ((bits & 0x7FF0000000000000) < (897 << 52)) & (s != 0)   # |s| < 2 ** -126
+    if suspect.any():
+        a, b, c = np.broadcast_arrays(a, b, c)
+        out = np.array(np.broadcast_to(out, suspect.shape))
+        out[suspect] = _fma32_exact(a[suspect], b[suspect], c[suspect])
+    return out
+
+
+def _fma32_exact(a, b, c):
     """``a * b + c`` rounded once, for float32: the product is exact in float64, the sum
     is rounded to float64 *to odd* (so rounding that to float32 is rounding once)."""
     p = np.multiply(a, b, dtype=np.float64)

@@ -25,11 +25,13 @@ trip, no growth: runtime/tapes.py ``filled_tape``) and written by the counter:
         tape[i] = x                     # every slot written, in order
     ...
     for i in reversed(range(10000)):
-        x = tape.pop()                  # the same pops
+        x = tape[i]                     # the slot of the same trip, read back
 
-Each tape is a stack of its own: the adjoint sweep pops in the reverse order of the
-forward sweep's pushes, so the pops of one tape mirror its pushes as those of the
-main stack do.  Generated code differentiated again sees a list's ``append`` and
+Each appended tape is a stack of its own: the adjoint sweep pops in the reverse
+order of the forward sweep's pushes, so the pops of one tape mirror its pushes as
+those of the main stack do.  A filled tape is read by the reversed loop's counter,
+the trip's own number (an index costs less than a pop, and leaves the tape as it
+is for a backward sweep run again).  Generated code differentiated again sees a list's ``append`` and
 ``pop`` (the tape's rule declares it a container; its zeros are a list).
 
 Guarantees:
