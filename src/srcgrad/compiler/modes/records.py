@@ -23,7 +23,6 @@ class ForwardSweep:
 
     exact = None            # float_tapes.exact_floats of the body, once asked
     filled = None           # a filled tape -> its loop's counter (restored by reading)
-    filled = None           # a filled tape -> its loop's counter (restored by reading)
 
     # -- the stack -----------------------------------------------------------
     def stack_name(self):
@@ -41,10 +40,6 @@ class ForwardSweep:
         """The value the saved assignment ``s`` overwrote: the top of its loop's float
         tape (float_tapes.py), else of the stack."""
         saved = s.srcgrad_saved
-            counter = self.filled.get(saved) if self.filled else None
-            if counter is not None:     # (a filled tape: the slot of this trip, read)
-                return gast.Subscript(value=A.name(saved), slice=A.name(counter),
-                                      ctx=gast.Load())
         if type(saved) is str:
             counter = self.filled.get(saved) if self.filled else None
             if counter is not None:     # (a filled tape: the slot of this trip, read)
@@ -113,9 +108,6 @@ class ForwardSweep:
                         tape, counter = slot
                         s.srcgrad_saved = tape
                         self.taped.add(t.id)
-                            if self.filled is None:
-                                self.filled = {}
-                            self.filled[tape] = counter
                         self.tapes_used.add(tape)
                         if counter is None:
                             out.append(A.expr_stmt(A.call(A.attr(tape, "append"), [value]),
