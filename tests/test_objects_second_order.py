@@ -54,6 +54,27 @@ def two_objects(W, b, x):
     return np.sum(second(first(x)) ** 2)
 
 
+class Scaled(Dense):
+    """A property read by a method (on self) and by the caller (on the object)."""
+
+    @property
+    def gain(self):
+        return np.sum(self.W ** 2) + np.tanh(self.b[0])
+
+    def __call__(self, x):
+        return np.tanh(x @ self.W + self.b) * self.gain
+
+
+def property_in_a_method(W, b, x):
+    layer = Scaled(W, b)
+    return np.sum(layer(x) ** 2)
+
+
+def property_of_a_built_object(W, b, x):
+    layer = Scaled(W, b)
+    return np.sum(layer.forward(x)) * layer.gain
+
+
 def _fd_of_grad(g, args, i, v, h=1e-5):
     up, dn = list(args), list(args)
     up[i] = args[i] + h * v
@@ -67,7 +88,10 @@ B = RNG.normal(size=2) * 0.3
 X = RNG.normal(size=(3, 2))
 
 CASES = [("mlp_loss", mlp_loss, (W, B, X)), ("fields_only", fields_only, (0.7, 1.3, 0.4)),
-         ("two_objects", two_objects, (W, B, X))]
+         ("two_objects", two_objects, (W, B, X)),
+         # (a second derivative through a property was refused before)
+         ("property_in_a_method", property_in_a_method, (W, B, X)),
+         ("property_of_a_built_object", property_of_a_built_object, (W, B, X))]
 
 
 @pytest.mark.parametrize("name, f, args", CASES, ids=[c[0] for c in CASES])

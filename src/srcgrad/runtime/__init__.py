@@ -144,7 +144,20 @@ def writing(func, names):
     return made
 
 
-__all__ += ["writing"]
+def getter(obj, name):
+    """The getter of the property ``name`` of obj's class (lower/expressions.py calls
+    it on obj)."""
+    import inspect
+    a = inspect.getattr_static(type(obj), name, None)
+    if not isinstance(a, property) or a.fget is None:
+        from ..errors import NonDifferentiableError
+        raise NonDifferentiableError(
+            f"{type(obj).__qualname__}.{name} is not the property srcgrad compiled this "
+            f"code for (a subclass redefines it?); read it into a name first")
+    return a.fget
+
+
+__all__ += ["writing", "getter"]
 
 
 def old_item(x, key):

@@ -125,6 +125,15 @@ class Expressions:
         if isinstance(e, gast.Attribute):
             if self.is_static(e):
                 return e
+            if isinstance(e.value, gast.Name) and self._property_of_built(e.value.id, e.attr):
+                # a property of an object this function builds: its getter, called
+                # (a function value: differentiated to any order, as any callee)
+                getter = self.names.fresh(f"{e.attr}_getter")
+                pre.append(A.assign(getter, A.call(A.attr(self.ad_name, "getter"),
+                                                   [A.name(e.value.id), A.const(e.attr)]),
+                                    like=e))
+                self.locals.add(getter)
+                return A.copy_loc(A.call(A.name(getter), [A.name(e.value.id)]), e)
             if e.attr == "data":
                 # x.data: a Tensor's value without its history; an array's own value
                 obj = self.atom(e.value, pre, _base_of(e.value))

@@ -265,6 +265,29 @@ class Normalizer(ControlFlow, Expressions):
             out.append(node)
         return out
 
+    def _property_of_built(self, r, name):
+        """Is ``r.name`` a property (with a getter) of the class every binding of ``r``
+        builds (:meth:`_built_class`)?"""
+        if r not in self.locals:
+            return False
+        cls = self._built_class(r) or self._own_class(r)
+        a = inspect.getattr_static(cls, name, None) if cls is not None else None
+        return isinstance(a, property) and isinstance(a.fget, types.FunctionType)
+
+    def _own_class(self, r):
+        """The class whose method this function is, when ``r`` is its first parameter
+        (``self``); a subclass may override the property: ad.getter checks when it runs."""
+        params = self._params(self.fdef)
+        qual = getattr(self.func, "__qualname__", "").split(".")
+        if not params or params[0].id != r or len(qual) != 2:
+            return None
+        cls = getattr(self.func, "__globals__", {}).get(qual[0])
+        if isinstance(cls, type) and records.user_class(cls) and \
+                getattr(inspect.getattr_static(cls, qual[1], None), "__code__", None) is \
+                getattr(self.func, "__code__", False):
+            return cls
+        return None
+
     def _built_class(self, r):
         """The user class every binding of ``r`` in this function builds, or None."""
         cache = self.__dict__.setdefault("_built", {})
