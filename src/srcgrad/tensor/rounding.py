@@ -10,6 +10,8 @@ Some of PyTorch's kernels multiply and add with one rounding (a fused multiply-a
 ``fma(v * t1, t2, self)``, ``lerp(end, w)`` is ``fma(w, end - self, self)`` (for
 ``|w| < 0.5``); :func:`fma` computes that on NumPy arrays.
 """
+import sys
+
 import numpy as np
 
 __all__ = ["ROUNDED_ONCE", "rounded_once", "fma", "fma64", "lerp"]
@@ -47,17 +49,23 @@ def _fma32(a, b, c):
     float32 midpoint (or in float32's subnormal range, where midpoints lie elsewhere): only
     those entries are redone exactly (:func:`_fma32_exact`).  (An infinite operand gives
     the infinity, as a fused multiply-add does.)"""
-    p = np.multiply(a, b, dtype=np.float64)
-    s = np.add(p, c, dtype=np.float64)
+    s = np.asarray(np.multiply(a, b, dtype=np.float64))
+    np.add(s, c, out=s)
     out = s.astype(np.float32)
-    bits = np.asarray(s).view(np.int64)
-    suspect = (bits & 0x1FFFFFFF) == 0x10000000            # the low 29 bits: a midpoint
-    suspect |= ((bits & 0x7FF0000000000000) < (897 << 52)) & (s != 0)   # |s| < 2 ** -126
+    words = np.reshape(s, -1).view(np.uint32)       # a midpoint: the low 29 bits 1 << 28
+    low = words[::2] if _LITTLE else words[1::2]
+    suspect = np.reshape((low & np.uint32(0x1FFFFFFF)) == np.uint32(0x10000000), s.shape)
+    if (np.abs(out) < _TINY32).any():
+        suspect |= (np.abs(out) < _TINY32) & (s != 0)
     if suspect.any():
         a, b, c = np.broadcast_arrays(a, b, c)
         out = np.array(np.broadcast_to(out, suspect.shape))
         out[suspect] = _fma32_exact(a[suspect], b[suspect], c[suspect])
     return out
+
+
+_LITTLE = sys.byteorder == "little"
+_TINY32 = np.float32(2.0 ** -126)
 
 
 def _fma32_exact(a, b, c):
