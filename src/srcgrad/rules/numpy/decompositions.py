@@ -499,15 +499,19 @@ def _lapack(name, a):
     return getattr(linalg.lapack, ("d" if a.dtype == numpy.float64 else "s") + name)
 
 
-def _spd_factor_inverse(low):
+def _spd_factor_inverse(low, full=True, overwrite=False):
     """``(L L^T)^-1`` from the lower Cholesky factor ``L`` (LAPACK's potri: a third of
-    the work of ``inv``), or None where that path is not open."""
+    the work of ``inv``), or None where that path is not open.  ``full=False``: potri's
+    own result, whose lower triangle it is (the other one is ``L``'s); ``overwrite``: in
+    ``L``'s place."""
     potri = _lapack("potri", low)
     if potri is None:
         return None
-    inv, info = potri(low, lower=1)
+    inv, info = potri(low, lower=1, overwrite_c=1 if overwrite else 0)
     if info != 0:
         return None
+    if not full:
+        return inv
     inv = numpy.tril(inv)                   # (potri writes the lower triangle only)
     out = inv + inv.T
     numpy.fill_diagonal(out, numpy.diagonal(inv))
@@ -522,7 +526,7 @@ def _spd_inverse(a):
     if potrf is None or not numpy.array_equal(a, a.T):
         return None
     low, info = potrf(a, lower=1)
-    return _spd_factor_inverse(low) if info == 0 else None
+    return _spd_factor_inverse(low, overwrite=True) if info == 0 else None
 
 
 def slogdet_grad(g, a):

@@ -121,22 +121,31 @@ def _solve_cotangent(u, x, f, lower):
     return left @ mT(right)
 
 
+def _pair(u, x):
+    """``u x^T + x u^T`` (vectors or matrices of columns), one product of rank 2k."""
+    join = np.stack if np.ndim(x) == 1 else np.concatenate
+    return join((u, x), -1) @ mT(join((x, u), -1))
+
+
 def _rest(e, low):
-    """``L^-T phi(L^T e) L^-1`` of the cotangent's rest ``e`` (lower orientation); None
-    for a rest of 0."""
+    """``S + S^T`` of ``S = L^-T phi(L^T e) L^-1``, the cotangent's rest ``e`` (lower
+    orientation), but for its strict upper triangle (the weights of :func:`_to_a` zero
+    it); None for a rest of 0."""
     if not np.any(e):
         return None
     d = np.diagonal(e)
     if np.ndim(e) == 2 and np.count_nonzero(e) == np.count_nonzero(d):
         # a diagonal rest: phi(L^T e) = diag(p), p = diag(L) diag(e) / 2; a constant p
-        # (up to rounding: log det's c / diag(L) times diag(L)) gives p (L L^T)^-1
+        # (up to rounding: log det's c / diag(L) times diag(L)) gives S = p (L L^T)^-1,
+        # whose lower triangle potri leaves
         p = np.diagonal(low) * d / 2
         mean = np.mean(p)
         if np.max(np.abs(p - mean)) <= 64 * np.finfo(p.dtype).eps * np.abs(mean):
-            inv = _spd_factor_inverse(low)
+            inv = _spd_factor_inverse(low, full=False)
             if inv is not None:
-                return np.multiply(inv, mean, out=inv)
-    return _formula(e, low)
+                return np.multiply(inv, 2 * mean, out=inv)
+    s = _formula(e, low)
+    return s + mT(s)
 
 
 def sl_cholesky_adjoint(t, factor, upper=False, key=None):
@@ -147,20 +156,20 @@ def sl_cholesky_adjoint(t, factor, upper=False, key=None):
     ``c``), if not ``factor``."""
     notes = _take_notes(factor if key is None else key, factor, not upper) \
         if np.ndim(factor) == 2 else []
-    s = None
+    m = None                            # S + S^T of what is known so far
     for u, x, r in notes:
         if t is not None and np.array_equal(t, r):
             t = None                    # (what is left: 0)
         else:
             t = -r if t is None else t - r
-        s = -_outer(u, x) if s is None else s - _outer(u, x)
+        m = -_pair(u, x) if m is None else m - _pair(u, x)
     low = mT(factor) if upper else factor
     rest = None if t is None else _rest(mT(t) if upper else t, low)
     if rest is not None:
-        s = rest if s is None else s + rest
-    if s is None:
+        m = rest if m is None else m + rest
+    if m is None:
         return np.zeros_like(factor)
-    out = _to_a(s)
+    out = m * _weights(np.shape(m)[-1], m.dtype, True)
     return mT(out) if upper else out
 
 
