@@ -58,11 +58,7 @@ REFUSED = {
 # result, ran with a zero cotangent: 0 / (2 * nan) gave NaN where the gradient is 0, in
 # bounce_off_a_board_all_missed and sqrt_skipped_by_continue; fixed by symbolic zeros
 # through branch joins, tests/test_symbolic_zeros.py)
-BUGS = {
-    "grad_of_a_method_inside": (None, None, "BUG: a third derivative through an object "
-                                            "built inside (construct.built_pieces_grad "
-                                            "has no rule); the error names no user line"),
-}
+BUGS = {}
 
 # hvp: programs whose first float argument is a container (no flat vector to move along)
 # are left out; so are the programs too slow for differences of differences.

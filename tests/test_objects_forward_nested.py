@@ -1,7 +1,7 @@
 """Objects built inside a differentiated function, differentiated again in forward mode:
 ``sg.jvp`` of ``sg.jvp`` (and ``sg.grad`` of ``sg.jvp``, ``sg.jvp`` of ``sg.grad``) of a
 function that builds a plain-class instance and a dataclass in its body and reads their
-attributes and methods; and the first-order tangent of such an object when only some of
+attributes and methods, to the third order; and the first-order tangent of such an object when only some of
 the arguments it is built from have one (its other fields' tangents are zeros that index
 as the fields do).
 
@@ -106,10 +106,17 @@ def test_grad_of_jvp_and_jvp_of_grad_through_objects_built_inside():
     np.testing.assert_allclose(sg.jvp(grad_along_u, (X,), (V,))[1], V @ hess @ U, rtol=1e-10)
 
 
-def test_third_order_forward_through_an_object_built_inside_is_refused_by_name():
-    """A third forward derivative through an object built inside is not supported yet:
-    the error names the missing rule rather than giving a number."""
-    def twice(x):
-        return sg.jvp(along_u, (x,), (V,))[1]
-    with pytest.raises(sg.NonDifferentiableError, match="built_tangent"):
-        sg.jvp(twice, (X,), (U,))
+def _along_v(x):
+    return sg.jvp(along_u, (x,), (V,))[1]
+
+
+def test_third_order_through_an_object_built_inside():
+    """jvp of jvp of jvp, and hvp of a grad, through objects built inside: the object's
+    two linear maps (built_pieces_grad, built_tangent) have rules (refused before,
+    naming them)."""
+    third = autograd.jacobian(autograd.hessian(net_autograd))(X, W, B)
+    got = sg.jvp(_along_v, (X,), (U,))[1]
+    np.testing.assert_allclose(got, np.einsum("ijk,i,j,k", third, U, V, U), rtol=1e-9)
+    np.testing.assert_allclose(got, central(_along_v, X, U), rtol=1e-6)
+    np.testing.assert_allclose(sg.hvp(grad_along_u)(X, v=V), np.einsum("ijk,j,k", third, V, U),
+                               rtol=1e-9)

@@ -604,6 +604,9 @@ SAMPLES["ad.construct_back"] = [S(_SAVED, {"a": -_U3, "b": 2 * _V2}, _wrt=("t",)
 SAMPLES["ad.construct_push"] = [S(_SAVED, (_U3 * 0.5, -_V2), _wrt=("t",))]
 SAMPLES["ad.construct_built"] = [S(_Pair, (0, 1), _ROUTES, ((_U3, _V2), {}),
                                    _wrt=("pieces",))]
+SAMPLES["ad.built_pieces_grad"] = [S({"a": -_U3, "b": 2 * _V2}, (0, 1), _ROUTES, ((_U3, _V2), {}),
+                                     _PAIR, _wrt=("t",))]
+SAMPLES["ad.built_tangent"] = [S(((_U3 * 0.5, -_V2), {}), (0, 1), _ROUTES, _PAIR, _wrt=("t",))]
 SAMPLES["ad.old_item"] = [S(A(5), 2), S(A(3, 4), (0, slice(None))), S(A(5), [1, 1, 3])]
 SAMPLES["ad.transpose_grad"] = [S(A(2, 3, 4), (1, 2, 0)), S(A(3, 4))]
 SAMPLES["ad.join_grad"] = [S(A(5, 2), [A(2, 2), A(3, 2)], 0),

@@ -259,8 +259,10 @@ def construct_built(cls, where, routes, pieces):
     return cls(*args, **kwargs)
 
 
-def built_pieces_grad(t, where, routes, pieces):
-    """(args, kwargs) gradients of :func:`construct_built` from the object's ``t``."""
+def built_pieces_grad(t, where, routes, pieces, obj=None):
+    """(args, kwargs) gradients of :func:`construct_built` from the object's ``t``
+    (``pieces``: the arguments, or their tangents, for the structure; ``obj``, the
+    object, is for the rule of this map: its transpose, :func:`built_tangent`)."""
     args, kwargs = pieces
     values = [_argument(args, kwargs, w) for w in where]
     grads = construct_back((routes, values, None), t)

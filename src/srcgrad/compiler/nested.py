@@ -428,8 +428,19 @@ defkernel(construct.construct_push, "saved, t",
           vjp=dict(t="construct_back(saved, g)", saved="zeros_like(saved)"),
           jvp=dict(t="construct_push(saved, dt)", saved="zeros_like(ans)"), linear_in=("t",))
 defkernel(construct_built, "cls, where, routes, pieces",
-          vjp=dict(pieces="built_pieces_grad(g, where, routes, pieces)"),
+          vjp=dict(pieces="built_pieces_grad(g, where, routes, pieces, ans)"),
           jvp=dict(pieces="built_tangent(dpieces, where, routes, ans)"))
+# (the third order: the two maps are linear, each the other's transpose; the pieces'
+# tangents have the pieces' structure)
+defkernel(construct.built_pieces_grad, "t, where, routes, pieces, obj",
+          vjp=dict(t="built_tangent(g, where, routes, obj)", pieces="zeros_like(pieces)",
+                   obj="zeros_like(obj)"),
+          jvp=dict(t="built_pieces_grad(dt, where, routes, pieces, obj)",
+                   pieces="zeros_like(ans)", obj="zeros_like(ans)"), linear_in=("t",))
+defkernel(construct.built_tangent, "t, where, routes, obj",
+          vjp=dict(t="built_pieces_grad(g, where, routes, t, obj)", obj="zeros_like(obj)"),
+          jvp=dict(t="built_tangent(dt, where, routes, obj)", obj="zeros_like(ans)"),
+          linear_in=("t",))
 # a pullback's record, copied per call (vjp_of): a copy's adjoint and tangent are the
 # cotangent and the tangent, copied
 add_kernel("fresh_record", fresh_record)
