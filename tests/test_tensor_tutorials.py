@@ -43,6 +43,14 @@ DRAWS = [
     ("bernoulli_probs64", lambda t: t.bernoulli(t.linspace(0, 1, 33, dtype=t.float64))),
     ("dropout", lambda t: t.nn.functional.dropout(t.ones(7, 9), 0.3)),
     ("dropout2d", lambda t: t.nn.functional.dropout2d(t.ones(3, 8, 2, 2), 0.6)),
+    ("exponential_", lambda t: t.empty(50).exponential_()),          # C log1p, float64 draws
+    ("exponential_64", lambda t: t.empty(50, dtype=t.float64).exponential_(2.5)),
+    ("multinomial", lambda t: t.multinomial(t.softmax(t.arange(20.0).reshape(2, 10) % 7, 1), 4)),
+    ("multinomial_one", lambda t: t.multinomial(t.tensor([0.1, 0.5, 0.4]), 1)),
+    ("multinomial_replacement", lambda t: t.multinomial(t.tensor([[0.1, 0.5, 0.4], [1.0, 0, 3]]),
+                                                        9, replacement=True)),
+    ("weighted_sampler", lambda t: t.tensor(list(t.utils.data.WeightedRandomSampler(
+        [0.1, 0.9, 0.4, 0.7], 12)))),
 ]
 
 

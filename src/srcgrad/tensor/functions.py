@@ -34,6 +34,7 @@ _METHODS = [
     "atan2", "arctan2", "hypot", "logaddexp", "lerp", "addmm", "baddbmm", "addbmm", "addmv",
     "addr", "kron", "diag", "narrow",
     "select", "movedim", "moveaxis", "is_floating_point", "is_complex", "bernoulli",
+    "multinomial",
 ]
 
 __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",

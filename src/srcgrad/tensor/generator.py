@@ -113,6 +113,13 @@ class Generator:
         out = x.astype(np.float64) * np.float64(hi - lo) + np.float64(lo)
         return out.astype(dtype).reshape(shape)
 
+    def exponential(self, shape, dtype, lambd=1.0):
+        """``exponential_(lambd)``: ``-log1p(-u) / lambd`` of float64 uniforms, with the C
+        library's log1p (NumPy's vectorised one differs in the last bit), as PyTorch."""
+        u = self.uniform(shape, np.float64).reshape(-1)
+        e = np.fromiter((math.log1p(-v) for v in u.tolist()), np.float64, u.size)
+        return ((-1.0 / lambd) * e).astype(dtype).reshape(shape)
+
     def bernoulli(self, shape, p):
         """``bernoulli_(p)`` for a number ``p``: a bool array of ``shape``."""
         return self.uniform(shape, np.float64) < p

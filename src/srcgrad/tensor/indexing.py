@@ -251,6 +251,45 @@ class IndexingMethods:
         return self._inplace(lambda x: _like_values(
             x, _rng(generator).normal(tuple(x.shape), x._data.dtype, mean, std)))
 
+    def exponential_(self, lambd=1.0, *, generator=None):
+        return self._inplace(lambda x: _like_values(
+            x, _rng(generator).exponential(tuple(x.shape), x._data.dtype, lambd)))
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        """Indices drawn from each row's (unnormalised) probabilities, as PyTorch draws
+        them: with replacement, a float64 uniform per sample looked up in the row's
+        cumulative sums; without, the largest ``p / Exponential(1)`` (one draw each)."""
+        p = self._data
+        if p.ndim not in (1, 2):
+            raise RuntimeError("prob_dist must be 1 or 2 dim")
+        if p.dtype.kind != "f":
+            raise RuntimeError(f"multinomial only supports floating-point dtypes for input, "
+                               f"got: {self.dtype.short}")
+        if num_samples <= 0:
+            raise RuntimeError("cannot sample n_sample <= 0 samples")
+        n = p.shape[-1]
+        if not replacement and num_samples > n:
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without "
+                               "replacement")
+        if not np.isfinite(p).all() or (p < 0).any():
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        rows = p.reshape(-1, n)
+        if (rows.sum(axis=1) <= 0).any():
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        gen = _rng(generator)
+        if replacement:
+            out = np.empty((rows.shape[0], num_samples), dtype=np.int64)
+            for i, row in enumerate(rows):
+                cum = np.cumsum(row)
+                cum = cum / cum[-1]
+                cum[-1] = 1
+                out[i] = np.searchsorted(cum, gen.uniform((num_samples,), np.float64), "left")
+        else:
+            q = p / gen.exponential(p.shape, p.dtype)
+            q = q.reshape(-1, n)
+            out = np.argsort(-q, axis=1, kind="stable")[:, :num_samples]
+        return Tensor._make(out.reshape(p.shape[:-1] + (num_samples,)))
+
     def random_(self, low=0, high=None, generator=None):
         if high is None and low == 0:
             span = 2 ** 63 if self._data.dtype == np.int64 else 2 ** 24
@@ -424,6 +463,10 @@ def _scatter_key(x, dim, index, src):
     """The advanced index that scatter writes through, and the part of ``src`` it writes."""
     d = dim + x.ndim if dim < 0 else dim
     idx = np.asarray(index._data if isinstance(index, Tensor) else index).astype(np.int64)
+    if idx.ndim == 0 and x.ndim == 1:        # a 0-dim index of a vector: one entry, as PyTorch
+        idx = idx.reshape(1)
+        if isinstance(src, Tensor) and src.ndim == 0:
+            src = src.reshape(1)
     if idx.ndim != x.ndim:
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
     grids = list(np.meshgrid(*[np.arange(n) for n in idx.shape], indexing="ij"))

@@ -7,10 +7,10 @@ this process.
 """
 from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler,
-                      SubsetRandomSampler)
+                      SubsetRandomSampler, WeightedRandomSampler)
 from .loader import DataLoader, default_collate, default_convert
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset",
            "random_split", "Sampler", "SequentialSampler", "RandomSampler",
-           "SubsetRandomSampler", "BatchSampler", "DataLoader", "default_collate",
+           "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler", "DataLoader", "default_collate",
            "default_convert"]

@@ -52,8 +52,10 @@ def default_convert(data):
         return type(data)({k: default_convert(v) for k, v in data.items()})
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return type(data)(*(default_convert(d) for d in data))
-    if isinstance(data, (list, tuple)):
-        return type(data)(default_convert(d) for d in data)
+    if isinstance(data, tuple):
+        return [default_convert(d) for d in data]      # a list, as PyTorch (its old behaviour)
+    if isinstance(data, list):
+        return [default_convert(d) for d in data]
     return data
 
 
