@@ -94,9 +94,26 @@ def full_output_loss(y0):
     return np.sum(ys)
 
 
+def closure_decay(k):
+    ys = odeint(lambda y, t: -k * y, np.array([1.0]), np.array([0.0, 1.0]))
+    return ys[-1, 0]
+
+
+def args_decay(k):
+    ys = odeint(lambda y, t, rate: -rate * y, np.array([1.0]), np.array([0.0, 1.0]), args=(k,))
+    return ys[-1, 0]
+
+
 def test_refusals_are_located():
     with pytest.raises(sg.NonDifferentiableError, match="full_output"):
         sg.grad(full_output_loss)(Y0)
+    # (a zero gradient before, no error: the closure's k was not seen)
+    with pytest.raises(sg.NonDifferentiableError, match="args="):
+        sg.grad(closure_decay)(1.5)
+    with pytest.raises(sg.NonDifferentiableError, match="args="):
+        sg.jvp(closure_decay, (1.5,), (1.0,))
+    # the way out the message names
+    assert sg.grad(args_decay)(1.5) == pytest.approx(-np.exp(-1.5), rel=1e-6)
 
 
 @pytest.mark.parametrize("i", [0, 1, 2], ids=["args", "y0", "t"])

@@ -311,12 +311,17 @@ _REST = ("Dfun=None, col_deriv=0, full_output=0, ml=None, mu=None, rtol=None, at
          "tcrit=None, h0=0.0, hmax=0.0, hmin=0.0, ixpr=0, mxstep=0, mxhnil=0, mxordn=12, "
          "mxords=5, printmessg=0, tfirst=False")
 _A = "func, y0, t, args, rtol, atol, tfirst, full_output"
+# a dynamics function that reads a differentiated value from its enclosing scope (a
+# closure, a lambda) carries a gradient the adjoint system does not see: refused
+_CLOSURE = ("sl_refuse('scipy.integrate.odeint: the dynamics function reads a value being "
+            "differentiated from its enclosing scope; pass that value through args=(...) "
+            "(the dynamics take it as a parameter)')")
 defrule(odeint, f"func, y0, t, args=(), {_REST}", name="scipy.integrate.odeint",
         sequence="args",
-        vjp=dict(y0=f"odeint_grad(g, ans, {_A}, 'y0')", t=f"odeint_time_grad(g, ans, {_A})",
-                 args=f"odeint_grad(g, ans, {_A}, 'args')"),
-        jvp=dict(y0=f"odeint_jvp(ans, {_A}, dy0=dy0)", t=f"odeint_time_jvp(ans, {_A}, dt=dt)",
-                 args=f"odeint_jvp(ans, {_A}, dargs=dargs)"))
+        vjp=dict(func=_CLOSURE, y0=f"odeint_grad(g, ans, {_A}, 'y0')",
+                 t=f"odeint_time_grad(g, ans, {_A})", args=f"odeint_grad(g, ans, {_A}, 'args')"),
+        jvp=dict(func=_CLOSURE, y0=f"odeint_jvp(ans, {_A}, dy0=dy0)",
+                 t=f"odeint_time_jvp(ans, {_A}, dt=dt)", args=f"odeint_jvp(ans, {_A}, dargs=dargs)"))
 # (SciPy's own trapezoid, the same mathematics as NumPy's)
 defrule(scipy.integrate.trapezoid, "y, x=None, dx=1.0, axis=-1",
         name="scipy.integrate.trapezoid", **TRAPEZOID)
