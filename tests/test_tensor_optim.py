@@ -136,3 +136,25 @@ def test_float32_fma_redoes_only_the_doubly_rounded_entries_exactly():
     ones = np.ones(3, dtype=np.float32)
     want = torch.tensor(inf).addcmul(torch.tensor(ones), torch.tensor(ones)).numpy()
     assert _fma32(ones, ones, inf).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name,kw", [("Adamax", {"lr": 0.01, "weight_decay": 0.1}),
+                                     ("Adamax", {"maximize": True}),
+                                     ("NAdam", {"lr": 0.01}),
+                                     ("NAdam", {"lr": 0.01, "weight_decay": 0.05,
+                                                "decoupled_weight_decay": True})])
+def test_adamax_and_nadam_steps_are_pytorchs(name, kw, dtype):
+    """Bit for bit, step by step (exact gradients: a linear loss of a uniform start)."""
+    def run(lib):
+        lib.manual_seed(0)
+        dt = getattr(lib, dtype)
+        w = lib.nn.Parameter(lib.rand(50, dtype=dt) * 2 - 1)
+        opt = getattr(lib.optim, name)([w], **kw)
+        c = lib.linspace(-1, 1, 50, dtype=dt)
+        for _ in range(6):
+            opt.zero_grad()
+            (w * c).sum().backward()
+            opt.step()
+        return w.detach().numpy().tobytes()
+    assert run(sg) == run(torch)

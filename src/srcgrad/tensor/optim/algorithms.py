@@ -332,3 +332,92 @@ class Adadelta(Optimizer):
 def _state_tensor(array):
     from ..core import Tensor
     return Tensor._make(array)
+
+
+class Adamax(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 foreach=None, *, maximize=False, differentiable=False, capturable=False):
+        _check_adam_like(lr, eps, betas, weight_decay)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      foreach=foreach, maximize=maximize,
+                                      differentiable=differentiable, capturable=capturable))
+
+    def _update(self, p, grad, state, group):
+        """PyTorch's single-tensor Adamax, operation by operation."""
+        x = p._data
+        g = _grad(p, grad, group)
+        beta1, beta2 = group["betas"]
+        if "exp_avg" not in state:
+            state["step"] = _state_tensor(np.asarray(0.0, dtype=scalar_dtype()))
+            state["exp_avg"] = _state_tensor(np.zeros_like(x))
+            state["exp_inf"] = _state_tensor(np.zeros_like(x))
+        step = step_tensor(state)
+        if group["weight_decay"] != 0:
+            g = fma(x, f32(group["weight_decay"], x), g)       # grad.add(param, alpha=wd)
+        m, u = state["exp_avg"]._data, state["exp_inf"]._data
+        m[...] = lerp(m, g, f32(1 - beta1, x))
+        u *= f32(beta2, x)
+        np.maximum(u, np.abs(g) + f32(group["eps"], x), out=u)
+        clr = group["lr"] / (1 - beta1 ** step)
+        x += f32(-clr, x) * m / u                             # addcdiv_(m, u, value=-clr)
+
+
+class NAdam(Optimizer):
+    def __init__(self, params, lr=2e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 momentum_decay=4e-3, decoupled_weight_decay=False, *, foreach=None,
+                 maximize=False, capturable=False, differentiable=False):
+        _check_adam_like(lr, eps, betas, weight_decay)
+        if not 0.0 <= momentum_decay:
+            raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      momentum_decay=momentum_decay,
+                                      decoupled_weight_decay=decoupled_weight_decay,
+                                      maximize=maximize, foreach=foreach,
+                                      capturable=capturable, differentiable=differentiable))
+
+    def _update(self, p, grad, state, group):
+        """PyTorch's single-tensor NAdam, operation by operation (``mu_product`` is a
+        tensor of the step count's dtype, so its products round there)."""
+        x = p._data
+        g = _grad(p, grad, group)
+        beta1, beta2 = group["betas"]
+        lr, wd = group["lr"], group["weight_decay"]
+        if "exp_avg" not in state:
+            state["step"] = _state_tensor(np.asarray(0.0, dtype=scalar_dtype()))
+            state["mu_product"] = _state_tensor(np.asarray(1.0, dtype=scalar_dtype()))
+            state["exp_avg"] = _state_tensor(np.zeros_like(x))
+            state["exp_avg_sq"] = _state_tensor(np.zeros_like(x))
+        step = step_tensor(state)
+        bias2 = 1 - beta2 ** step
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                x *= f32(1 - lr * wd, x)
+            else:
+                g = fma(x, f32(wd, x), g)
+        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * group["momentum_decay"])))
+        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * group["momentum_decay"])))
+        prod = state["mu_product"]
+        prod._data = np.asarray(prod._data * prod._data.dtype.type(mu), dtype=prod._data.dtype)
+        mu_product = float(prod._data)
+        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        m[...] = lerp(m, g, f32(1 - beta1, x))
+        v *= f32(beta2, x)
+        v[...] = fma(f32(1 - beta2, x) * g, g, v)             # addcmul_(g, g, 1 - beta2)
+        denom = np.sqrt(v / f32(bias2, x))
+        denom += f32(group["eps"], x)
+        mu_product_next = mu_product * mu_next
+        x += f32(-lr * (1.0 - mu) / (1.0 - mu_product), x) * g / denom
+        x += f32(-lr * mu_next / (1.0 - mu_product_next), x) * m / denom
+
+
+def _check_adam_like(lr, eps, betas, weight_decay):
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
