@@ -20,6 +20,8 @@ Guarantee: ``a = b`` (two plain names) is dropped, and every read of ``a`` reads
 * neither name appears in a nested function, lambda or comprehension (which could
   read it later, or bind it itself), nor in a ``global``/``nonlocal`` statement.
 """
+import bisect
+
 import gast
 
 from .. import syntax as A
@@ -50,16 +52,54 @@ def propagate_copies(body, params=()):
 
 
 def _block(stmts, stores, loads, scoped):
-    i = 0
-    while i < len(stmts):
-        s = stmts[i]
+    index = None            # (made at the block's first copy: where each name is read)
+    dropped = set()
+    for i, s in enumerate(stmts):
         for f in _fields(s):
             _block(getattr(s, f), stores, loads, scoped)
         copy = _copy(s)
-        if copy is not None and _propagate(stmts, i, copy, stores, loads, scoped):
-            del stmts[i]
+        if copy is None:
             continue
-        i += 1
+        if index is None:
+            index = _Index(stmts)
+        if _propagate(stmts, i, copy, stores, loads, scoped, index):
+            dropped.add(i)
+    if dropped:
+        stmts[:] = [s for k, s in enumerate(stmts) if k not in dropped]
+
+
+class _Index:
+    """The names of each statement of a block, and the statements that load and store
+    each name, in order: a copy's reads are found without walking the statements
+    between them again (linear in the block, not quadratic).  Statements after a copy
+    have their inner blocks visited later (_block's order), so the index holds them as
+    they are when a copy before them reads them."""
+
+    def __init__(self, stmts):
+        self.names = [[n for n in A.walk(s) if type(n) is gast.Name] for s in stmts]
+        self.loads, self.stores = {}, {}
+        for j, names in enumerate(self.names):
+            for n in names:
+                at = (self.loads if type(n.ctx) is gast.Load else self.stores).setdefault(
+                    n.id, [])
+                if not at or at[-1] != j:
+                    at.append(j)
+
+    def count(self, j, a):
+        return sum(1 for n in self.names[j] if n.id == a and type(n.ctx) is gast.Load)
+
+    def rename(self, js, a, b):
+        for j in js:
+            for n in self.names[j]:
+                if n.id == a:
+                    n.id = b
+        mine = set(js)
+        self.loads[a] = [j for j in self.loads.get(a, []) if j not in mine]
+        at = self.loads.setdefault(b, [])
+        for j in js:
+            k = bisect.bisect_left(at, j)
+            if k == len(at) or at[k] != j:
+                at.insert(k, j)
 
 
 def _fields(s):
@@ -77,36 +117,35 @@ def _copy(s):
     return None
 
 
-def _propagate(stmts, i, copy, stores, loads, scoped):
+def _propagate(stmts, i, copy, stores, loads, scoped, index):
     a, b = copy
     if stores.get(a) != 1 or a in scoped or b in scoped:
         return False
     total = loads.get(a, 0)
     if total == 0:
         return False        # (dead: dead-code elimination's to drop)
-    reads, last = 0, None
-    for j in range(i + 1, len(stmts)):
-        k = sum(1 for n in A.walk(stmts[j]) if type(n) is gast.Name and n.id == a)
-        if k:
-            reads += k
-            last = j
-            if reads == total:
-                break
+    reads, last, used = 0, None, []
+    at = index.loads.get(a, [])
+    for j in at[bisect.bisect_right(at, i):]:
+        reads += index.count(j, a)
+        last = j
+        used.append(j)
+        if reads == total:
+            break
     if reads != total:
         return False        # (a read elsewhere: before the copy, or in another block)
-    for j in range(i + 1, last + 1):
+    at = index.stores.get(b, [])
+    for j in at[bisect.bisect_right(at, i):]:
+        if j > last:
+            break
         s = stmts[j]
-        if j == last and type(s) in (gast.Assign, gast.AugAssign):
-            part = s.value      # (the target is stored after the value is computed)
-        else:
-            part = s
-        if any(type(n) is gast.Name and n.id == b and type(n.ctx) is not gast.Load
-               for n in A.walk(part)):
+        if j < last or type(s) not in (gast.Assign, gast.AugAssign):
             return False
-    for j in range(i + 1, last + 1):
-        for n in A.walk(stmts[j]):
-            if type(n) is gast.Name and n.id == a:
-                n.id = b
+        # (the last reader's target: stored after its value is computed)
+        if any(type(n) is gast.Name and n.id == b and type(n.ctx) is not gast.Load
+               for n in A.walk(s.value)):
+            return False
+    index.rename(used, a, b)
     loads[b] = loads.get(b, 0) + total - 1
     loads[a] = 0
     stores[a] = 0
