@@ -70,8 +70,16 @@ def user_class(cls):
     return hit
 
 
+_PLAIN_TYPES = frozenset([float, int, bool, complex, str, bytes, type(None), tuple, list,
+                          dict, set, frozenset, range, np.ndarray, np.float64, np.float32,
+                          np.int64, np.bool_, types.FunctionType, types.MethodType,
+                          types.BuiltinFunctionType, types.ModuleType])
+
+
 def is_record(x):
     """A dataclass instance, or an instance (with a ``__dict__``) of a user class."""
+    if type(x) in _PLAIN_TYPES:         # (the values generated code holds, at once)
+        return False
     if dataclasses.is_dataclass(x):
         return not isinstance(x, type)
     if isinstance(x, (dict, list, tuple, set, frozenset, str, bytes, int, float, complex)) \
