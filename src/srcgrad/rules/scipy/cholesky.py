@@ -8,8 +8,9 @@ leaves a note of the two blocks its cotangent of ``L`` is made of, ``u = A^-1 g`
 ``cholesky`` that made ``L`` knows what ``R`` becomes there without two triangular
 solves: ``-(u x^T + x u^T) / 2``, the gradient of ``A^-1 b`` with respect to ``A``.
 That holds for every ``u``, ``x`` and invertible ``L``, and the adjoint is linear in
-its cotangent ``G``: it takes the shortcut for ``R`` (recomputed from the note and the
-factor as the solve computed it) and the general formula for the rest, ``G - R``.  A
+its cotangent ``G``: it takes the shortcut for ``R`` (the solve's own, kept with the
+note while it is small and the factor unchanged, else computed again from ``u``, ``x``
+and the factor) and the general formula for the rest, ``G - R``.  A
 rest of 0 costs nothing; a diagonal one that is ``c / diag(L)`` (the cotangent of
 ``sum(log(diag(L)))``, a log-determinant) is ``c A^-1``, from the factor by LAPACK's
 potri; anything else takes the general formula.  A note therefore changes how fast the
@@ -38,38 +39,45 @@ __all__ = ['sl_cholesky_grad', 'sl_cholesky_jvp', 'sl_cholesky_adjoint',
 # -- notes: what a solve's cotangent of its factor is made of ----------------------------
 
 _NOTES = []              # [(weakref to the factor's array, lower, u, x, f, r)], newest last
-_NOTE_BYTES = 1 << 29    # what the notes may hold together (the oldest go first)
+_NOTE_BYTES = 1 << 27    # what the notes' copies of n x n matrices may hold together
 _MAX_NOTES = 8
 
 
 def _note_solve(c, lower, u, x, f, r):
     """Note that ``r``, a cotangent of ``c`` a solve returned, is ``_factor(
-    _solve_cotangent(u, x, f, lower), lower)`` with ``f = _factor(c, lower)`` (the note
-    keeps its own copies of ``r`` and ``x``, which others may change in place)."""
+    _solve_cotangent(u, x, f, lower), lower)`` with ``f = _factor(c, lower)``.  The note
+    keeps its own copy of ``x`` (others may change it in place) and, while the notes'
+    n x n matrices fit in ``_NOTE_BYTES``, ``f`` and a copy of ``r``; a larger one keeps
+    ``u`` and ``x`` only (the adjoint computes ``r`` again from the factor it is given)."""
     if type(c) is not np.ndarray or np.ndim(c) != 2 or _is_complex(c) or \
-            type(r) is not np.ndarray or type(x) is not np.ndarray:
+            type(r) is not np.ndarray or type(x) is not np.ndarray or _MAX_NOTES < 1:
         return None
-    note = (weakref.ref(c), lower, u, x.copy(), f, r.copy())
-    size = f.nbytes + r.nbytes
-    kept = []
-    for old in reversed(_NOTES):
-        if len(kept) + 1 == _MAX_NOTES:
-            break
-        if old[0]() is not None and size + old[4].nbytes + old[5].nbytes <= _NOTE_BYTES:
-            kept.append(old)
-            size += old[4].nbytes + old[5].nbytes
-    _NOTES[:] = kept[::-1] + ([note] if size <= _NOTE_BYTES else [])
+    kept = [n for n in _NOTES if n[0]() is not None][-(_MAX_NOTES - 1):]
+    held = sum(n[4].nbytes + n[5].nbytes for n in kept if n[4] is not None)
+    if held + f.nbytes + r.nbytes <= _NOTE_BYTES:
+        note = (weakref.ref(c), lower, u, x.copy(), f, r.copy())
+    else:
+        note = (weakref.ref(c), lower, u, x.copy(), None, None)
+    _NOTES[:] = kept + [note]
     return None
 
 
 def _take_notes(c, factor, lower):
-    """The notes of the array ``c`` (this orientation) whose factor is still ``factor``,
-    taken out of the list: ``[(u, x, r)]``."""
+    """The notes of the array ``c`` (this orientation), taken out of the list: ``[(u, x,
+    r)]``, ``r`` the note's own where its factor is still ``factor`` (else none of that
+    note), or computed again from ``factor`` where the note kept none."""
     mine = [n for n in _NOTES if n[0]() is c and n[1] == lower]
     if not mine:
         return []
     _NOTES[:] = [n for n in _NOTES if not (n[0]() is c and n[1] == lower)]
-    return [(u, x, r) for _, _, u, x, f, r in mine if np.array_equal(f, factor)]
+    out = []
+    for _, _, u, x, f, r in mine:
+        if f is None:          # (as the solve computed it: from the factor's triangle)
+            f = _factor(factor, lower)
+            out.append((u, x, _factor(_solve_cotangent(u, x, f, lower), lower)))
+        elif np.array_equal(f, factor):
+            out.append((u, x, r))
+    return out
 
 
 # -- kernels ----------------------------------------------------------------------------
