@@ -36,42 +36,56 @@ def _clones(module, n):
     return ModuleList([copy.deepcopy(module) for _ in range(n)])
 
 
-class TransformerEncoderLayer(Module):
-    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
-                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
-                 device=None, dtype=None):
-        super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, dtype=dtype)
+class _Layer(Module):
+    """What the encoder and decoder layers share: their attention, feed-forward and norm
+    submodules (made in PyTorch's order by the layers' constructors) and blocks."""
+
+    def _attention(self, d_model, nhead, dropout, bias, batch_first, dtype):
+        return MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                  batch_first=batch_first, dtype=dtype)
+
+    def _feed_forward(self, d_model, dim_feedforward, dropout, bias, dtype):
         self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
         self.dropout = Dropout(dropout)
         self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
+
+    def _norms_and_dropouts(self, n, d_model, eps, bias, dtype, dropout, activation):
+        for i in range(1, n + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=eps, bias=bias, dtype=dtype))
+        for i in range(1, n + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
         self.activation_relu_or_gelu = 1 if activation in ("relu", F.relu) else \
             2 if activation in ("gelu", F.gelu) else 0
         self.activation = _activation(activation)
-
-    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
-        x = src
-        if self.norm_first:
-            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask)
-            x = x + self._ff_block(self.norm2(x))
-        else:
-            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask))
-            x = self.norm2(x + self._ff_block(x))
-        return x
 
     def _sa_block(self, x, attn_mask, key_padding_mask):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
                            need_weights=False)[0]
         return self.dropout1(x)
 
-    def _ff_block(self, x):
-        return self.dropout2(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+    def _ff(self, x, last_dropout):
+        return last_dropout(self.linear2(self.dropout(self.activation(self.linear1(x)))))
+
+
+class TransformerEncoderLayer(_Layer):
+    def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
+                 layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.self_attn = self._attention(d_model, nhead, dropout, bias, batch_first, dtype)
+        self._feed_forward(d_model, dim_feedforward, dropout, bias, dtype)
+        self.norm_first = norm_first
+        self._norms_and_dropouts(2, d_model, layer_norm_eps, bias, dtype, dropout, activation)
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False):
+        x = src
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask)
+            x = x + self._ff(self.norm2(x), self.dropout2)
+        else:
+            x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask))
+            x = self.norm2(x + self._ff(x, self.dropout2))
+        return x
 
 
 def _why_not_nested(layer):
@@ -120,26 +134,16 @@ class TransformerEncoder(Module):
         return output
 
 
-class TransformerDecoderLayer(Module):
+class TransformerDecoderLayer(_Layer):
     def __init__(self, d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=F.relu,
                  layer_norm_eps=1e-5, batch_first=False, norm_first=False, bias=True,
                  device=None, dtype=None):
         super().__init__()
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                            batch_first=batch_first, dtype=dtype)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, dtype=dtype)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, dtype=dtype)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, dtype=dtype)
+        self.self_attn = self._attention(d_model, nhead, dropout, bias, batch_first, dtype)
+        self.multihead_attn = self._attention(d_model, nhead, dropout, bias, batch_first, dtype)
+        self._feed_forward(d_model, dim_feedforward, dropout, bias, dtype)
         self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, dtype=dtype)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation(activation)
+        self._norms_and_dropouts(3, d_model, layer_norm_eps, bias, dtype, dropout, activation)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, tgt_key_padding_mask=None,
                 memory_key_padding_mask=None, tgt_is_causal=False, memory_is_causal=False):
@@ -148,25 +152,17 @@ class TransformerDecoderLayer(Module):
             x = x + self._sa_block(self.norm1(x), tgt_mask, tgt_key_padding_mask)
             x = x + self._mha_block(self.norm2(x), memory, memory_mask,
                                     memory_key_padding_mask)
-            x = x + self._ff_block(self.norm3(x))
+            x = x + self._ff(self.norm3(x), self.dropout3)
         else:
             x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask))
             x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask))
-            x = self.norm3(x + self._ff_block(x))
+            x = self.norm3(x + self._ff(x, self.dropout3))
         return x
-
-    def _sa_block(self, x, attn_mask, key_padding_mask):
-        x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
-                           need_weights=False)[0]
-        return self.dropout1(x)
 
     def _mha_block(self, x, mem, attn_mask, key_padding_mask):
         x = self.multihead_attn(x, mem, mem, attn_mask=attn_mask,
                                 key_padding_mask=key_padding_mask, need_weights=False)[0]
         return self.dropout2(x)
-
-    def _ff_block(self, x):
-        return self.dropout3(self.linear2(self.dropout(self.activation(self.linear1(x)))))
 
 
 class TransformerDecoder(Module):
