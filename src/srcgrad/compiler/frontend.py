@@ -69,7 +69,8 @@ def front_end(func, wrt, kinds):
     body = normalize(fdef, info, gen, names.ad,
                      known_arrays=[n for n, k in kinds.items() if k == "num"],
                      known_sequences=[n for n, k in kinds.items() if k == "container"] +
-                     [a.id for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None])
+                     [a.id for a in (fdef.args.vararg, fdef.args.kwarg) if a is not None],
+                     known_records=[n for n, k in kinds.items() if k == "record"])
     if cells:
         _store_cells(body, cells)
     pipeline.after("normalize", func, body, fdef)

@@ -134,7 +134,8 @@ defrule(rt.indexable, "x", name="ad.indexable", vjp=dict(x="indexable_grad(g, x)
         jvp=dict(x="dx if not isinstance(x, dict) else zeros_like(ans)"),  # keys: zero tangents
         view_of="x")
 defnograd(rt.keys_of, rt.detach, rt.data_of, names=["ad.keys_of", "ad.detach", "ad.data_of"])
-defnograd(rt.writing, rt.getter, names=["ad.writing", "ad.getter"])   # (function values)
+defnograd(rt.writing, rt.getter, rt.operator_method, rt.numeric_operand,   # (function values)
+          names=["ad.writing", "ad.getter", "ad.operator_method", "ad.numeric_operand"])
 
 # -- constants: seeds, zeros, shapes, masks ----------------------------------------
 defnograd(rt.seed, rt.array_ns, names=["ad.seed", "ad.array_ns"])

@@ -157,7 +157,37 @@ def getter(obj, name):
     return a.fget
 
 
-__all__ += ["writing", "getter"]
+def operator_method(obj, name):
+    """``type(obj).<name>`` (``__add__``, ``__rmul__``, ``__neg__``...), a function of
+    the user's class, for ``a + b`` on its objects (lower/expressions.py calls it with
+    the object first)."""
+    import inspect
+    import types
+    f = inspect.getattr_static(type(obj), name, None)
+    if not isinstance(f, types.FunctionType):
+        from ..errors import NonDifferentiableError
+        raise NonDifferentiableError(
+            f"srcgrad cannot differentiate the operator {name} of a {type(obj).__name__} "
+            f"object: its class defines no Python method {name}")
+    return f
+
+
+def numeric_operand(v, name, filename=None, lineno=None):
+    """(Before ``a + b`` on a value a user function returned.)  An object of a user's
+    class there is refused, at the user's line: its operator is the class's method, not
+    array arithmetic."""
+    if type(v) is not np.ndarray and type(v) is not float and is_record(v):
+        import linecache
+        from ..errors import NonDifferentiableError
+        line = (linecache.getline(filename, lineno) or "").strip() if filename else ""
+        where = f"{filename}:{lineno}: " if filename else ""
+        raise NonDifferentiableError(
+            f"{where}srcgrad cannot differentiate the operator {name} of a "
+            f"{type(v).__name__} object that a function returned here ({line}); call the "
+            f"method itself (r.{name}(2.0) for r * 2.0)")
+
+
+__all__ += ["writing", "getter", "operator_method", "numeric_operand"]
 
 
 def old_item(x, key):

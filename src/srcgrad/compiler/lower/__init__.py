@@ -28,8 +28,10 @@ from .inline import inline_local_functions
 from .statements import Normalizer
 
 
-def normalize(fdef, info, names, ad_name="ad", known_arrays=(), known_sequences=()):
-    body = Normalizer(fdef, info, names, ad_name, known_arrays, known_sequences).run()
+def normalize(fdef, info, names, ad_name="ad", known_arrays=(), known_sequences=(),
+              known_records=()):
+    body = Normalizer(fdef, info, names, ad_name, known_arrays, known_sequences,
+                      known_records).run()
     body = inline_local_functions(body, info, names, A.names_stored(fdef.body) |
                                   {a.id for a in Normalizer._params(fdef)})
     return eliminate_common_subexpressions(body, info.func)

@@ -9,11 +9,63 @@ import gast
 from .. import syntax as A
 from .forms import OP_NAMES, _base_of, _dict_names, _is_numpy, _sequence_names
 from ..source import MISSING, resolve
+from ...runtime import records
 
 
 _ITERTOOLS = {itertools.combinations: "combinations", itertools.permutations: "permutations",
               itertools.combinations_with_replacement: "combinations_with_replacement",
               itertools.product: "product"}
+
+
+_DUNDER = {"Add": "__add__", "Sub": "__sub__", "Mult": "__mul__", "Div": "__truediv__",
+           "FloorDiv": "__floordiv__", "Mod": "__mod__", "Pow": "__pow__",
+           "MatMult": "__matmul__", "USub": "__neg__", "UAdd": "__pos__"}
+
+
+_NUMERIC = {"builtins", "math", "numpy", "cmath"}
+_MAKES_OBJECTS = {}     # code -> may a call of it return an object of a user class?
+
+
+def _may_make_objects(func, depth=0):
+    """Could ``func`` (a user function) return an object of a user class?  Yes unless
+    its source calls only rules, NumPy and such functions (checked to a few levels)."""
+    from ... import rules
+    from ..source import get_function_ast
+    code = getattr(func, "__code__", None)
+    if code is None or depth > 3:
+        return True
+    hit = _MAKES_OBJECTS.get(code)
+    if hit is not None:
+        return hit
+    _MAKES_OBJECTS[code] = True                 # (recursion: assume it may)
+    try:
+        fdef, _ = get_function_ast(func)
+    except Exception:
+        return True
+    local = A.names_stored(fdef.body) | {a.id for a in A.params_of(fdef)}
+    hit = False
+    for n in A.walk(fdef.body):
+        if not isinstance(n, gast.Call):
+            continue
+        f = n.func
+        root = f
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if not isinstance(root, gast.Name) or root.id in local:
+            hit = True                          # a method of a value, a function value
+            break
+        obj = resolve(f, func)
+        if obj is MISSING or isinstance(obj, type) and records.user_class(obj):
+            hit = True
+            break
+        if rules.lookup(obj) is not None or rules.is_nograd(obj) or isinstance(obj, type) or \
+                getattr(obj, "__module__", None) in _NUMERIC:
+            continue
+        if _may_make_objects(obj, depth + 1):
+            hit = True
+            break
+    _MAKES_OBJECTS[code] = hit
+    return hit
 
 
 class Expressions:
@@ -48,6 +100,113 @@ class Expressions:
             return resolve(e, self.func) is not MISSING
         return False
 
+    def operator_method(self, e, operands, pre):
+        """``a + b`` (``-a``) where an operand is an object of the user's class (a
+        parameter that is one, a name every binding of which builds one or is an
+        operator's result on one): a call of the class's ``__add__`` (``__radd__`` with
+        the operands swapped when only the right one is; ``__neg__``), a function value
+        differentiated like any callee; ad.operator_method refuses a value that turns
+        out not to be one.  (Run as array arithmetic, its derivative would be an
+        array's: WRONG.)  An operand a user function returned is checked where it runs
+        (ad.numeric_operand).  None when the expression stays an operator."""
+        name = _DUNDER.get(type(e.op).__name__)
+        if name is None:
+            return None
+        like = e if hasattr(e, "lineno") else getattr(self, "current", None)
+        records = [isinstance(x, gast.Name) and self._is_record_name(x.id, pre)
+                   for x in operands]
+        if not any(records):
+            for x in operands:
+                if isinstance(x, gast.Name) and self._from_user_call(x.id, pre):
+                    where = [A.const(self.info.filename), A.const(getattr(like, "lineno", 0))]
+                    pre.append(A.expr_stmt(A.call(A.attr(self.ad_name, "numeric_operand"),
+                                                  [x, A.const(name)] + where), like=like))
+            return None
+        if len(operands) == 2 and not records[0]:
+            # Python asks the left operand first: it must not be an object with the
+            # operator itself (a number, an array: the right one's reflected method)
+            if isinstance(operands[0], gast.Name):
+                where = [A.const(self.info.filename), A.const(getattr(like, "lineno", 0))]
+                pre.append(A.expr_stmt(A.call(A.attr(self.ad_name, "numeric_operand"),
+                                              [operands[0], A.const(name)] + where), like=like))
+            name = "__r" + name[2:]
+            operands = operands[::-1]
+        method = self.names.fresh(name.strip("_") + "_method")
+        pre.append(A.assign(method, A.call(A.attr(self.ad_name, "operator_method"),
+                                           [operands[0], A.const(name)]), like=like))
+        self.locals.add(method)
+        call = A.call(A.name(method), list(operands))
+        return A.copy_loc(call, like) if like is not None else call
+
+    def _from_user_call(self, n, pre):
+        """Is some binding of ``n`` a call of something that is not a rule (a user
+        function, a method, a function value): a value whose type the code cannot know?"""
+        from ... import rules
+        def unknown(v):
+            if not isinstance(v, gast.Call):
+                return False
+            f = v.func
+            if isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name) and \
+                    f.value.id == self.ad_name:
+                return False
+            obj = MISSING if self._is_local(f) or not isinstance(f, (gast.Name, gast.Attribute)) \
+                else resolve(f, self.func)
+            if obj is MISSING:
+                return True
+            return callable(obj) and rules.lookup(obj) is None and not rules.is_nograd(obj) \
+                and not isinstance(obj, type) and \
+                getattr(obj, "__module__", None) not in _NUMERIC and _may_make_objects(obj)
+        for st in reversed(pre):
+            if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
+                    st.targets[0].id == n:
+                return unknown(st.value)
+        cache = self.__dict__.setdefault("_user_call_names", None)
+        if cache is None:
+            cache = self._user_call_names = set()
+            self._operator_results = set()
+            binds = [(t.id, st.value if isinstance(st, gast.Assign) else
+                      gast.BinOp(left=t, op=st.op, right=st.value))
+                     for st in A.walk(self.fdef.body)
+                     if isinstance(st, (gast.Assign, gast.AugAssign))
+                     for t in (st.targets if isinstance(st, gast.Assign) else [st.target])
+                     if isinstance(t, gast.Name)]
+
+            def from_objects(v):
+                # an operator on an object (its method's result: any type), or on such
+                return isinstance(v, (gast.BinOp, gast.UnaryOp)) and any(
+                    isinstance(x, gast.Name) and (x.id in self._operator_results or
+                                                  x.id in self.known_records or
+                                                  self._built_class(x.id) is not None)
+                    or isinstance(x, gast.Call) and self._constructs(x)
+                    for x in ([v.left, v.right] if isinstance(v, gast.BinOp) else [v.operand]))
+            for _ in range(3):          # (names of names: a few rounds)
+                cache |= {t for t, v in binds if unknown(v)}
+                self._operator_results |= {t for t, v in binds if from_objects(v)}
+        return n in cache and n not in self._operator_results
+
+    def _constructs(self, call):
+        """Is ``call`` a call of a user class (its constructor)?"""
+        f = call.func
+        if self._is_local(f) or not isinstance(f, (gast.Name, gast.Attribute)):
+            return False
+        cls = resolve(f, self.func)
+        return isinstance(cls, type) and records.user_class(cls)
+
+    def _is_record_name(self, n, pre):
+        """Does ``n`` hold an object of a user class: a parameter that holds one, a name
+        every binding of which builds one, or a temporary just made by a constructor
+        call (``P(x) + P(y)``)?"""
+        if n in self.known_records:
+            return True
+        for st in reversed(pre):
+            if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
+                    st.targets[0].id == n:
+                return isinstance(st.value, gast.Call) and self._constructs(st.value)
+        if n in self.locals and self._built_class(n) is not None:
+            return True
+        self._from_user_call(n, [])         # (fills the operator results)
+        return n in self._operator_results
+
     def expr(self, e, pre, top=False, base="t"):
         """Normalize an expression: its operands become atoms."""
         if isinstance(e, (gast.Constant, gast.Name)):
@@ -62,12 +221,18 @@ class Expressions:
             right = self.atom(e.right, pre, OP_NAMES.get(type(e.right.op).__name__, "t")
                               if isinstance(e.right, gast.BinOp) else _base_of(e.right))
             del op
+            method = self.operator_method(e, [left, right], pre)
+            if method is not None:
+                return method
             return A.copy_loc(gast.BinOp(left=left, op=e.op, right=right), e)
         if isinstance(e, gast.UnaryOp):
             if isinstance(e.op, gast.Not):
                 return e
-            return A.copy_loc(gast.UnaryOp(op=e.op, operand=self.atom(e.operand, pre,
-                                                                        _base_of(e.operand))), e)
+            operand = self.atom(e.operand, pre, _base_of(e.operand))
+            method = self.operator_method(e, [operand], pre)
+            if method is not None:
+                return method
+            return A.copy_loc(gast.UnaryOp(op=e.op, operand=operand), e)
         if isinstance(e, gast.Call):
             built = self.container_call(e, pre)
             if built is not None:

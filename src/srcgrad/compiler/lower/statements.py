@@ -65,11 +65,13 @@ def _changed_params(func, call):
 
 
 class Normalizer(ControlFlow, Expressions):
-    def __init__(self, fdef, info, names, ad_name="ad", known_arrays=(), known_sequences=()):
+    def __init__(self, fdef, info, names, ad_name="ad", known_arrays=(), known_sequences=(),
+                 known_records=()):
         self.ad_name = ad_name              # how generated code names srcgrad.runtime
         self.known_arrays = set(known_arrays)  # parameters known to be arrays at this call
         # parameters known to be lists / tuples / dicts at this call
         self.known_sequences = set(known_sequences)
+        self.known_records = set(known_records)     # parameters holding user objects
         self.fdef = fdef
         self.user_names = A.all_names(fdef)     # (before the lowering adds its own)
         self.info = info
@@ -145,7 +147,11 @@ class Normalizer(ControlFlow, Expressions):
         if method is None:
             raise self.info.error(s, f"srcgrad does not support the statement "
                                      f"{type(s).__name__} in a differentiated function")
-        return method(s)
+        outer, self.current = getattr(self, "current", None), s   # (a location for
+        try:                                                        # what it makes)
+            return method(s)
+        finally:
+            self.current = outer
 
     def stmt_Pass(self, s):
         return []
@@ -509,7 +515,7 @@ class Normalizer(ControlFlow, Expressions):
     def stmt_AugAssign(self, s):
         t = s.target
         if isinstance(t, gast.Name):
-            value = gast.BinOp(left=A.name(t.id), op=s.op, right=s.value)
+            value = A.copy_loc(gast.BinOp(left=A.name(t.id), op=s.op, right=s.value), s)
             if isinstance(s.op, _NUMERIC_OPS) and not self._may_be_sequence(t) and \
                     not isinstance(s.value, (gast.List, gast.Tuple)):
                 # on an array, ``x += v`` keeps x's dtype (a float32 array stays float32
@@ -538,7 +544,7 @@ class Normalizer(ControlFlow, Expressions):
                 pre.append(A.assign(tmp, A.slice_to_expr(index), like=s))
                 index = A.name(tmp)
             read = gast.Subscript(value=A.name(base.id), slice=index, ctx=gast.Load())
-            value = gast.BinOp(left=read, op=s.op, right=s.value)
+            value = A.copy_loc(gast.BinOp(left=read, op=s.op, right=s.value), s)
             target = gast.Subscript(value=A.name(base.id), slice=_copy(index), ctx=gast.Store())
             new = gast.Assign(targets=[target], value=value, type_comment=None)
             A.copy_loc(new, s)
