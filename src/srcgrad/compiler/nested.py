@@ -20,12 +20,12 @@ import copy
 import types
 
 from ..errors import NonDifferentiableError
-from ..rules.namespace import add_kernel, add_kernels
-from ..rules.registry import defkernel, defnograd, deftransformable
+from ..rules.namespace import add_kernel
+from ..rules.registry import defkernel, deftransformable
 from .. import runtime
 from ..runtime import records
-from . import construct, dynamic, starred
-from .construct import construct_built, construct_every, construct_routes, construct_saved
+from . import dynamic, starred
+from .construct_higher import construct_apply, construct_jvp_apply
 
 
 def split_forward(_sg_fwd, _sg_bwd, _sg_picks, _sg_held, _sg_ncells, *_sg_args,
@@ -172,29 +172,6 @@ def _made(kind, x, flat, kwargs, held):
     if kind == "held":
         return held
     return x
-
-
-def construct_apply(_sg_cls, _sg_where, _sg_site, _sg_picks, *args, **kwargs):
-    """``call_forward`` of a user class: the new object, linear in the arguments it
-    holds, and its record (compiler/construct.py)."""
-    pieces = (args, kwargs)
-    every = construct_every(pieces)
-    routes = construct_routes(_sg_cls, every, _sg_site, pieces)
-    obj = construct_built(_sg_cls, every, routes, pieces)
-    return obj, (construct_saved(routes, every, _sg_where, pieces, obj),
-                 construct.construct_back, _sg_picks)
-
-
-def construct_jvp_apply(_sg_cls, _sg_where, _sg_site, tangents, *args, **kwargs):
-    """``call_jvp`` of a user class: the new object, linear in the arguments it holds,
-    and its tangent from ``tangents`` (those of the arguments ``_sg_where`` names), as
-    Python srcgrad transforms (forward-mode code differentiated again)."""
-    pieces = (args, kwargs)
-    every = construct_every(pieces)
-    routes = construct_routes(_sg_cls, every, _sg_site, pieces)
-    obj = construct_built(_sg_cls, every, routes, pieces)
-    return obj, construct.construct_push(construct_saved(routes, every, _sg_where, pieces,
-                                                         obj), tangents)
 
 
 def picked(grads, picks):
@@ -408,8 +385,7 @@ holds_floats.__srcgrad_stop_gradient__ = True
 deftransformable(split_forward, split_forward_b, split_plain, jvp_apply, _tangent,
                  _tangent_item, jvp_of, jvp_star, _flat_call, vjp_of, star_apply, _made,
                  grad_of_one, grad_of_args, grad_with_aux,
-                 split_backward, _one, _cells, _defaults, construct_apply,
-                 construct_jvp_apply)
+                 split_backward, _one, _cells, _defaults)
 # ``picked`` (a call's gradients out of its callee's) and its transpose are linear maps
 # with rules: differentiated again, they are not transformed into their loops
 add_kernel("picked", picked)
@@ -418,36 +394,11 @@ defkernel(picked, "grads, picks", vjp=dict(grads="picked_back(g, grads, picks)")
           jvp=dict(grads="picked(dgrads, picks)"), linear_in=("grads",))
 defkernel(picked_back, "t, like, picks", vjp=dict(t="picked(g, picks)"),
           jvp=dict(t="picked_back(dt, like, picks)"), linear_in=("t",), shape_only="like")
-# an object built inside differentiated code, differentiated again: its two linear maps
-add_kernels(construct)
-# (``saved`` gives routes and structure only: no derivative flows through it)
-defkernel(construct.construct_back, "saved, t",
-          vjp=dict(t="construct_push(saved, g)", saved="zeros_like(saved)"),
-          jvp=dict(t="construct_back(saved, dt)", saved="zeros_like(ans)"), linear_in=("t",))
-defkernel(construct.construct_push, "saved, t",
-          vjp=dict(t="construct_back(saved, g)", saved="zeros_like(saved)"),
-          jvp=dict(t="construct_push(saved, dt)", saved="zeros_like(ans)"), linear_in=("t",))
-defkernel(construct_built, "cls, where, routes, pieces",
-          vjp=dict(pieces="built_pieces_grad(g, where, routes, pieces, ans)"),
-          jvp=dict(pieces="built_tangent(dpieces, where, routes, ans)"))
-# (the third order: the two maps are linear, each the other's transpose; the pieces'
-# tangents have the pieces' structure)
-defkernel(construct.built_pieces_grad, "t, where, routes, pieces, obj",
-          vjp=dict(t="built_tangent(g, where, routes, obj)", pieces="zeros_like(pieces)",
-                   obj="zeros_like(obj)"),
-          jvp=dict(t="built_pieces_grad(dt, where, routes, pieces, obj)",
-                   pieces="zeros_like(ans)", obj="zeros_like(ans)"), linear_in=("t",))
-defkernel(construct.built_tangent, "t, where, routes, obj",
-          vjp=dict(t="built_pieces_grad(g, where, routes, t, obj)", obj="zeros_like(obj)"),
-          jvp=dict(t="built_tangent(dt, where, routes, obj)", obj="zeros_like(ans)"),
-          linear_in=("t",))
 # a pullback's record, copied per call (vjp_of): a copy's adjoint and tangent are the
 # cotangent and the tangent, copied
 add_kernel("fresh_record", fresh_record)
 defkernel(fresh_record, "record", vjp=dict(record="g"),
           jvp=dict(record="fresh_record(drecord)"))
-defnograd(construct_routes, construct_saved, construct_every,
-          names=["ad.construct_routes", "ad.construct_saved", "ad.construct_every"])
 
 
 def _refuse(site, what):
