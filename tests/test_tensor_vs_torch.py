@@ -493,3 +493,73 @@ def test_unfold_gradient_matches_finite_differences():
                                   lambda t: t.arange(4.0).unfold(0, 2, 0)])
 def test_unfold_errors_are_pytorchs(call):
     _same_outcome(call)
+
+
+# -- ordering and cumulative reductions, splits, index builders (were missing) ----------------
+
+X35 = RNG.standard_normal((3, 5))
+ORDERED = {
+    "median": lambda lib, x: x.median(),
+    "median_dim": lambda lib, x: x.median(1).values,
+    "kthvalue": lambda lib, x: x.kthvalue(2, 0, keepdim=True).values,
+    "mode": lambda lib, x: (x * 2).round().mode(1).values,
+    "cummax": lambda lib, x: x.cummax(1).values,
+    "cummin": lambda lib, x: lib.cummin(x, 0)[0],
+    "logcumsumexp": lambda lib, x: x.logcumsumexp(1),
+    "diff": lambda lib, x: x.diff(),
+    "diff_n2_dim0": lambda lib, x: lib.diff(x, n=2, dim=0),
+    "diff_prepend_append": lambda lib, x: x.diff(prepend=x[:, :1] * 0, append=x[:, -1:]),
+    "var_mean": lambda lib, x: lib.var_mean(x, 1)[0] * lib.var_mean(x, 1)[1],
+    "std_mean": lambda lib, x: lib.std_mean(x)[0] + lib.std_mean(x)[1],
+    "aminmax": lambda lib, x: lib.aminmax(x, dim=0).max - lib.aminmax(x, dim=0).min,
+    "tensor_split": lambda lib, x: x.tensor_split(3, dim=1)[1],
+    "tensor_split_indices": lambda lib, x: lib.tensor_split(x, [1, 4], dim=1)[2],
+    "cartesian_prod": lambda lib, x: lib.cartesian_prod(x[0], x[1, :2]),
+    "combinations": lambda lib, x: lib.combinations(x[0], 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORDERED))
+def test_ordering_reductions_as_pytorchs(name):
+    def run(lib):
+        x = lib.tensor(X35, requires_grad=True)
+        out = ORDERED[name](lib, x)
+        g, = lib.autograd.grad((out * out.detach().sin()).sum(), x)
+        return out.detach().numpy(), g.numpy(), out.grad_fn.name()
+    (v1, g1, n1), (v2, g2, n2) = run(sg), run(torch)
+    np.testing.assert_allclose(v1, v2, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(g1, g2, rtol=1e-12, atol=1e-14)
+    assert n1 == n2
+
+
+def test_ordering_indices_and_index_builders_as_pytorchs():
+    def run(lib):
+        x = lib.tensor(X35)
+        ints = lib.tensor([[0, 1], [2, 0]])
+        return [x.median(1).indices, lib.kthvalue(x, 3).indices, (x * 2).round().mode(1).indices,
+                lib.cummax(lib.tensor([1, 3, 3, 2, 5]), 0).indices, lib.nonzero(ints),
+                ints.nonzero(as_tuple=True)[1], lib.argwhere(lib.tensor([0.0, 3.0])),
+                lib.searchsorted(lib.tensor([[1, 3, 5], [2, 4, 6]]), lib.tensor([[3, 6], [1, 7]]),
+                                 right=True),
+                lib.bucketize(lib.tensor([0.5, 3.0, 9.0]), lib.tensor([1.0, 3.0, 5.0])),
+                lib.histc(lib.tensor([0.5, 1.5, 2.5, 2.9]), bins=3, min=0, max=3),
+                lib.tril_indices(3, 3), lib.triu_indices(3, 4, 1)]
+    for a, b in zip(run(sg), run(torch)):
+        assert a.dtype.__repr__() == b.dtype.__repr__()
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_logcumsumexp_gradient_matches_finite_differences():
+    c = RNG.standard_normal((3, 5))
+
+    def f(values, grad=False):
+        x = sg.tensor(values, requires_grad=grad)
+        y = (x.logcumsumexp(1) * sg.tensor(c)).sum()
+        if grad:
+            y.backward()
+            return x.grad.numpy()
+        return y.item()
+    eps = 1e-6
+    fd = np.array([(f(X35 + eps * e.reshape(3, 5)) - f(X35 - eps * e.reshape(3, 5))) / (2 * eps)
+                   for e in np.eye(15)]).reshape(3, 5)
+    np.testing.assert_allclose(f(X35, grad=True), fd, rtol=1e-7, atol=1e-9)

@@ -9,6 +9,7 @@ attached to this one class in :mod:`.methods`; ``backward`` comes from
 :mod:`.autograd`.
 """
 import builtins
+import collections
 import numbers
 import warnings
 
@@ -77,11 +78,17 @@ class _ReturnType(tuple):
     """``torch.return_types.max``: ``(values, indices)`` with names."""
 
     _name = "max"
+    _classes = {}
 
     def __new__(cls, values, indices, name):
-        self = super().__new__(cls, (values, indices))
-        self._name = name
-        return self
+        kind = _ReturnType._classes.get(name)
+        if kind is None:           # a class per name: type(x.max(1)).__name__ is "max"
+            kind = _ReturnType._classes[name] = type(name, (_ReturnType,), {
+                "_name": name, "__module__": "torch.return_types"})
+        return tuple.__new__(kind, (values, indices))
+
+    def __reduce__(self):          # (its class is made on the fly: pickled by name)
+        return (_ReturnType, (self[0], self[1], self._name))
 
     @property
     def values(self):
@@ -93,6 +100,16 @@ class _ReturnType(tuple):
 
     def __repr__(self):
         return f"torch.return_types.{self._name}(\nvalues={self[0]!r},\nindices={self[1]!r})"
+
+
+def _return_type(name, fields):
+    """``torch.return_types.<name>``: a tuple with named fields, printed as PyTorch's."""
+    base = collections.namedtuple(name, fields)
+
+    def __repr__(self):
+        parts = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
+        return f"torch.return_types.{name}(\n{parts})"
+    return type(name, (base,), {"__repr__": __repr__, "__slots__": ()})
 
 
 def _wrap_dim(d, ndim):

@@ -34,11 +34,14 @@ _METHODS = [
     "atan2", "arctan2", "hypot", "logaddexp", "lerp", "addmm", "baddbmm", "addbmm", "addmv",
     "addr", "kron", "diag", "narrow",
     "select", "movedim", "moveaxis", "is_floating_point", "is_complex", "bernoulli",
-    "multinomial",
+    "multinomial", "median", "kthvalue", "mode", "aminmax", "cummax", "cummin", "var_mean",
+    "std_mean", "diff", "nonzero", "argwhere", "tensor_split", "logcumsumexp",
 ]
 
 __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",
-                            "isclose", "equal", "einsum", "erf", "cross"]
+                            "isclose", "equal", "einsum", "erf", "cross", "searchsorted",
+                            "bucketize", "tril_indices", "triu_indices", "cartesian_prod",
+                            "histc", "combinations"]
 
 
 def _method_function(name):
@@ -269,3 +272,65 @@ def bincount(input, weights=None, minlength=0):
 
 
 __all__ += ["meshgrid", "bincount"]
+
+
+def searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None,
+                 sorter=None):
+    """Where each value of ``input`` would go in ``sorted_sequence`` (its last dimension)."""
+    side = side or ("right" if right else "left")
+    seq = sorted_sequence._data
+    values = input._data if isinstance(input, Tensor) else np.asarray(input)
+    if sorter is not None:
+        seq = np.take_along_axis(seq, sorter._data, -1)
+    if seq.ndim == 1:
+        out = np.searchsorted(seq, values, side=side)
+    else:
+        rows, vals = seq.reshape(-1, seq.shape[-1]), values.reshape(-1, values.shape[-1])
+        out = np.stack([np.searchsorted(r, v, side=side) for r, v in zip(rows, vals)])
+        out = out.reshape(values.shape)
+    return Tensor._make(np.asarray(out, dtype=np.int32 if out_int32 else np.int64))
+
+
+def bucketize(input, boundaries, *, out_int32=False, right=False):
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return Tensor._make(np.stack(np.tril_indices(row, offset, col)).astype(np.int64))
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, device=None, layout=None):
+    return Tensor._make(np.stack(np.triu_indices(row, offset, col)).astype(np.int64))
+
+
+def cartesian_prod(*tensors):
+    """Every combination of one entry of each 1-D tensor, as rows (indexing: it has a
+    gradient)."""
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = np.meshgrid(*[np.arange(t.shape[0]) for t in tensors], indexing="ij")
+    return stack([t[g.reshape(-1)] for t, g in zip(tensors, grids)], 1)
+
+
+def histc(input, bins=100, min=0, max=0):
+    """Counts of ``input`` in ``bins`` equal bins over [min, max] (the data's range when
+    both are 0); entries outside are not counted."""
+    data = input._data
+    lo, hi = (float(data.min()), float(data.max())) if min == max and data.size else \
+        (float(min), float(max))
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    counts, _ = np.histogram(data, bins=bins, range=(lo, hi))
+    return Tensor._make(counts.astype(data.dtype))
+
+
+def combinations(input, r=2, with_replacement=False):
+    """Every ``r``-combination of the entries of a 1-D tensor, as rows (indexing)."""
+    import itertools
+    pick = itertools.combinations_with_replacement if with_replacement else \
+        itertools.combinations
+    rows = list(pick(range(input.shape[0]), r))
+    if not rows:
+        return input.new_empty((0, r))
+    idx = np.asarray(rows, dtype=np.int64)
+    return stack([input[idx[:, j]] for j in range(r)], 1)

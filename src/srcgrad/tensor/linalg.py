@@ -5,13 +5,12 @@ instead).  The decompositions with several results (``qr``, ``svd``, ``eigh``,
 ``slogdet``) record one node for all of them, as PyTorch (:mod:`.autograd.multi`), and
 return PyTorch's named tuples.
 """
-import collections
 
 import numpy as np
 
 from . import grad_mode
 from .autograd.multi import several_results
-from .core import Tensor
+from .core import Tensor, _return_type
 from .dispatch import _dims, apply
 from .nn.padding import _named
 
@@ -27,16 +26,6 @@ class _LinAlgError(RuntimeError):
 
 
 LinAlgError = _LinAlgError
-
-
-def _return_type(name, fields):
-    """``torch.return_types.<name>``: a tuple with named fields, printed as PyTorch's."""
-    base = collections.namedtuple(name, fields)
-
-    def __repr__(self):
-        parts = ",\n".join(f"{f}={v!r}" for f, v in zip(self._fields, self))
-        return f"torch.return_types.{name}(\n{parts})"
-    return type(name, (base,), {"__repr__": __repr__, "__slots__": ()})
 
 
 _INV_EX = _return_type("linalg_inv_ex", "inverse info")

@@ -5,8 +5,9 @@ import numpy as np
 from .. import runtime
 from ..rules import lookup
 from . import dtypes
+from .arithmetic import _renamed
 from .autograd import fused
-from .core import Tensor, _ReturnType, _bool, _int, _wrap_dim
+from .core import Tensor, _ReturnType, _bool, _int, _return_type, _wrap_dim
 from .dispatch import _dims, apply
 from .summation import cpu_mean, cpu_sum
 
@@ -99,6 +100,101 @@ class ReductionMethods:
     def amin(self, dim=(), keepdim=False):
         axis = None if dim in ((), None) else _dims(dim, self.ndim)
         return apply(np.min, (self,), {"axis": axis, "keepdims": keepdim}, name="AminBackward0")
+
+    def aminmax(self, *, dim=None, keepdim=False):
+        lo, hi = self.amin(() if dim is None else dim, keepdim), \
+            self.amax(() if dim is None else dim, keepdim)
+        return _AMINMAX(_renamed(lo, "AminmaxBackward0"), _renamed(hi, "AminmaxBackward0"))
+
+    def median(self, dim=None, keepdim=False):
+        """The lower of the two middle values (PyTorch's median), and its index along
+        ``dim``; without ``dim``, of all entries (one value)."""
+        if dim is None:
+            return self._kth(self.reshape(-1), None, 0, False, "MedianBackward0")[0]
+        values, indices = self._kth(self, None, dim, keepdim, "MedianBackward1")
+        return _ReturnType(values, indices, "median")
+
+    def kthvalue(self, k, dim=-1, keepdim=False):
+        values, indices = self._kth(self, k - 1, dim, keepdim, "KthvalueBackward0")
+        return _ReturnType(values, indices, "kthvalue")
+
+    @staticmethod
+    def _kth(x, k, dim, keepdim, name):
+        d = _wrap_dim(dim, x.ndim)
+        if x.ndim == 0:
+            return _renamed(x.clone(), name), Tensor._make(np.zeros((), dtype=np.int64))
+        n = x.shape[d]
+        k = (n - 1) // 2 if k is None else k
+        if not 0 <= k < n:
+            raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+        pick = np.take(np.argsort(x._data, axis=d, kind="stable"), [k], axis=d)
+        values = _gather(x, Tensor._make(pick), d, name)
+        if not keepdim:
+            values, pick = _renamed(values.squeeze(d), name), pick.squeeze(d)
+        return values, Tensor._make(pick.astype(np.int64))
+
+    def mode(self, dim=-1, keepdim=False):
+        """The most frequent value along ``dim`` (the smallest of equally frequent ones)
+        and the index of its last occurrence, as PyTorch."""
+        d = _wrap_dim(dim, self.ndim)
+        if self.ndim == 0:
+            return _ReturnType(_renamed(self.clone(), "ModeBackward0"),
+                               Tensor._make(np.zeros((), dtype=np.int64)), "mode")
+        rows = np.moveaxis(self._data, d, -1)
+        flat = rows.reshape(-1, rows.shape[-1])
+        pick = np.empty(len(flat), dtype=np.int64)
+        for r, row in enumerate(flat):
+            values, counts = np.unique(row, return_counts=True)
+            best = values[np.argmax(counts)]          # (unique sorts: ties take the smallest)
+            pick[r] = np.flatnonzero(row == best)[-1]
+        pick = np.moveaxis(pick.reshape(rows.shape[:-1] + (1,)), -1, d)
+        values = _gather(self, Tensor._make(pick), d, "ModeBackward0")
+        if not keepdim:
+            values, pick = _renamed(values.squeeze(d), "ModeBackward0"), pick.squeeze(d)
+        return _ReturnType(values, Tensor._make(pick), "mode")
+
+    def var_mean(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return (_renamed(self.var(dim, unbiased, keepdim, correction=correction),
+                         "VarMeanBackward0"), _renamed(self.mean(dim, keepdim=keepdim)
+                                                       if dim is not None else self.mean(),
+                                                       "VarMeanBackward0"))
+
+    def std_mean(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        return (_renamed(self.std(dim, unbiased, keepdim, correction=correction),
+                         "StdMeanBackward0"), _renamed(self.mean(dim, keepdim=keepdim)
+                                                       if dim is not None else self.mean(),
+                                                       "StdMeanBackward0"))
+
+    def logcumsumexp(self, dim):
+        """``log(cumsum(exp(x)))`` along ``dim``, each step a stable ``logaddexp``."""
+        d = _wrap_dim(dim, self.ndim)
+        if self.ndim == 0:
+            return _renamed(self.clone(), "LogcumsumexpBackward0")
+        steps = [self.select(d, 0)]
+        for i in range(1, self.shape[d]):
+            steps.append(steps[-1].logaddexp(self.select(d, i)))
+        return apply(np.stack, (steps,), {"axis": d}, name="LogcumsumexpBackward0")
+
+    def cummax(self, dim):
+        return self._cumulative_extreme(dim, np.greater_equal, "cummax", "CummaxBackward0")
+
+    def cummin(self, dim):
+        return self._cumulative_extreme(dim, np.less_equal, "cummin", "CumminBackward0")
+
+    def _cumulative_extreme(self, dim, better, what, name):
+        """The running extreme and, as PyTorch, the index of its last occurrence."""
+        d = _wrap_dim(dim, self.ndim)
+        x = np.moveaxis(self._data, d, 0) if self.ndim else self._data.reshape(1)
+        idx = np.zeros(x.shape, dtype=np.int64)
+        best = x[0].copy()
+        for i in range(1, x.shape[0]):
+            take = better(x[i], best) | np.isnan(x[i])
+            best = np.where(take, x[i], best)
+            idx[i] = np.where(take, i, idx[i - 1])
+        idx = np.moveaxis(idx, 0, d) if self.ndim else idx.reshape(())
+        indices = Tensor._make(idx)
+        return _ReturnType(_gather(self, indices, d, name) if self.ndim
+                           else _renamed(self.clone(), name), indices, what)
 
     def argmax(self, dim=None, keepdim=False):
         return self._argext(np.argmax, dim, keepdim)
@@ -235,3 +331,6 @@ def _log_softmax(x, dim):
 
 def _gather(input, indices, dim, name):
     return apply(np.take_along_axis, (input, indices._data), {"axis": dim}, name=name)
+
+
+_AMINMAX = _return_type("aminmax", "min max")

@@ -3,6 +3,7 @@
 splits and diagonals."""
 import numbers
 
+import itertools
 import math
 
 import numpy as np
@@ -10,7 +11,7 @@ import numpy as np
 from .. import runtime
 from . import dtypes
 from .autograd import _node_class
-from .core import _size_args, _wrap_dim
+from .core import Tensor, _size_args, _wrap_dim
 from .dispatch import apply
 
 __all__ = ["ShapeMethods"]
@@ -61,6 +62,42 @@ class ShapeMethods:
             return self
         shape = self.shape[:s] + (-1,) + self.shape[e + 1:]
         return self.reshape(shape)
+
+    def diff(self, n=1, dim=-1, prepend=None, append=None):
+        x = self
+        d = _wrap_dim(dim, x.ndim)
+        if prepend is not None or append is not None:
+            parts = [p if p.ndim else p.expand(*x.shape[:-1], 1) for p in (prepend, append)
+                     if p is not None]
+            parts = ([parts.pop(0)] if prepend is not None else []) + [x] + parts
+            x = apply(np.concatenate, (parts,), {"axis": d}, name="CatBackward0")
+        for _ in range(n):
+            length = x.shape[d]
+            x = x.narrow(d, 1, length - 1) - x.narrow(d, 0, length - 1) \
+                if x.dtype is not dtypes.bool else x.narrow(d, 1, length - 1) ^ \
+                x.narrow(d, 0, length - 1)
+        return x
+
+    def nonzero(self, *, as_tuple=False):
+        data = self._data if self.ndim else self._data.reshape(1)
+        if as_tuple:
+            return tuple(Tensor._make(i.astype(np.int64)) for i in np.nonzero(data))
+        return Tensor._make(np.argwhere(self._data).astype(np.int64))
+
+    def argwhere(self):
+        return self.nonzero()
+
+    def tensor_split(self, indices_or_sections, dim=0):
+        d = _wrap_dim(dim, self.ndim)
+        n = self.shape[d]
+        if isinstance(indices_or_sections, int):
+            k = indices_or_sections
+            sizes = [n // k + 1] * (n % k) + [n // k] * (k - n % k)
+            bounds = list(itertools.accumulate([0] + sizes))
+        else:
+            cuts = [int(i) for i in indices_or_sections]
+            bounds = [0] + [min(max(c, 0), n) for c in cuts] + [n]
+        return tuple(self.narrow(d, a, max(b - a, 0)) for a, b in zip(bounds, bounds[1:]))
 
     def unflatten(self, dim, sizes):
         d = _wrap_dim(dim, self.ndim)
