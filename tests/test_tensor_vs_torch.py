@@ -563,3 +563,69 @@ def test_logcumsumexp_gradient_matches_finite_differences():
     fd = np.array([(f(X35 + eps * e.reshape(3, 5)) - f(X35 - eps * e.reshape(3, 5))) / (2 * eps)
                    for e in np.eye(15)]).reshape(3, 5)
     np.testing.assert_allclose(f(X35, grad=True), fd, rtol=1e-7, atol=1e-9)
+
+
+# -- more elementwise and matrix functions (were missing) ---------------------------------
+
+XA = np.array([[0.3, -1.2, 2.5], [1.0, 0.5, -0.7]])
+YA = np.array([[0.5, 2.0, 1.5], [3.0, 0.2, 1.1]])
+MA = np.array([[2.0, 0.3, 0.1], [0.2, 1.5, -0.4], [0.0, 0.7, 3.0]])
+MORE = {
+    "fmod": lambda lib, x, y, a: x.fmod(0.7),
+    "fmod_tensor": lambda lib, x, y, a: lib.fmod(x, y),
+    "sinc": lambda lib, x, y, a: x.sinc(),
+    "copysign": lambda lib, x, y, a: x.copysign(y.detach()),
+    "copysign_scalar": lambda lib, x, y, a: lib.copysign(x, -1.0),
+    "nan_to_num": lambda lib, x, y, a: (x / (x - 0.3)).nan_to_num(posinf=9.0),
+    "frac": lambda lib, x, y, a: x.frac(),
+    "logit": lambda lib, x, y, a: y.sigmoid().logit(),
+    "logit_eps": lambda lib, x, y, a: lib.logit(y.sigmoid(), eps=0.2),
+    "xlogy": lambda lib, x, y, a: lib.xlogy(x * (x > 0), y),
+    "xlogy_scalar": lambda lib, x, y, a: x.xlogy(2.0),
+    "rot90": lambda lib, x, y, a: x.rot90(),
+    "rot90_k2": lambda lib, x, y, a: lib.rot90(x, 2, [1, 0]),
+    "tensordot": lambda lib, x, y, a: lib.tensordot(x, y.T, 1),
+    "inner": lambda lib, x, y, a: lib.inner(x, y),
+    "dist": lambda lib, x, y, a: x.dist(y),
+    "dist_1": lambda lib, x, y, a: lib.dist(x, y, 1),
+    "cdist": lambda lib, x, y, a: lib.cdist(x, y),
+    "cdist_1": lambda lib, x, y, a: lib.cdist(x, y, p=1),
+    "det": lambda lib, x, y, a: a.det(),
+    "logdet": lambda lib, x, y, a: lib.logdet(a),
+    "matrix_power": lambda lib, x, y, a: a.matrix_power(3),
+    "trapezoid": lambda lib, x, y, a: lib.trapezoid(x),
+    "trapezoid_dx": lambda lib, x, y, a: lib.trapezoid(x, dx=0.5, dim=0),
+    "trapezoid_x": lambda lib, x, y, a: lib.trapezoid(x, y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE))
+def test_more_functions_as_pytorchs(name):
+    def run(lib):
+        ts = [lib.tensor(v, requires_grad=True) for v in (XA, YA, MA)]
+        out = MORE[name](lib, *ts)
+        gs = lib.autograd.grad((out * out.detach().cos()).sum(), ts, allow_unused=True)
+        return out.detach().numpy(), [None if g is None else g.numpy() for g in gs], \
+            out.grad_fn.name()
+    (v1, g1, n1), (v2, g2, n2) = run(sg), run(torch)
+    np.testing.assert_allclose(v1, v2, rtol=1e-12, atol=1e-14)
+    for a, b in zip(g1, g2):
+        if name == "copysign" and a is None:
+            continue             # (PyTorch sends zeros to a sign operand: no path here)
+        assert (a is None) == (b is None)
+        if a is not None:
+            np.testing.assert_allclose(a, b, rtol=1e-11, atol=1e-13)
+    assert n1 == n2
+
+
+def test_xlogy_at_zero_as_pytorchs():
+    for lib in (sg, torch):
+        out = lib.xlogy(lib.tensor([0.0, 1.0, 0.0]), lib.tensor([0.0, 2.0, float("nan")]))
+        assert np.array_equal(out.numpy(), np.array([0.0, np.log(2.0), np.nan], np.float32),
+                              equal_nan=True)
+    x = sg.tensor([0.0, 1.5], requires_grad=True)
+    y = sg.tensor([0.0, 2.0], requires_grad=True)
+    sg.xlogy(x, y).sum().backward()
+    # x's gradient is PyTorch's (0 at x == 0); y's at x == y == 0 is 0 here, where PyTorch's
+    # grad * x / y gives NaN (0 / 0)
+    assert x.grad.tolist() == [0.0, np.float32(np.log(2.0))] and y.grad.tolist() == [0.0, 0.75]

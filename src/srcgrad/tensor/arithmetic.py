@@ -397,6 +397,59 @@ class ArithmeticMethods:
     def hypot(self, other):
         return apply(np.hypot, (self, other), name="HypotBackward0", promote=True)
 
+    def fmod(self, other):
+        return apply(np.fmod, (self, other), promote=True,
+                     name="FmodBackward1" if isinstance(other, Tensor) else "FmodBackward0")
+
+    def copysign(self, other):
+        return apply(np.copysign, (self, other), promote=True, floating=True,
+                     name="CopysignBackward0" if isinstance(other, Tensor)
+                     else "CopysignBackward1")
+
+    def sinc(self):
+        return apply(np.sinc, (self,), name="SincBackward0", floating=True)
+
+    def nan_to_num(self, nan=0.0, posinf=None, neginf=None):
+        return apply(np.nan_to_num, (self,), {"nan": nan, "posinf": posinf, "neginf": neginf},
+                     name="NanToNumBackward0")
+
+    def frac(self):
+        return _renamed(self - self.trunc(), "FracBackward0")
+
+    def logit(self, eps=None):
+        x = self if eps is None else self.clamp(eps, 1 - eps)
+        return _renamed((x / (1 - x)).log(), "LogitBackward0")
+
+    def xlogy(self, other):
+        """``self * log(other)``, 0 where ``self`` is 0 (its log read at 1 there, so no
+        0 * inf reaches the gradient)."""
+        name = "XlogyBackward0" if isinstance(other, Tensor) else "XlogyBackward2"
+        other = other if isinstance(other, Tensor) else _as_tensor_like(other, self)
+        zero = (self == 0) & (other == other)          # (a NaN other stays NaN)
+        safe = apply(np.where, (zero, 1.0, other), name="WhereBackward0")
+        return _renamed((self * safe.log()).masked_fill(zero, 0.0), name)
+
+    def dist(self, other, p=2):
+        return _renamed((self - other).norm(p), "DistBackward0")
+
+    def det(self):
+        return apply(np.linalg.det, (self,), name="LinalgDetBackward0")
+
+    def logdet(self):
+        """``log(det)``: NaN for a negative determinant, as PyTorch."""
+        return _renamed(self.det().log(), "WhereBackward0")
+
+    def matrix_power(self, n):
+        return apply(np.linalg.matrix_power, (self, n),
+                     name="MmBackward0" if n >= 2 else "CloneBackward0" if n == 1
+                     else "LinalgInvExBackward0")
+
+    def inner(self, other):
+        return apply(np.inner, (self, other), promote=True, name="ViewBackward0")
+
+    def signbit(self):
+        return Tensor._make(np.signbit(self._data))
+
     def logaddexp(self, other):
         return apply(np.logaddexp, (self, other), name="LogaddexpBackward0", promote=True)
 

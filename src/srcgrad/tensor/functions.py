@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import runtime
 from . import dtypes
+from .arithmetic import _renamed
 from .autograd.nodes import RuleNode
 from .core import Tensor, _wrap_dim
 from .dispatch import apply
@@ -35,13 +36,16 @@ _METHODS = [
     "addr", "kron", "diag", "narrow",
     "select", "movedim", "moveaxis", "is_floating_point", "is_complex", "bernoulli",
     "multinomial", "median", "kthvalue", "mode", "aminmax", "cummax", "cummin", "var_mean",
-    "std_mean", "diff", "nonzero", "argwhere", "tensor_split", "logcumsumexp",
+    "std_mean", "diff", "nonzero", "argwhere", "tensor_split", "logcumsumexp", "fmod",
+    "copysign", "sinc", "nan_to_num", "frac", "logit", "xlogy", "signbit", "rot90", "dist",
+    "det", "logdet", "matrix_power", "inner",
 ]
 
 __all__ = list(_METHODS) + ["cat", "concat", "concatenate", "stack", "where", "allclose",
                             "isclose", "equal", "einsum", "erf", "cross", "searchsorted",
                             "bucketize", "tril_indices", "triu_indices", "cartesian_prod",
-                            "histc", "combinations"]
+                            "histc", "combinations", "cdist", "tensordot",
+                            "trapezoid"]
 
 
 def _method_function(name):
@@ -334,3 +338,28 @@ def combinations(input, r=2, with_replacement=False):
         return input.new_empty((0, r))
     idx = np.asarray(rows, dtype=np.int64)
     return stack([input[idx[:, j]] for j in range(r)], 1)
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """The ``p``-norm distance between each row of ``x1`` and each row of ``x2``."""
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    return _renamed((x1.unsqueeze(-2) - x2.unsqueeze(-3)).norm(p, -1), "CdistBackward0")
+
+
+def tensordot(a, b, dims=2, out=None):
+    return apply(np.tensordot, (a, b), {"axes": dims if isinstance(dims, int)
+                                        else tuple(tuple(d) for d in dims)},
+                 name="ViewBackward0", promote=True)
+
+
+def trapezoid(y, x=None, *, dx=None, dim=-1):
+    """The trapezoid rule along ``dim``, in PyTorch's formulas (so its rounding)."""
+    n = y.shape[dim]
+    if x is not None:
+        spacing = x.diff(dim=dim) if x.ndim == y.ndim or x.ndim > 1 else x.diff()
+        return _renamed((spacing * (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)))
+                        .sum(dim) / 2.0, "DivBackward1")
+    ends = y.select(dim, 0) + y.select(dim, -1)
+    return _renamed((y.sum(dim) - ends * 0.5) * (1.0 if dx is None else dx), "MulBackward1")

@@ -78,6 +78,9 @@ class ShapeMethods:
                 x.narrow(d, 0, length - 1)
         return x
 
+    def rot90(self, k=1, dims=(0, 1)):
+        return apply(np.rot90, (self, k), {"axes": tuple(dims)}, name="Rot90Backward0")
+
     def nonzero(self, *, as_tuple=False):
         data = self._data if self.ndim else self._data.reshape(1)
         if as_tuple:
