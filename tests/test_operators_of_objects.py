@@ -95,3 +95,38 @@ def test_an_object_a_helper_returned_is_refused_at_its_line():
     with pytest.raises(sg.NonDifferentiableError) as e:
         sg.grad(from_a_helper)(X)
     assert "__mul__" in str(e.value) and "test_operators_of_objects.py" in str(e.value)
+
+
+class Holder:
+    def __init__(self, p, q):
+        self.p, self.q = p, q
+
+
+def fields_added(x):
+    h = Holder(P(x), P(2.0 * x))
+    return (h.p + h.q).total()
+
+
+def items_added(x):
+    ps = [P(x), P(2.0 * x)]
+    return (ps[0] + ps[1]).total()
+
+
+def accumulated_over_a_list(x):
+    acc = P(x)
+    for p in [P(2.0 * x), P(3.0 * x)]:
+        acc = acc + p
+    return acc.total()
+
+
+def test_an_accumulator_built_by_the_class():
+    f = accumulated_over_a_list
+    np.testing.assert_allclose(sg.grad(f)(X), fd(f, X), rtol=1e-6)
+
+
+@pytest.mark.parametrize("f", [fields_added, items_added], ids=lambda f: f.__name__)
+def test_an_object_read_from_a_field_or_an_item_is_refused(f):
+    # (WRONG before, no error: [3, 3] for a gradient of [1.2, 2.4])
+    with pytest.raises(sg.NonDifferentiableError) as e:
+        sg.grad(f)(X)
+    assert "__add__" in str(e.value) and "test_operators_of_objects.py" in str(e.value)

@@ -183,8 +183,9 @@ def numeric_operand(v, name, filename=None, lineno=None):
         where = f"{filename}:{lineno}: " if filename else ""
         raise NonDifferentiableError(
             f"{where}srcgrad cannot differentiate the operator {name} of a "
-            f"{type(v).__name__} object that a function returned here ({line}); call the "
-            f"method itself (r.{name}(2.0) for r * 2.0)")
+            f"{type(v).__name__} object here ({line}): srcgrad cannot tell where it reads "
+            f"it (a field, an item, a function's result) that it is one; call the method "
+            f"itself (r.{name}(2.0) for r * 2.0)")
 
 
 __all__ += ["writing", "getter", "operator_method", "numeric_operand"]

@@ -132,6 +132,7 @@ class Expressions:
             name = "__r" + name[2:]
             operands = operands[::-1]
         method = self.names.fresh(name.strip("_") + "_method")
+        self.__dict__.setdefault("_methods_made", set()).add(method)
         pre.append(A.assign(method, A.call(A.attr(self.ad_name, "operator_method"),
                                            [operands[0], A.const(name)]), like=like))
         self.locals.add(method)
@@ -143,6 +144,11 @@ class Expressions:
         function, a method, a function value): a value whose type the code cannot know?"""
         from ... import rules
         def unknown(v):
+            if isinstance(v, (gast.Attribute, gast.Subscript)):
+                # a field, an item: an object of a user class, unless read from an array
+                base = v.value
+                return not (isinstance(base, gast.Name) and base.id in self.known_arrays) \
+                    and not (isinstance(v, gast.Attribute) and self.is_static(v))
             if not isinstance(v, gast.Call):
                 return False
             f = v.func
@@ -170,6 +176,16 @@ class Expressions:
                      if isinstance(st, (gast.Assign, gast.AugAssign))
                      for t in (st.targets if isinstance(st, gast.Assign) else [st.target])
                      if isinstance(t, gast.Name)]
+            item = gast.Subscript(value=A.name("?"), slice=A.const(0), ctx=gast.Load())
+            for st in A.walk(self.fdef.body):
+                # unpacked names and loop variables (over anything but a range): items
+                if isinstance(st, gast.Assign):
+                    binds += [(n, item) for t in st.targets if not isinstance(t, gast.Name)
+                              for n in A.names_stored(t)]
+                elif isinstance(st, gast.For) and not (
+                        isinstance(st.iter, gast.Call) and isinstance(st.iter.func, gast.Name)
+                        and st.iter.func.id == "range"):
+                    binds += [(n, item) for n in A.names_stored(st.target)]
 
             def from_objects(v):
                 # an operator on an object (its method's result: any type), or on such
@@ -179,6 +195,8 @@ class Expressions:
                                                   self._built_class(x.id) is not None)
                     or isinstance(x, gast.Call) and self._constructs(x)
                     for x in ([v.left, v.right] if isinstance(v, gast.BinOp) else [v.operand]))
+            self._operator_results |= {t for t, v in binds
+                                       if isinstance(v, gast.Call) and self._constructs(v)}
             for _ in range(3):          # (names of names: a few rounds)
                 cache |= {t for t, v in binds if unknown(v)}
                 self._operator_results |= {t for t, v in binds if from_objects(v)}
@@ -201,7 +219,10 @@ class Expressions:
         for st in reversed(pre):
             if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
                     st.targets[0].id == n:
-                return isinstance(st.value, gast.Call) and self._constructs(st.value)
+                v = st.value        # (a constructor, or an operator method's result)
+                return isinstance(v, gast.Call) and (self._constructs(v) or (
+                    isinstance(v.func, gast.Name) and
+                    v.func.id in self.__dict__.get("_methods_made", ())))
         if n in self.locals and self._built_class(n) is not None:
             return True
         self._from_user_call(n, [])         # (fills the operator results)

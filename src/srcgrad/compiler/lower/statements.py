@@ -299,13 +299,7 @@ class Normalizer(ControlFlow, Expressions):
         cache = self.__dict__.setdefault("_built", {})
         if r not in cache:
             found = None
-            for n in A.walk(self.fdef.body):
-                stores = [t for t in (n.targets if isinstance(n, gast.Assign) else
-                                      [getattr(n, "target", None)] if isinstance(
-                                          n, (gast.AugAssign, gast.AnnAssign, gast.For))
-                                      else []) if t is not None]
-                if not any(r in A.names_stored(t) for t in stores):
-                    continue
+            for n in self._bindings().get(r, ()):
                 value = getattr(n, "value", None)
                 cls = resolve(value.func, self.func) if isinstance(n, gast.Assign) and \
                     isinstance(n.targets[0], gast.Name) and isinstance(value, gast.Call) \
@@ -319,6 +313,20 @@ class Normalizer(ControlFlow, Expressions):
                 found = False
             cache[r] = found or None
         return cache[r]
+
+    def _bindings(self):
+        """{name: the statements that bind it}, in the function's body (one walk)."""
+        index = self.__dict__.get("_binding_index")
+        if index is None:
+            index = self._binding_index = {}
+            for n in A.walk(self.fdef.body):
+                stores = [t for t in (n.targets if isinstance(n, gast.Assign) else
+                                      [getattr(n, "target", None)] if isinstance(
+                                          n, (gast.AugAssign, gast.AnnAssign, gast.For))
+                                      else []) if t is not None]
+                for name in {x for t in stores for x in A.names_stored(t)}:
+                    index.setdefault(name, []).append(n)
+        return index
 
     def dict_pop(self, s, target):
         """``v = d.pop(k, default)`` (or ``d.pop(k)``) on a dict: ``v = d.get(k, default)``
