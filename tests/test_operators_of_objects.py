@@ -94,7 +94,7 @@ def test_a_parameter_object():
 def test_an_object_a_helper_returned_is_refused_at_its_line():
     with pytest.raises(sg.NonDifferentiableError) as e:
         sg.grad(from_a_helper)(X)
-    assert "__mul__" in str(e.value) and "test_operators_of_objects.py" in str(e.value)
+    assert "differentiate * on" in str(e.value) and "test_operators_of_objects.py" in str(e.value)
 
 
 class Holder:
@@ -129,4 +129,4 @@ def test_an_object_read_from_a_field_or_an_item_is_refused(f):
     # (WRONG before, no error: [3, 3] for a gradient of [1.2, 2.4])
     with pytest.raises(sg.NonDifferentiableError) as e:
         sg.grad(f)(X)
-    assert "__add__" in str(e.value) and "test_operators_of_objects.py" in str(e.value)
+    assert "differentiate + on" in str(e.value) and "test_operators_of_objects.py" in str(e.value)

@@ -172,20 +172,27 @@ def operator_method(obj, name):
     return f
 
 
-def numeric_operand(v, name, filename=None, lineno=None):
-    """(Before ``a + b`` on a value a user function returned.)  An object of a user's
-    class there is refused, at the user's line: its operator is the class's method, not
-    array arithmetic."""
-    if type(v) is not np.ndarray and type(v) is not float and is_record(v):
-        import linecache
-        from ..errors import NonDifferentiableError
-        line = (linecache.getline(filename, lineno) or "").strip() if filename else ""
-        where = f"{filename}:{lineno}: " if filename else ""
-        raise NonDifferentiableError(
-            f"{where}srcgrad cannot differentiate the operator {name} of a "
-            f"{type(v).__name__} object here ({line}): srcgrad cannot tell where it reads "
-            f"it (a field, an item, a function's result) that it is one; call the method "
-            f"itself (r.{name}(2.0) for r * 2.0)")
+def numeric_operand(v, op):
+    """(Before ``a op b`` on a value read from a field, an item or a function's result.)
+    An object of a user's class there is refused, at the user's line: its operator is
+    the class's method, which srcgrad cannot tell it calls here."""
+    if type(v) is np.ndarray or type(v) is float or not is_record(v):
+        return
+    import linecache
+    import sys
+    from ..compiler.sourcemap import user_place
+    from ..errors import NonDifferentiableError
+    frame = sys._getframe(1)
+    place = user_place(frame.f_code.co_filename, frame.f_lineno)
+    where, line = "", ""
+    if place is not None:
+        where = f"{place[0]}:{place[1]}: "
+        line = f" ({linecache.getline(place[0], place[1]).strip()})"
+    raise NonDifferentiableError(
+        f"{where}srcgrad cannot differentiate {op} on a {type(v).__name__} object "
+        f"here{line}: read from a field, an item or a function's result, srcgrad cannot "
+        f"tell that it calls the class's operator method; call the method itself "
+        f"(r.__mul__(2.0) for r * 2.0), or keep the object in a name its class builds")
 
 
 __all__ += ["writing", "getter", "operator_method", "numeric_operand"]

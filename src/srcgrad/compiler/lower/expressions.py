@@ -22,6 +22,9 @@ _DUNDER = {"Add": "__add__", "Sub": "__sub__", "Mult": "__mul__", "Div": "__true
            "MatMult": "__matmul__", "USub": "__neg__", "UAdd": "__pos__"}
 
 
+_SYMBOL = {"__add__": "+", "__sub__": "-", "__mul__": "*", "__truediv__": "/",
+           "__floordiv__": "//", "__mod__": "%", "__pow__": "**", "__matmul__": "@",
+           "__neg__": "unary -", "__pos__": "unary +"}
 _NUMERIC = {"builtins", "math", "numpy", "cmath"}
 _MAKES_OBJECTS = {}     # code -> may a call of it return an object of a user class?
 
@@ -118,17 +121,16 @@ class Expressions:
         if not any(records):
             for x in operands:
                 if isinstance(x, gast.Name) and self._from_user_call(x.id, pre):
-                    where = [A.const(self.info.filename), A.const(getattr(like, "lineno", 0))]
                     pre.append(A.expr_stmt(A.call(A.attr(self.ad_name, "numeric_operand"),
-                                                  [x, A.const(name)] + where), like=like))
+                                                  [x, A.const(_SYMBOL[name])]), like=like))
             return None
         if len(operands) == 2 and not records[0]:
             # Python asks the left operand first: it must not be an object with the
             # operator itself (a number, an array: the right one's reflected method)
             if isinstance(operands[0], gast.Name):
-                where = [A.const(self.info.filename), A.const(getattr(like, "lineno", 0))]
                 pre.append(A.expr_stmt(A.call(A.attr(self.ad_name, "numeric_operand"),
-                                              [operands[0], A.const(name)] + where), like=like))
+                                              [operands[0], A.const(_SYMBOL[name])]),
+                                       like=like))
             name = "__r" + name[2:]
             operands = operands[::-1]
         method = self.names.fresh(name.strip("_") + "_method")
@@ -184,7 +186,8 @@ class Expressions:
                               for n in A.names_stored(t)]
                 elif isinstance(st, gast.For) and not (
                         isinstance(st.iter, gast.Call) and isinstance(st.iter.func, gast.Name)
-                        and st.iter.func.id == "range"):
+                        and st.iter.func.id == "range") and not (
+                        isinstance(st.iter, gast.Name) and st.iter.id in self.known_arrays):
                     binds += [(n, item) for n in A.names_stored(st.target)]
 
             def from_objects(v):
