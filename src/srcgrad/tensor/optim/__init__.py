@@ -1,7 +1,8 @@
-"""``torch.optim``: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, schedulers."""
+"""``torch.optim``: SGD, Adam, AdamW, RMSprop, Adagrad, Adadelta, Adamax, NAdam, RAdam and
+learning-rate schedulers."""
 from . import lr_scheduler  # noqa: F401
-from .algorithms import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, RMSprop
+from .algorithms import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, RAdam, RMSprop
 from .optimizer import Optimizer
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax",
-           "NAdam", "lr_scheduler"]
+           "NAdam", "RAdam", "lr_scheduler"]

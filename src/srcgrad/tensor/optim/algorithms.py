@@ -403,6 +403,51 @@ class NAdam(Optimizer):
         x += f32(-lr * mu_next / (1.0 - mu_product_next), x) * m / denom
 
 
+class RAdam(Optimizer):
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 decoupled_weight_decay=False, *, foreach=None, maximize=False,
+                 capturable=False, differentiable=False):
+        _check_adam_like(lr, eps, betas, weight_decay)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay,
+                                      maximize=maximize, foreach=foreach,
+                                      capturable=capturable,
+                                      decoupled_weight_decay=decoupled_weight_decay,
+                                      differentiable=differentiable))
+
+    def _update(self, p, grad, state, group):
+        """PyTorch's single-tensor RAdam: Adam's moments, the rectified step once the
+        variance estimate's length ``rho_t`` exceeds 5, else the bias-corrected momentum."""
+        x = p._data
+        g = _grad(p, grad, group)
+        beta1, beta2 = group["betas"]
+        lr, wd = group["lr"], group["weight_decay"]
+        if "exp_avg" not in state:
+            state["step"] = _state_tensor(np.asarray(0.0, dtype=scalar_dtype()))
+            state["exp_avg"] = _state_tensor(np.zeros_like(x))
+            state["exp_avg_sq"] = _state_tensor(np.zeros_like(x))
+        step = step_tensor(state)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                x *= f32(1 - lr * wd, x)
+            else:
+                g = fma(x, f32(wd, x), g)
+        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        m[...] = lerp(m, g, f32(1 - beta1, x))
+        v *= f32(beta2, x)
+        v[...] = fma(f32(1 - beta2, x) * g, g, v)
+        bias1, bias2 = 1 - beta1 ** step, 1 - beta2 ** step
+        corrected = m / f32(bias1, x)
+        rho_inf = 2 / (1 - beta2) - 1
+        rho_t = rho_inf - 2 * step * (beta2 ** step) / bias2
+        if rho_t > 5.0:
+            rect = ((rho_t - 4) * (rho_t - 2) * rho_inf
+                    / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
+            adaptive = f32(bias2 ** 0.5, x) / (np.sqrt(v) + f32(group["eps"], x))
+            x -= corrected * f32(lr, x) * adaptive * f32(rect, x)
+        else:
+            x -= corrected * f32(lr, x)
+
+
 def _check_adam_like(lr, eps, betas, weight_decay):
     if not 0.0 <= lr:
         raise ValueError(f"Invalid learning rate: {lr}")
