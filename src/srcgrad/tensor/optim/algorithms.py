@@ -114,7 +114,7 @@ class Adam(Optimizer):
         x = p._data
         g = _grad(p, grad, group)
         beta1, beta2 = group["betas"]
-        lr, wd = group["lr"], group["weight_decay"]
+        lr = group["lr"]
         if "exp_avg" not in state:
             state["step"] = _state_tensor(np.asarray(0.0, dtype=scalar_dtype()))
             state["exp_avg"] = _state_tensor(np.zeros_like(x))
@@ -122,11 +122,7 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = _state_tensor(np.zeros_like(x))
         step = step_tensor(state)
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                x *= f32(1 - lr * wd, x)
-            else:
-                g = fma(x, f32(wd, x), g)
+        g = _weight_decay(x, g, group)
         m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
         vmax = state["max_exp_avg_sq"]._data if group["amsgrad"] else None
         bias1 = 1 - beta1 ** step
@@ -374,7 +370,7 @@ class NAdam(Optimizer):
         x = p._data
         g = _grad(p, grad, group)
         beta1, beta2 = group["betas"]
-        lr, wd = group["lr"], group["weight_decay"]
+        lr = group["lr"]
         if "exp_avg" not in state:
             state["step"] = _state_tensor(np.asarray(0.0, dtype=scalar_dtype()))
             state["mu_product"] = _state_tensor(np.asarray(1.0, dtype=scalar_dtype()))
@@ -382,20 +378,13 @@ class NAdam(Optimizer):
             state["exp_avg_sq"] = _state_tensor(np.zeros_like(x))
         step = step_tensor(state)
         bias2 = 1 - beta2 ** step
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                x *= f32(1 - lr * wd, x)
-            else:
-                g = fma(x, f32(wd, x), g)
+        g = _weight_decay(x, g, group)
         mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * group["momentum_decay"])))
         mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * group["momentum_decay"])))
         prod = state["mu_product"]
         prod._data = np.asarray(prod._data * prod._data.dtype.type(mu), dtype=prod._data.dtype)
         mu_product = float(prod._data)
-        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        m[...] = lerp(m, g, f32(1 - beta1, x))
-        v *= f32(beta2, x)
-        v[...] = fma(f32(1 - beta2, x) * g, g, v)             # addcmul_(g, g, 1 - beta2)
+        m, v = _moments(state, x, g, beta1, beta2)
         denom = np.sqrt(v / f32(bias2, x))
         denom += f32(group["eps"], x)
         mu_product_next = mu_product * mu_next
@@ -420,21 +409,14 @@ class RAdam(Optimizer):
         x = p._data
         g = _grad(p, grad, group)
         beta1, beta2 = group["betas"]
-        lr, wd = group["lr"], group["weight_decay"]
+        lr = group["lr"]
         if "exp_avg" not in state:
             state["step"] = _state_tensor(np.asarray(0.0, dtype=scalar_dtype()))
             state["exp_avg"] = _state_tensor(np.zeros_like(x))
             state["exp_avg_sq"] = _state_tensor(np.zeros_like(x))
         step = step_tensor(state)
-        if wd != 0:
-            if group["decoupled_weight_decay"]:
-                x *= f32(1 - lr * wd, x)
-            else:
-                g = fma(x, f32(wd, x), g)
-        m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        m[...] = lerp(m, g, f32(1 - beta1, x))
-        v *= f32(beta2, x)
-        v[...] = fma(f32(1 - beta2, x) * g, g, v)
+        g = _weight_decay(x, g, group)
+        m, v = _moments(state, x, g, beta1, beta2)
         bias1, bias2 = 1 - beta1 ** step, 1 - beta2 ** step
         corrected = m / f32(bias1, x)
         rho_inf = 2 / (1 - beta2) - 1
@@ -446,6 +428,28 @@ class RAdam(Optimizer):
             x -= corrected * f32(lr, x) * adaptive * f32(rect, x)
         else:
             x -= corrected * f32(lr, x)
+
+
+def _weight_decay(x, g, group):
+    """PyTorch's weight decay of Adam, NAdam and RAdam: the parameter scaled in place
+    (decoupled), or ``grad.add(param, alpha=weight_decay)``."""
+    lr, wd = group["lr"], group["weight_decay"]
+    if wd == 0:
+        return g
+    if group["decoupled_weight_decay"]:
+        x *= f32(1 - lr * wd, x)
+        return g
+    return fma(x, f32(wd, x), g)
+
+
+def _moments(state, x, g, beta1, beta2):
+    """Adam's moments in place, as PyTorch's single-tensor loops update them:
+    ``exp_avg.lerp_(g, 1 - beta1)``, ``exp_avg_sq.mul_(beta2).addcmul_(g, g, 1 - beta2)``."""
+    m, v = state["exp_avg"]._data, state["exp_avg_sq"]._data
+    m[...] = lerp(m, g, f32(1 - beta1, x))
+    v *= f32(beta2, x)
+    v[...] = fma(f32(1 - beta2, x) * g, g, v)
+    return m, v
 
 
 def _check_adam_like(lr, eps, betas, weight_decay):
