@@ -51,7 +51,6 @@ CASES = [(name, f, args, mod) for mod in MODULES for name, f, args in mod.CASES]
 # hvp) with None where that check works (hvp: forward over reverse, as forward if absent).
 REFUSED = {
     "namedtuple_built_and_replaced": "a namedtuple's _replace (collections' code, no rule)",
-    "try_raise_inside_helper": "return leaving a try/except (in a helper)",
 }
 
 # (the adjoint of sqrt of a negative discriminant, on a path that does not reach the

@@ -76,18 +76,61 @@ def partly_done(x):
     return np.sum(b)
 
 
-def return_in_try(x):
+def return_in_a_loop_in_try(x):
     try:
-        return np.sum(x)
+        for v in x:
+            if v > 0.5:
+                return v * 2.0
     except ValueError:
         return 0.0
+    return np.sum(x)
 
 
 @pytest.mark.parametrize("f, what", [(partly_done, "assigned in the try block before"),
-                                     (return_in_try, "return leaving a try")])
+                                     (return_in_a_loop_in_try, "return leaving a try")])
 def test_what_the_rewrite_cannot_keep_is_refused_at_the_users_line(f, what):
     with pytest.raises(sg.UnsupportedSyntaxError, match=f"(?s){what}.*test_try\\.py"):
         sg.grad(f)(np.ones(3))
+
+
+def safe_log(v):
+    try:
+        if np.any(v <= 0):
+            raise ValueError("non-positive")
+        return np.log(v)
+    except ValueError:
+        return np.log(np.abs(v) + 1.0)
+
+
+def returns_from_try_in_a_helper(x):
+    return np.sum(safe_log(x ** 2 + 0.1)) + np.sum(safe_log(x))
+
+
+def returns_from_the_body_or_after(x):
+    y = x * 3.0
+    try:
+        if np.all(x > 1.0):
+            return np.sum(np.sqrt(x))
+        y = np.sin(x)
+    except ValueError:
+        return 0.0
+    return np.sum(y ** 2)
+
+
+@pytest.mark.parametrize("f, x", [
+    (returns_from_try_in_a_helper, np.array([0.3, -0.5, 1.2])),     # the handler returns
+    (returns_from_try_in_a_helper, np.array([0.3, 0.5, 1.2])),      # the body returns
+    (returns_from_the_body_or_after, np.array([1.5, 2.0])),
+    (returns_from_the_body_or_after, np.array([0.5, 2.0])),
+])
+def test_return_inside_try_and_except(f, x):
+    """(Refused before: 'return leaving a try/except'.)  The block sets a flag and the
+    value; the function returns after the try statement."""
+    np.testing.assert_allclose(sg.grad(f)(x), fd(f, x), rtol=1e-6, atol=1e-8)
+    t = RNG.normal(size=x.shape)
+    _, dout = sg.jvp(f, (x,), (t,))
+    assert dout == pytest.approx(fd(f, x) @ t, rel=1e-6)
+    np.testing.assert_allclose(sg.hvp(f)(x, v=t), _hvp_fd(f, x, t), rtol=1e-5, atol=1e-6)
 
 
 def errors_of_srcgrad_are_not_caught(x):

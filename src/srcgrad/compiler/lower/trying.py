@@ -77,12 +77,20 @@ def _rewrite(s, info, names, ad, enclosing, whole):
     if not s.handlers:
         return body + orelse + final
     handlers = [(h, inner(h.body)) for h in s.handlers]
+    flagged = None
+    if any(_returns(b) for b in [body] + [b for _, b in handlers]):
+        # ``return e`` in the body or a handler: the block sets a flag and the value,
+        # skips the rest, and the function returns after the try statement
+        flagged = (names.fresh("returned_in_try"), names.fresh("try_value"))
+        body = _flag_returns(body, *flagged)
+        handlers = [(h, _flag_returns(b, *flagged)) for h, b in handlers]
+        enclosing |= set(flagged)
     for block in [body] + [b for _, b in handlers]:
         _refuse_jumps(block, info)
     blocks = [body] + [b for _, b in handlers]
     exc_names = {h.name if isinstance(h.name, str) else getattr(h.name, "id", None)
                  for h, _ in handlers} - {None}
-    params, later = [], None
+    params, later = list(flagged or ()), None
     for block in blocks:
         needed, maybe = _inputs(block, enclosing)
         for n in needed:
@@ -127,7 +135,54 @@ def _rewrite(s, info, names, ad, enclosing, whole):
             continue
         test = gast.Compare(left=A.name(which), ops=[gast.Eq()], comparators=[A.const(i - 1)])
         branch = [A.copy_loc(gast.If(test=test, body=bind, orelse=branch), s)]
-    return stmts + branch + final
+    if flagged is None:
+        return stmts + branch + final
+    flag, value = flagged
+    start = [A.copy_loc(A.assign(flag, A.const(False)), s),
+             A.copy_loc(A.assign(value, A.const(None)), s)]
+    leave = A.copy_loc(gast.If(test=A.name(flag), body=[A.copy_loc(
+        gast.Return(value=A.name(value)), s)], orelse=[]), s)
+    return start + stmts + branch + final + [leave]
+
+
+def _returns(block):
+    """Does ``block`` return, outside loops and nested defs?"""
+    for st in block:
+        if isinstance(st, gast.Return):
+            return True
+        if isinstance(st, (gast.If, gast.With, gast.Try)):
+            subs = [st.body, getattr(st, "orelse", []), getattr(st, "finalbody", [])] + \
+                [h.body for h in getattr(st, "handlers", [])]
+            if any(_returns(b) for b in subs):
+                return True
+    return False
+
+
+def _flag_returns(block, flag, value):
+    """``block`` with each ``return e`` (outside loops and nested defs) made
+    ``value = e; flag = True``, and what follows a statement that may return run only
+    if it did not."""
+    out = []
+    for i, st in enumerate(block):
+        if isinstance(st, gast.Return):
+            out += [A.copy_loc(A.assign(value, st.value if st.value is not None
+                                        else A.const(None)), st),
+                    A.copy_loc(A.assign(flag, A.const(True)), st)]
+            return out                   # (the rest of the block never runs)
+        if isinstance(st, gast.If) and (_returns(st.body) or _returns(st.orelse)):
+            st.body = _flag_returns(st.body, flag, value) or [A.copy_loc(gast.Pass(), st)]
+            st.orelse = _flag_returns(st.orelse, flag, value)
+            out.append(st)
+            rest = _flag_returns(block[i + 1:], flag, value)
+            if rest:
+                guard = A.copy_loc(gast.If(test=gast.UnaryOp(op=gast.Not(),
+                                                             operand=A.name(flag)),
+                                           body=rest, orelse=[]), st)
+                guard.srcgrad_after_return = True
+                out.append(guard)
+            return out
+        out.append(st)
+    return out
 
 
 def _refuse_partial(body, handlers, enclosing, whole, s, info):
@@ -167,6 +222,14 @@ def _inputs(block, enclosing):
         stored = A.names_stored(st) if not isinstance(st, gast.FunctionDef) else {st.name}
         if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.FunctionDef)):
             assigned |= stored                # bound whenever the block gets past it
+        elif getattr(st, "srcgrad_after_return", False):
+            # what runs unless the block returned: bound on every path that goes on
+            # after the try (the others return there; _def binds these to None first)
+            inner_needed, inner_maybe = _inputs(st.body, enclosing)
+            needed += [n for n in inner_needed if n not in assigned and n not in needed]
+            unsure = {n for n, _ in inner_maybe}
+            assigned |= stored - unsure
+            maybe += [(n, x) for n, x in inner_maybe if n not in assigned]
         else:
             maybe += [(n, st) for n in sorted(stored) if n not in assigned]
     maybe = [(n, st) for n, st in maybe if n not in assigned and n not in needed]
@@ -180,6 +243,10 @@ def _def(name, which, first, params, block, like, outputs, skip=()):
                        (A.names_stored(st) if not isinstance(st, gast.FunctionDef)
                         else {st.name}) if n not in skip and n not in unsure})
     outputs.append(assigned)
+    late = sorted({n for st in block if getattr(st, "srcgrad_after_return", False)
+                   for n in A.names_stored(st.body)} & set(assigned) - set(params))
+    if late:        # (a return skipped them: the value is never read after the try)
+        block = [A.copy_loc(A.assign(n, A.const(None)), like) for n in late] + block
     values = gast.Tuple(elts=[A.name(n) for n in assigned], ctx=gast.Load())
     ret = gast.Return(value=gast.Tuple(elts=[A.const(which), values], ctx=gast.Load()))
     args = gast.arguments(posonlyargs=[], args=[gast.Name(id=p, ctx=gast.Param(),
