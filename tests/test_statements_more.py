@@ -174,3 +174,31 @@ def test_detached_responsibilities_are_held_fixed():
     fd = fd_grad(lambda v: q(v, resp), flat)
     got = np.array([[g[k][j] for k in range(2)] for j in range(3)]).ravel()
     np.testing.assert_allclose(got, fd, rtol=1e-6, atol=1e-9)
+
+
+# -- getattr(obj, "name") with a constant name is the attribute read obj.name ----------
+class _GetattrParams:
+    def __init__(self, w, b):
+        self.w, self.b = w, b
+
+
+def _reads_by_getattr(p, x):
+    return np.sum(np.tanh(x @ getattr(p, "w") + getattr(p, "b")))
+
+
+def test_getattr_with_a_constant_name_is_an_attribute_read():
+    # (refused before: "builtins.getattr has no derivative rule")
+    p = _GetattrParams(np.array([0.5, -0.2]), 0.3)
+    x = np.linspace(-1.0, 1.0, 6).reshape(3, 2)
+    g = sg.grad(_reads_by_getattr, wrt=0)(p, x)
+    eps = 1e-6
+    for name in ("w", "b"):
+        v = np.asarray(getattr(p, name), dtype=float)
+        num = np.zeros(v.shape)
+        for i in np.ndindex(v.shape):
+            up, dn = v.copy(), v.copy()
+            up[i] += eps
+            dn[i] -= eps
+            num[i] = (_reads_by_getattr(_GetattrParams(**{**vars(p), name: up if v.shape else float(up)}), x) -
+                      _reads_by_getattr(_GetattrParams(**{**vars(p), name: dn if v.shape else float(dn)}), x)) / (2 * eps)
+        np.testing.assert_allclose(getattr(g, name), num, rtol=1e-6)

@@ -258,6 +258,15 @@ class Expressions:
                 return method
             return A.copy_loc(gast.UnaryOp(op=e.op, operand=operand), e)
         if isinstance(e, gast.Call):
+            if isinstance(e.func, gast.Name) and e.func.id == "getattr" and \
+                    len(e.args) == 2 and not e.keywords and \
+                    isinstance(e.args[1], gast.Constant) and \
+                    isinstance(e.args[1].value, str) and e.args[1].value.isidentifier() and \
+                    resolve(e.func, self.func) is getattr:
+                # getattr(obj, "name"): the attribute read obj.name
+                return self.expr(A.copy_loc(gast.Attribute(value=e.args[0],
+                                                           attr=e.args[1].value,
+                                                           ctx=gast.Load()), e), pre, top, base)
             built = self.container_call(e, pre)
             if built is not None:
                 return built
