@@ -227,3 +227,24 @@ def fd_of(fun, x, eps=EPS):
         xm[i] -= eps
         g[i] = (fun(xp) - fun(xm)) / (2 * eps)
     return g
+
+
+def check_modes(f, x, v, mode):
+    """One of ``f``'s checks at array ``x`` along ``v``: ``"reverse"`` (sg.grad against
+    central differences, ``x`` unchanged, value_and_grad's value), ``"forward"``
+    (sg.jvp's value and tangent) or ``"second"`` (sg.hvp against differences of the
+    gradient)."""
+    import pytest
+    if mode == "reverse":
+        x0 = x.copy()
+        np.testing.assert_allclose(sg.grad(f)(x), fd_of(f, x0), rtol=1e-6, atol=1e-8)
+        np.testing.assert_array_equal(x, x0)
+        value, _ = sg.value_and_grad(f)(x)
+        assert value == pytest.approx(f(x0))
+    elif mode == "forward":
+        y, t = sg.jvp(f, (x,), (v,))
+        assert y == pytest.approx(f(x))
+        assert t == pytest.approx(fd_of(f, x) @ v, rel=1e-6, abs=1e-8)
+    else:
+        np.testing.assert_allclose(sg.hvp(f)(x, v=v), fd_of(lambda z: sg.grad(f)(z) @ v, x),
+                                   rtol=1e-5, atol=1e-6)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from gradcheck_util import fd_of as fd
+from gradcheck_util import check_modes, fd_of as fd
 
 
 def weighted_fib(n, a, b, memo):
@@ -92,26 +92,10 @@ X = np.array([0.6, 0.3, 0.8])
 V = np.array([0.2, -0.4, 0.7])
 
 
+@pytest.mark.parametrize("mode", ["reverse", "forward", "second"])
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
-def test_reverse(f):
-    x = X.copy()
-    np.testing.assert_allclose(sg.grad(f)(x), fd(f, X), rtol=1e-6, atol=1e-8)
-    np.testing.assert_array_equal(x, X)
-    value, _ = sg.value_and_grad(f)(X)
-    assert value == pytest.approx(f(X))
-
-
-@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
-def test_forward(f):
-    y, t = sg.jvp(f, (X,), (V,))
-    assert y == pytest.approx(f(X))
-    assert t == pytest.approx(fd(f, X) @ V, rel=1e-6, abs=1e-8)
-
-
-@pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
-def test_second_order(f):
-    np.testing.assert_allclose(sg.hvp(f)(X, v=V), fd(lambda z: sg.grad(f)(z) @ V, X),
-                               rtol=1e-5, atol=1e-6)
+def test_against_differences(f, mode):
+    check_modes(f, X, V, mode)
 
 
 def test_grad_of_grad():
