@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import srcgrad as sg
-from gradcheck_util import fd_of as fd
+from gradcheck_util import check_modes, fd_of as fd
 
 
 class P:
@@ -130,3 +130,36 @@ def test_an_object_read_from_a_field_or_an_item_is_refused(f):
     with pytest.raises(sg.NonDifferentiableError) as e:
         sg.grad(f)(X)
     assert "differentiate + on" in str(e.value) and "test_operators_of_objects.py" in str(e.value)
+
+
+class Seq:
+    def __init__(self, items):
+        self.items = items
+
+    def __getitem__(self, i):
+        return self.items[i] * 2.0
+
+    def __len__(self):
+        return len(self.items)
+
+
+def items_of_a_built_sequence(x):
+    s = Seq([x, x ** 2, np.sin(x)])
+    return sum(np.sum(s[i]) for i in range(len(s)))
+
+
+def item_of_a_parameter(s, x):
+    return np.sum(s[1] * x)
+
+
+def test_an_item_of_an_object_is_its_getitem():
+    # (a crash before: the adjoint stored into the object, "'Seq' object does not
+    # support item assignment")
+    for mode in ("reverse", "forward", "second"):
+        check_modes(items_of_a_built_sequence, X, V, mode)
+    s = Seq([X, X ** 2])
+    np.testing.assert_allclose(sg.grad(item_of_a_parameter, wrt=1)(s, X), 2.0 * X ** 2,
+                               rtol=1e-12)
+    g = sg.grad(item_of_a_parameter, wrt=0)(s, X)
+    np.testing.assert_allclose(g.items[1], 2.0 * X, rtol=1e-12)
+    np.testing.assert_allclose(g.items[0], 0.0)

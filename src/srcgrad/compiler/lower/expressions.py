@@ -205,6 +205,27 @@ class Expressions:
                 self._operator_results |= {t for t, v in binds if from_objects(v)}
         return n in cache and n not in self._operator_results
 
+    def _python_getitem(self, n, pre):
+        """Does the class of ``n`` (an object of a user class) define ``__getitem__`` in
+        Python?  (A namedtuple's is tuple's: an item read as a container's.)  A
+        parameter's class is checked when the code runs (ad.operator_method)."""
+        if n in self.known_records:
+            return True
+        cls = None
+        for st in reversed(pre):
+            if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
+                    st.targets[0].id == n:
+                v = st.value
+                if isinstance(v, gast.Call) and self._constructs(v):
+                    cls = resolve(v.func, self.func)
+                break
+        if cls is None and n in self.locals:
+            cls = self._built_class(n)
+        import inspect
+        import types
+        return cls is not None and isinstance(inspect.getattr_static(cls, "__getitem__", None),
+                                              types.FunctionType)
+
     def _constructs(self, call):
         """Is ``call`` a call of a user class (its constructor)?"""
         f = call.func
@@ -340,8 +361,17 @@ class Expressions:
                                              attr=e.attr, ctx=gast.Load()), e)
         if isinstance(e, gast.Subscript):
             value = self.atom(e.value, pre, _base_of(e.value))
-            return A.copy_loc(gast.Subscript(value=value, slice=self.index(e.slice, pre),
-                                             ctx=gast.Load()), e)
+            index = self.index(e.slice, pre)
+            if isinstance(value, gast.Name) and self._is_record_name(value.id, pre) and \
+                    self._python_getitem(value.id, pre):
+                # an item of an object of the user's class: its __getitem__, called
+                key = self.atom(A.slice_to_expr(index), pre, "key")
+                method = self.names.fresh("getitem_method")
+                pre.append(A.assign(method, A.call(A.attr(self.ad_name, "operator_method"),
+                                                   [value, A.const("__getitem__")]), like=e))
+                self.locals.add(method)
+                return A.copy_loc(A.call(A.name(method), [value, key]), e)
+            return A.copy_loc(gast.Subscript(value=value, slice=index, ctx=gast.Load()), e)
         if isinstance(e, (gast.Tuple, gast.List)) and any(isinstance(x, gast.Starred)
                                                           for x in e.elts):
             # ``[*a, x, *b]``: list(a) + [x] + list(b) (a tuple: tuple(...) + (x,) + ...)
