@@ -117,15 +117,29 @@ def returns_from_the_body_or_after(x):
     return np.sum(y ** 2)
 
 
+def rebinds_on_one_path(x):
+    y = x * 3.0                        # (bound before the try: the other path keeps it)
+    try:
+        z = np.sqrt(x)
+        if np.all(x > 1.0):
+            y = z * x
+    except ValueError:
+        pass
+    return np.sum(y ** 2)
+
+
 @pytest.mark.parametrize("f, x", [
+    (rebinds_on_one_path, np.array([1.5, 2.0])),
+    (rebinds_on_one_path, np.array([0.5, 2.0])),
     (returns_from_try_in_a_helper, np.array([0.3, -0.5, 1.2])),     # the handler returns
     (returns_from_try_in_a_helper, np.array([0.3, 0.5, 1.2])),      # the body returns
     (returns_from_the_body_or_after, np.array([1.5, 2.0])),
     (returns_from_the_body_or_after, np.array([0.5, 2.0])),
 ])
 def test_return_inside_try_and_except(f, x):
-    """(Refused before: 'return leaving a try/except'.)  The block sets a flag and the
-    value; the function returns after the try statement."""
+    """(Refused before: 'return leaving a try/except', and 'y is assigned on some paths
+    of a try/except block only' for a y bound before the try.)  The block sets a flag
+    and the value; the function returns after the try statement."""
     np.testing.assert_allclose(sg.grad(f)(x), fd(f, x), rtol=1e-6, atol=1e-8)
     t = RNG.normal(size=x.shape)
     _, dout = sg.jvp(f, (x,), (t,))

@@ -99,7 +99,12 @@ def _rewrite(s, info, names, ad, enclosing, whole):
         if maybe:
             later = _reads_outside(whole, s) if later is None else later
             for n, st in maybe:
-                if n in later:
+                if n in later and n in _bound_before(whole, s):
+                    # (its value from before the try is what a path that does not assign
+                    # it keeps: the blocks take it and give it back)
+                    if n not in params:
+                        params.append(n)
+                elif n in later:
                     raise info.error(st, f"{n} is assigned on some paths of a try/except "
                                          f"block only, and read after it; srcgrad needs it "
                                          f"bound on every path: assign {n} before the try")
@@ -143,6 +148,20 @@ def _rewrite(s, info, names, ad, enclosing, whole):
     leave = A.copy_loc(gast.If(test=A.name(flag), body=[A.copy_loc(
         gast.Return(value=A.name(value)), s)], orelse=[]), s)
     return start + stmts + branch + final + [leave]
+
+
+def _bound_before(whole, s):
+    """The names plain assignments among the function's top-level statements before
+    ``s`` bind (``s`` a top-level try statement; nothing otherwise)."""
+    if not any(st is s for st in whole):
+        return set()
+    out = set()
+    for st in whole:
+        if st is s:
+            return out
+        if isinstance(st, (gast.Assign, gast.AnnAssign, gast.AugAssign)):
+            out |= A.names_stored(st)
+    return out
 
 
 def _returns(block):
