@@ -2,7 +2,9 @@
 container constructors and NumPy calls on Python lists take their lowered forms."""
 import builtins
 import copy
+import inspect
 import itertools
+import types
 
 import gast
 
@@ -133,12 +135,31 @@ class Expressions:
                                        like=like))
             name = "__r" + name[2:]
             operands = operands[::-1]
-        method = self.names.fresh(name.strip("_") + "_method")
-        self.__dict__.setdefault("_methods_made", set()).add(method)
-        pre.append(A.assign(method, A.call(A.attr(self.ad_name, "operator_method"),
-                                           [operands[0], A.const(name)]), like=like))
-        self.locals.add(method)
-        call = A.call(A.name(method), list(operands))
+        return self._call_through("operator_method", operands[0], name, operands, like, pre)
+
+    @staticmethod
+    def _bound_in(pre, n):
+        """The value the last statement of ``pre`` binding ``n`` assigns (MISSING if none
+        does): the lowering's temporaries for the expression being lowered."""
+        for st in reversed(pre):
+            if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
+                    st.targets[0].id == n:
+                return st.value
+        return MISSING
+
+    def _call_through(self, kind, obj, name, args, like, pre):
+        """``f = ad.<kind>(obj, name)`` then the call ``f(*args)``: a function of the
+        user's class (an operator, ``__getitem__``, a property's getter) called as a
+        function value, differentiated like any callee."""
+        f = self.names.fresh(name.strip("_") + "_" + ("getter" if kind == "getter" else
+                                                       "method"))
+        if kind == "operator_method" and name != "__getitem__":
+            # (an operator's result on an object: an object, _is_record_name)
+            self.__dict__.setdefault("_methods_made", set()).add(f)
+        pre.append(A.assign(f, A.call(A.attr(self.ad_name, kind), [obj, A.const(name)]),
+                            like=like))
+        self.locals.add(f)
+        call = A.call(A.name(f), list(args))
         return A.copy_loc(call, like) if like is not None else call
 
     def _from_user_call(self, n, pre):
@@ -164,10 +185,9 @@ class Expressions:
             return callable(obj) and rules.lookup(obj) is None and not rules.is_nograd(obj) \
                 and not isinstance(obj, type) and \
                 getattr(obj, "__module__", None) not in _NUMERIC and _may_make_objects(obj)
-        for st in reversed(pre):
-            if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
-                    st.targets[0].id == n:
-                return unknown(st.value)
+        bound = self._bound_in(pre, n)
+        if bound is not MISSING:
+            return unknown(bound)
         cache = self.__dict__.setdefault("_user_call_names", None)
         if cache is None:
             cache = self._user_call_names = set()
@@ -211,18 +231,11 @@ class Expressions:
         parameter's class is checked when the code runs (ad.operator_method)."""
         if n in self.known_records:
             return True
-        cls = None
-        for st in reversed(pre):
-            if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
-                    st.targets[0].id == n:
-                v = st.value
-                if isinstance(v, gast.Call) and self._constructs(v):
-                    cls = resolve(v.func, self.func)
-                break
-        if cls is None and n in self.locals:
+        v = self._bound_in(pre, n)
+        cls = resolve(v.func, self.func) if isinstance(v, gast.Call) and \
+            self._constructs(v) else None
+        if cls is None and v is MISSING and n in self.locals:
             cls = self._built_class(n)
-        import inspect
-        import types
         return cls is not None and isinstance(inspect.getattr_static(cls, "__getitem__", None),
                                               types.FunctionType)
 
@@ -240,13 +253,11 @@ class Expressions:
         call (``P(x) + P(y)``)?"""
         if n in self.known_records:
             return True
-        for st in reversed(pre):
-            if isinstance(st, gast.Assign) and isinstance(st.targets[0], gast.Name) and \
-                    st.targets[0].id == n:
-                v = st.value        # (a constructor, or an operator method's result)
-                return isinstance(v, gast.Call) and (self._constructs(v) or (
-                    isinstance(v.func, gast.Name) and
-                    v.func.id in self.__dict__.get("_methods_made", ())))
+        v = self._bound_in(pre, n)
+        if v is not MISSING:    # (a constructor, or an operator method's result)
+            return isinstance(v, gast.Call) and (self._constructs(v) or (
+                isinstance(v.func, gast.Name) and
+                v.func.id in self.__dict__.get("_methods_made", ())))
         if n in self.locals and self._built_class(n) is not None:
             return True
         self._from_user_call(n, [])         # (fills the operator results)
@@ -347,12 +358,8 @@ class Expressions:
             if isinstance(e.value, gast.Name) and self._property_of_built(e.value.id, e.attr):
                 # a property of an object this function builds: its getter, called
                 # (a function value: differentiated to any order, as any callee)
-                getter = self.names.fresh(f"{e.attr}_getter")
-                pre.append(A.assign(getter, A.call(A.attr(self.ad_name, "getter"),
-                                                   [A.name(e.value.id), A.const(e.attr)]),
-                                    like=e))
-                self.locals.add(getter)
-                return A.copy_loc(A.call(A.name(getter), [A.name(e.value.id)]), e)
+                return self._call_through("getter", A.name(e.value.id), e.attr,
+                                          [A.name(e.value.id)], e, pre)
             if e.attr == "data":
                 # x.data: a Tensor's value without its history; an array's own value
                 obj = self.atom(e.value, pre, _base_of(e.value))
@@ -366,11 +373,8 @@ class Expressions:
                     self._python_getitem(value.id, pre):
                 # an item of an object of the user's class: its __getitem__, called
                 key = self.atom(A.slice_to_expr(index), pre, "key")
-                method = self.names.fresh("getitem_method")
-                pre.append(A.assign(method, A.call(A.attr(self.ad_name, "operator_method"),
-                                                   [value, A.const("__getitem__")]), like=e))
-                self.locals.add(method)
-                return A.copy_loc(A.call(A.name(method), [value, key]), e)
+                return self._call_through("operator_method", value, "__getitem__",
+                                          [value, key], e, pre)
             return A.copy_loc(gast.Subscript(value=value, slice=index, ctx=gast.Load()), e)
         if isinstance(e, (gast.Tuple, gast.List)) and any(isinstance(x, gast.Starred)
                                                           for x in e.elts):
