@@ -35,7 +35,7 @@ def front_end(func, wrt, kinds):
     maps parameters to what this call passes (``"num"``, ``"container"``...)."""
     fdef, info = get_function_ast(func)
     if getattr(func, "__srcgrad_transformable__", False):
-        _drop_backend_binding(fdef)
+        _drop_backend_binding(fdef, func)
         _inline_namespace_calls(fdef, func)
     pipeline.after("parse", func, fdef)
     if getattr(func, "__srcgrad_returns_self__", False):
@@ -219,14 +219,19 @@ def open_free_names(fdef, func, names):
     return opened
 
 
-def _drop_backend_binding(fdef):
+def _drop_backend_binding(fdef, func):
     """Generated code (or a kernel) differentiated again: its ``np = ad.array_ns(...)`` is
-    left out, so ``np.*`` resolves to NumPy's rules; the new code binds its own namespace."""
+    left out, so ``np.*`` resolves to NumPy's rules; the new code binds its own namespace.
+    The name it bound is NumPy for the compiler (a local import of ``func``): a kernel's
+    module need not bind ``np`` itself."""
     def binding(s):
         v = getattr(s, "value", None)
         return isinstance(s, gast.Assign) and len(s.targets) == 1 and \
             isinstance(s.targets[0], gast.Name) and isinstance(v, gast.Call) and \
             getattr(v.func, "attr", getattr(v.func, "id", None)) == "array_ns"
+    for s in fdef.body:
+        if binding(s):
+            add_local_import(func, s.targets[0].id, np)
     fdef.body = [s for s in fdef.body if not binding(s)]
 
 
