@@ -22,6 +22,7 @@ def lotka(y, t, theta, scale):
 
 
 def add_samples(SAMPLES, *, S, A, P, M, B):
+    add_quad_samples(SAMPLES, S=S)
     try:
         import scipy.integrate  # noqa: F401
     except ImportError:          # SciPy is optional: no rules, no samples
@@ -36,3 +37,17 @@ def add_samples(SAMPLES, *, S, A, P, M, B):
         S(logistic, np.array([0.2]), np.array([0.0, 0.5, 1.5]), (1.1,), tfirst=True, **tol),
         S(lotka, np.array([1.0, 0.5]), np.array([0.0, 0.3, 0.8]),
           (np.array([1.0, 0.4, 0.8, 0.3]), 1), **tol)]
+
+
+def bump(x, k, c):
+    return np.exp(-k * x * x) * np.sin(c * x + 0.3)
+
+
+def add_quad_samples(SAMPLES, *, S):
+    try:
+        import scipy.integrate  # noqa: F401
+    except ImportError:
+        return
+    tol = dict(epsabs=1e-13, epsrel=1e-13, _rtol=1e-5, _crtol=1e-6)
+    SAMPLES["scipy.integrate.quad"] = [S(bump, 0.2, 1.7, (0.8, 1.3), **tol),
+                                       S(np.cos, -0.4, 0.9, **tol)]

@@ -28,6 +28,9 @@ gradient).
   ``np.asarray(list)`` first.
 * ``container``: the result is always a Python list, tuple or dict, never an array
   (``list(x)``, ``d.items()``): its gradient contributions add item by item.
+* ``tuple_by``: the parameter that, when true, makes the result a tuple
+  (``scipy.special.logsumexp``'s ``return_sign``): its tangent terms add item by item,
+  as a container's.
 * ``shape``: the law of the result's shape and dtype kind from the arguments' (a
   function of :mod:`.shapes`, such as ``shapes.matmul``), for shape specialization.
   Elementwise rules and reductions need none (their laws follow from those facets);
@@ -53,6 +56,7 @@ class Facets:
     nograd: bool = False
     sequence: tuple = ()
     container: bool = False
+    tuple_by: str | None = None
     shape: object = None
 
     def reads_only_shape(self, param):
@@ -61,7 +65,7 @@ class Facets:
     def check(self, params, where):
         """Raise ValueError if a facet names a parameter not in ``params``."""
         named = list(self.linear_in) + list(self.bilinear_in) + list(self.sequence) + \
-            [self.view_of, self.in_place]
+            [self.view_of, self.in_place, self.tuple_by]
         if self.reduction != ALL_AXES:
             named.append(self.reduction)
         if self.shape_only != ALL_PARAMS:

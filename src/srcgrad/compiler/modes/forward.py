@@ -292,7 +292,8 @@ class Forward(LineComments):
         # ``seq_sum_grad``): its tangent terms add item by item (``+`` concatenated)
         helper = (getattr(rule.func, "__module__", "") or "").startswith("srcgrad.")
         for t in terms[1:]:
-            if rule.func in _STRUCTURED_SUMS or helper:    # containers add item by item
+            if rule.func in _STRUCTURED_SUMS or helper or rule.facets.container or \
+                    rule.facets.tuple_by is not None:       # (tuples add item by item)
                 total = A.call(A.attr(self.names.ad, "add_grads"), [total, t])
             elif isinstance(t, gast.UnaryOp) and isinstance(t.op, gast.USub):
                 total = gast.BinOp(left=total, op=gast.Sub(), right=t.operand)  # a - b

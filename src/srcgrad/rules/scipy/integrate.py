@@ -36,7 +36,9 @@ from ...runtime import cast_like
 from ..numpy.integration import TRAPEZOID
 from ..registry import defnograd, defrule, deftransformable
 
-__all__ = ['odeint_grad', 'odeint_time_grad', 'odeint_jvp', 'odeint_time_jvp']
+__all__ = ['odeint_grad', 'odeint_time_grad', 'odeint_jvp', 'odeint_time_jvp',
+           'quad_limit_grad', 'quad_args_grad', 'quad_limit_jvp', 'quad_args_jvp',
+           'quad_refusals']
 
 
 def _is_float(v):
@@ -68,7 +70,7 @@ def _holds_floats(v):
     return any(_is_float(x) or _holds_floats(x) for x in items)
 
 
-def _refuse_containers(args, moved=None):
+def _refuse_containers(args, moved=None, name="odeint"):
     """Gradients reach the arrays and floats given directly in ``args=``; one held in a
     container there (``args=(params,)`` with ``params`` a list of ``(W, b)``) is refused
     rather than given a zero gradient.  ``moved``: in forward mode, the positions with a
@@ -77,7 +79,7 @@ def _refuse_containers(args, moved=None):
         if (moved is None or moved[i]) and not _is_float(v) and _holds_floats(v):
             from ...errors import NonDifferentiableError
             raise NonDifferentiableError(
-                f"scipy.integrate.odeint: args[{i}] is a {type(v).__name__} holding arrays; "
+                f"scipy.integrate.{name}: args[{i}] is a {type(v).__name__} holding arrays; "
                 f"gradients reach only the arrays and floats given directly in args= "
                 f"(pass them one by one, e.g. args=(W1, b1, W2, b2))")
 
@@ -325,3 +327,209 @@ defrule(odeint, f"func, y0, t, args=(), {_REST}", name="scipy.integrate.odeint",
 # (SciPy's own trapezoid, the same mathematics as NumPy's)
 defrule(scipy.integrate.trapezoid, "y, x=None, dx=1.0, axis=-1",
         name="scipy.integrate.trapezoid", **TRAPEZOID)
+
+
+# -- scipy.integrate.quad ---------------------------------------------------------------
+#
+# I(a, b, p) = int_a^b f(x, *p) dx:  dI/db = f(b, *p),  dI/da = -f(a, *p)  (the fundamental
+# theorem), and dI/dp = int_a^b df/dp(x, *p) dx (differentiation under the integral), the
+# integrand's partials computed by srcgrad itself from the user's function.  The error
+# estimate (the second result) is a bound on the quadrature's error, not a smooth function
+# of the inputs: its derivative is taken as zero.  Every kernel is written in functions
+# with rules (quad itself, grad or jvp of the integrand, the integrand called by name), so
+# the compiler differentiates them again (second derivatives).
+
+def _quad_args(args):
+    """``args`` as quad reads it (one value that is not a tuple is ``(value,)``), and
+    whether it was one value."""
+    return (tuple(args), False) if isinstance(args, (tuple, list)) else ((args,), True)
+
+
+def quad_refusals(full_output, weight, complex_func):
+    """quad's calls whose derivatives are not here: refused, not given a wrong one."""
+    from ...errors import NonDifferentiableError
+    if full_output:
+        raise NonDifferentiableError("scipy.integrate.quad(full_output=1): no derivative; "
+                                     "call it without full_output")
+    if weight is not None:
+        raise NonDifferentiableError(f"scipy.integrate.quad(weight={weight!r}): no "
+                                     f"derivative; write the weight into the integrand")
+    if complex_func:
+        raise NonDifferentiableError("scipy.integrate.quad(complex_func=True): no "
+                                     "derivative; integrate the real and the imaginary "
+                                     "parts as two real integrands")
+
+
+_INTEGRAND = {}     # (func, number of args) -> integrand(x, args): func(x, *args)
+
+
+def _integrand(func, nargs):
+    key = (func, nargs)
+    if key not in _INTEGRAND:
+        names = [f"p{i}" for i in range(nargs)]
+        unpack = f"    {', '.join(names)}, = args\n" if names else ""
+        if len(_INTEGRAND) > 256:
+            _INTEGRAND.clear()
+        _INTEGRAND[key] = _written_out(
+            f"def integrand(x, args):\n{unpack}    return func({', '.join(['x'] + names)})\n",
+            func)
+    return _INTEGRAND[key]
+
+
+def _at_limit(x):
+    """Whether the limit ``x`` is finite (at an infinite one the integrand vanishes: the
+    integral converges)."""
+    return bool(np.isfinite(x))
+
+
+def _cotangent_of_value(g):
+    """The cotangent of quad's value among ``g`` (the error estimate's is not used)."""
+    if isinstance(g, (tuple, list)) or np.ndim(g) == 1:     # (the pair, as a list or array)
+        g = g[0] if len(g) else None
+    return 0.0 if g is None else g
+
+
+def quad_limit_grad(g, func, x, args, sign):
+    """Adjoint of ``quad(func, a, b, args)`` for a limit ``x``: ``sign * g * func(x, *args)``
+    (``sign``: -1 for ``a``, 1 for ``b``)."""
+    if not _at_limit(x):
+        return 0.0 * x
+    args, _ = _quad_args(args)
+    value = _integrand(func, len(args))(x, args)
+    return sign * _cotangent_of_value(g) * value
+
+
+_PARTIAL = {}       # (func, number of args, float positions) -> part(x, j, *args)
+
+
+def _partial(func, nargs, floats):
+    """``part(x, j, *args)``: entry ``j`` of the integrand's gradient with respect to its
+    float parameters (flattened, in order), written out so the compiler differentiates it
+    again."""
+    from ...api.gradients import grad       # (the api imports the rules)
+    key = (func, nargs, floats)
+    if key not in _PARTIAL:
+        integrand = _integrand(func, nargs)
+
+        def partial(x, j, args):
+            gs = grad(integrand, wrt=1)(x, args)
+            return np.concatenate([np.ravel(gs[i]) for i in floats])[j]
+
+        deftransformable(partial)
+        names = ", ".join(f"p{i}" for i in range(nargs))
+        if len(_PARTIAL) > 256:
+            _PARTIAL.clear()
+        _PARTIAL[key] = _written_out(f"def part(x, j, {names}):\n"
+                                     f"    return func(x, j, ({names},))\n", partial)
+    return _PARTIAL[key]
+
+
+def quad_args_grad(g, func, a, b, args, epsabs, epsrel, limit, points):
+    """Adjoint of ``quad(func, a, b, args)`` for ``args``: ``g`` times the integral of the
+    integrand's partial derivative with respect to each float parameter (one quad per
+    entry).  A tuple of ``args``'s structure (None for parameters without a gradient)."""
+    args, single = _quad_args(args)
+    _refuse_containers(args, name="quad")
+    floats = _float_positions(args)
+    if not floats:
+        return None if single else tuple([None] * len(args))
+    sizes = _state_sizes(args, floats)
+    part = _partial(func, len(args), floats)
+    gy = _cotangent_of_value(g)
+    flat = [scipy.integrate.quad(part, a, b, args=(j,) + args, epsabs=epsabs, epsrel=epsrel,
+                                 limit=limit, points=points)[0] for j in range(sum(sizes))]
+    out = [None] * len(args)
+    start = 0
+    for i, size in zip(floats, sizes):
+        piece = np.reshape(np.stack(flat[start:start + size]), np.shape(args[i])) if size \
+            else np.zeros(np.shape(args[i]))
+        piece = gy * piece
+        out[i] = float(piece) if isinstance(args[i], float) else cast_like(piece, args[i])
+        start = start + size
+    return out[0] if single else tuple(out) if isinstance(args, tuple) else out
+
+
+deftransformable(quad_limit_grad, quad_args_grad, _cotangent_of_value, _quad_args)
+defnograd(quad_refusals, _integrand, _at_limit, _partial)
+
+
+def quad_limit_jvp(ans, func, x, args, dx, sign):
+    """Tangent of ``quad``'s value along a limit's tangent ``dx``: ``sign * func(x, *args)
+    dx``; the error estimate's tangent is zero."""
+    if dx is None:
+        return (0.0, 0.0)
+    if not _at_limit(x):
+        return (0.0 * dx, 0.0)
+    args, _ = _quad_args(args)
+    return (sign * _integrand(func, len(args))(x, args) * dx, 0.0)
+
+
+_QUAD_TANGENT = {}  # (func, kinds of args, moved) -> tangent(x, *args, *dargs moved)
+
+
+def _quad_tangent(func, kinds, moved):
+    """``tangent(x, *args, *(dargs[i] for i in moved))``: the integrand's tangent along the
+    parameters' tangents, written out with ``sg.jvp`` of ``func`` (any order)."""
+    from ...api.higher import jvp           # (the api imports the rules)
+    key = (func, kinds, moved)
+    if key not in _QUAD_TANGENT:
+        names = [f"p{i}" for i in range(len(kinds))]
+        zero = {"float": "np.zeros_like(p{})", "int": "0", "other": "None"}
+        tangents = [f"dp{i}" if i in moved else zero[kind].format(i)
+                    for i, kind in enumerate(kinds)]
+        params = ", ".join(["x"] + names + [f"dp{i}" for i in moved])
+        src = (f"def tangent({params}):\n"
+               f"    out, dout = jvp(func, ({', '.join(['x'] + names)},), "
+               f"({', '.join(['0.0 * x'] + tangents)},))\n"
+               f"    return dout\n")
+        if len(_QUAD_TANGENT) > 256:
+            _QUAD_TANGENT.clear()
+        _QUAD_TANGENT[key] = _written_out(src, func, jvp=jvp, np=np)
+    return _QUAD_TANGENT[key]
+
+
+def quad_args_jvp(ans, func, a, b, args, epsabs, epsrel, limit, points, dargs):
+    """Tangent of ``quad``'s value along the parameters' tangents ``dargs``: the integral of
+    the integrand's tangent (one quad)."""
+    args, single = _quad_args(args)
+    if dargs is not None and single:
+        dargs = (dargs,)
+    if dargs is not None:
+        _refuse_containers(args, [i < len(dargs) and dargs[i] is not None
+                                  for i in range(len(args))], name="quad")
+    moved = _moved(args, dargs)
+    if not moved:
+        return (0.0, 0.0)
+    tangent = _quad_tangent(func, _kinds(args), moved)
+    extra = tuple(dargs[i] for i in moved)
+    value = scipy.integrate.quad(tangent, a, b, args=args + extra, epsabs=epsabs,
+                                 epsrel=epsrel, limit=limit, points=points)[0]
+    return (value, 0.0)
+
+
+deftransformable(quad_limit_jvp, quad_args_jvp)
+defnograd(_quad_tangent)
+
+_Q = "epsabs, epsrel, limit, points"
+_QUAD_CLOSURE = ("sl_refuse('scipy.integrate.quad: the integrand reads a value being "
+                 "differentiated from its enclosing scope; pass that value through args=(...) "
+                 "(the integrand takes it as a parameter)')")
+defrule(scipy.integrate.quad,
+        "func, a, b, args=(), full_output=0, epsabs=1.49e-08, epsrel=1.49e-08, limit=50, "
+        "points=None, weight=None, wvar=None, wopts=None, maxp1=50, limlst=50, "
+        "complex_func=False",
+        name="scipy.integrate.quad", sequence="args", container=True,
+        vjp=dict(func=_QUAD_CLOSURE,
+                 a="(quad_refusals(full_output, weight, complex_func), "
+                   "quad_limit_grad(g, func, a, args, -1.0))[1]",
+                 b="(quad_refusals(full_output, weight, complex_func), "
+                   "quad_limit_grad(g, func, b, args, 1.0))[1]",
+                 args="(quad_refusals(full_output, weight, complex_func), "
+                      f"quad_args_grad(g, func, a, b, args, {_Q}))[1]"),
+        jvp=dict(func=_QUAD_CLOSURE,
+                 a="(quad_refusals(full_output, weight, complex_func), "
+                   "quad_limit_jvp(ans, func, a, args, da, -1.0))[1]",
+                 b="(quad_refusals(full_output, weight, complex_func), "
+                   "quad_limit_jvp(ans, func, b, args, db, 1.0))[1]",
+                 args="(quad_refusals(full_output, weight, complex_func), "
+                      f"quad_args_jvp(ans, func, a, b, args, {_Q}, dargs))[1]"))

@@ -322,6 +322,7 @@ _G = "keep_axis(lse_value(g, ans, return_sign), a, axis, keepdims)"     # g agai
 _W = "lse_weights(a, {b}, ans, axis, keepdims, return_sign)"
 defrule(sp.logsumexp, "a, axis=None, b=None, keepdims=False, return_sign=False",
         name="scipy.special.logsumexp",      # (not a reduction facet: return_sign gives a pair)
+        tuple_by="return_sign",
         vjp=dict(a=f"unbroadcast({_G} * {_W.format(b='b')}, a)",
                  b=f"unbroadcast({_G} * {_W.format(b='None')}, b)"),
         jvp=dict(a=f"lse_pack(np.sum(da * {_W.format(b='b')}, axis=axis, keepdims=keepdims), "
