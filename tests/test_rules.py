@@ -703,6 +703,23 @@ SAMPLES["ad.without_field"] = [S(_Obj(A(3), 0.5), "w"), S(_Obj(A(2, 2), 1.5), "b
 SAMPLES["ad.field_cotangent"] = [S(_Obj(A(3), 0.5), "w", A(3)), S(_DC(A(2, 2), 1.5), "w", A(2, 2))]
 SAMPLES["ad.single_field"] = [S(A(3), "w"), S(1.5, "b")]
 SAMPLES["ad.structure_only"] = [S(_Obj(A(3), 0.5), "w", A(3)), S(_DC_ITEM, "b", 0.5)]
+# copies with fields changed and plain forms: p._replace, dataclasses.replace / asdict / astuple
+_NESTED = _DC([_DC(A(2), 0.5, 1), (A(3), 1.5)], 2.5)
+SAMPLES["ad.replaced"] = [S(_NT(A(3), 0.5), ("b",), (0.9,)), S(_DC_ITEM, ("w",), (A(2, 2),)),
+                          S(_NT(A(3), 0.5), ("w", "b"), (A(3), 2.0))]
+SAMPLES["ad.unreplaced"] = [S(_NT(A(3), 0.5), ("w",)), S({"w": A(2, 2), "b": 1.5}, ("b",))]
+SAMPLES["ad.replaced_parts"] = [S(_NT(A(3), 0.5), ("b",), (0.5,)),
+                                S({"w": A(2, 2), "b": 1.5}, ("w", "b"), (A(2, 2), 1.5))]
+SAMPLES["ad.replaced_fill"] = [S((A(3),), ("w",), _NT(A(3), 0.5)),
+                               S((A(2, 2), 0.5), ("w", "b"), _DC_ITEM)]
+SAMPLES["ad.as_plain"] = [S(_NT(A(3), 0.5), "fields"), S(_DC_ITEM, "dict"), S(_DC_ITEM, "tuple"),
+                          S(_NESTED, "dict"), S(_NESTED, "tuple")]
+SAMPLES["ad.plain_grad"] = [S({"w": A(3), "b": 0.5}, _NT(A(3), 0.5), "fields"),
+                            S({"w": A(2, 2), "b": 1.5}, _DC_ITEM, "dict"),
+                            S((A(2, 2), 1.5, 0.0), _DC_ITEM, "tuple")]
+SAMPLES["ad.plain_tangent"] = [S(_NT(A(3), 0.5), _NT(A(3), 0.5), "fields"),
+                               S({"w": A(2, 2), "b": 1.5}, _DC_ITEM, "dict"),
+                               S({"w": A(2, 2)}, _DC_ITEM, "tuple")]
 SAMPLES["ad.without_key"] = [S({"a": A(3), "b": 1.5}, "a"), S({"a": A(2, 2)}, "z")]
 
 # containers built from differentiable values (rules/containers.py): dict(...), {**a, **b},

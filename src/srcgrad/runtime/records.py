@@ -92,7 +92,13 @@ def is_record(x):
 def fields_of(x):
     """A record's fields by name (its gradient's sparse form)."""
     if dataclasses.is_dataclass(x):
-        return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
+        # (its fields, then what else the instance holds: an attribute that
+        # __post_init__ sets is state too, whose gradient must not be dropped)
+        out = {f.name: getattr(x, f.name) for f in dataclasses.fields(x)
+               if hasattr(x, f.name)}
+        for k, v in getattr(x, "__dict__", {}).items():
+            out.setdefault(k, v)
+        return out
     return dict(vars(x))
 
 

@@ -2,6 +2,7 @@
 container constructors and NumPy calls on Python lists take their lowered forms."""
 import builtins
 import copy
+import dataclasses
 import inspect
 import itertools
 import types
@@ -433,6 +434,9 @@ class Expressions:
         ``{"k": v}``; ``zip(a, b)`` is the list of its tuples; ``list(x)`` /
         ``tuple(x)`` are ``ad.as_list(x)`` / ``ad.as_tuple(x)``, whose rules give x's
         gradient x's structure (an array's rows stacked).  None for any other call."""
+        copied = self.record_copy(e, pre)
+        if copied is not None:
+            return copied
         if self._is_local(e.func) or not isinstance(e.func, (gast.Name, gast.Attribute)):
             return None
         obj = resolve(e.func, self.func)
@@ -495,6 +499,68 @@ class Expressions:
                 isinstance(pieces[0], gast.Name) and \
                 pre[-1].targets[0].id == pieces[0].id else pieces[0]
         return A.copy_loc(A.call(A.attr(self.ad_name, "merged"), pieces), e)
+
+    def record_copy(self, e, pre):
+        """A namedtuple's or a dataclass's copy, changed or in a plain form, as the
+        kernels of rules/python/attributes.py that give its gradient its structure:
+        ``p._replace(b=v)`` and ``dataclasses.replace(d, b=v)`` are ``ad.replaced(p,
+        ("b",), (v,))``; ``p._asdict()``, ``dataclasses.asdict(d)`` and ``astuple(d)``
+        are ``ad.as_plain(p, kind)``; ``P._make(xs)`` of a namedtuple class is
+        ``ad.as_namedtuple(P, ad.as_tuple(xs))``.  None for any other call (an object of
+        the user's own class keeps its own ``_replace``)."""
+        f = e.func
+        if any(isinstance(a, gast.Starred) for a in e.args) or \
+                any(k.arg is None for k in e.keywords) or \
+                not isinstance(f, (gast.Name, gast.Attribute)):
+            return None
+        if isinstance(f, gast.Attribute) and f.attr in ("_replace", "_asdict") and \
+                not self._own_record(f.value, pre):
+            if self._is_local(f) or resolve(f, self.func) is MISSING:
+                obj = f.value
+                if f.attr == "_replace" and not e.args:
+                    return self._replaced(e, obj, e.keywords, pre)
+                if f.attr == "_asdict" and not e.args and not e.keywords:
+                    return self._as_plain(e, obj, "fields", pre)
+                return None
+        if self._is_local(f):
+            return None
+        target = resolve(f, self.func)
+        if target is MISSING:
+            return None
+        if target is dataclasses.replace and len(e.args) == 1:
+            return self._replaced(e, e.args[0], e.keywords, pre)
+        if target in (dataclasses.asdict, dataclasses.astuple) and len(e.args) == 1 and \
+                not e.keywords:
+            kind = "dict" if target is dataclasses.asdict else "tuple"
+            return self._as_plain(e, e.args[0], kind, pre)
+        owner = getattr(target, "__self__", None)
+        if getattr(target, "__name__", None) == "_make" and isinstance(owner, type) and \
+                issubclass(owner, tuple) and hasattr(owner, "_fields") and \
+                len(e.args) == 1 and not e.keywords:
+            items = A.copy_loc(A.call(A.attr(self.ad_name, "as_tuple"),
+                                      [self.atom(e.args[0], pre, "items")]), e)
+            return A.copy_loc(A.call(A.attr(self.ad_name, "as_namedtuple"), [
+                copy.deepcopy(f.value), self.atom(items, pre, "fields")]), e)
+        return None
+
+    def _own_record(self, v, pre):
+        """Is ``v`` a name that holds an object of a user class that is not a
+        namedtuple (whose ``_replace`` is its own method)?"""
+        if not isinstance(v, gast.Name) or not self._is_record_name(v.id, pre):
+            return False
+        cls = self._built_class(v.id) if v.id in self.locals else None
+        return not (isinstance(cls, type) and issubclass(cls, tuple))
+
+    def _replaced(self, e, obj, keywords, pre):
+        names = A.copy_loc(A.tuple_([A.const(k.arg) for k in keywords]), e)
+        values = self.atom(A.copy_loc(A.tuple_([k.value for k in keywords]), e), pre,
+                           "values")
+        return A.copy_loc(A.call(A.attr(self.ad_name, "replaced"), [
+            self.atom(obj, pre, _base_of(obj)), names, values]), e)
+
+    def _as_plain(self, e, obj, kind, pre):
+        return A.copy_loc(A.call(A.attr(self.ad_name, "as_plain"), [
+            self.atom(obj, pre, _base_of(obj)), A.const(kind)]), e)
 
     def sequence_op(self, e, pre):
         """``a + b`` / ``a * n`` where a list or tuple display takes part: two displays
@@ -607,9 +673,13 @@ class Expressions:
         binds to one (or a parameter this call passes a dict, list or tuple)."""
         if isinstance(value, (gast.Dict, gast.DictComp)):
             return True
+        if isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and \
+                value.func.attr == "_asdict" and not value.args and \
+                not self._own_record(value.func.value, []):
+            return True                     # (a namedtuple's fields: ad.as_plain)
         if isinstance(value, gast.Call) and not self._is_local(value.func) and \
                 isinstance(value.func, (gast.Name, gast.Attribute)):
-            return resolve(value.func, self.func) is builtins.dict
+            return resolve(value.func, self.func) in (builtins.dict, dataclasses.asdict)
         if isinstance(value, gast.Name):
             if self._dicts is None:
                 self._dicts = _dict_names(self.fdef, self)

@@ -17,6 +17,7 @@ Anything else (an array's ``x.flat``, an installed library's object) is refused
 with an error that names the attribute: srcgrad cannot know what a gradient of
 that object is.
 """
+import dataclasses
 import inspect
 import types
 
@@ -26,7 +27,8 @@ from ..registry import defkernel, deflinear
 
 __all__ = ["field", "field_grad", "field_of", "field_tangent", "structure_only",
            "with_field", "without_field", "field_cotangent", "single_field",
-           "as_namedtuple", "namedtuple_items"]
+           "as_namedtuple", "namedtuple_items", "replaced", "unreplaced", "replaced_parts",
+           "replaced_fill", "as_plain", "plain_grad", "plain_tangent"]
 
 
 def _is_namedtuple(x):
@@ -258,3 +260,161 @@ defkernel(as_namedtuple, "cls, items", vjp=dict(items="namedtuple_items(g, cls)"
           container=True)
 deflinear(namedtuple_items, "t, cls", "as_namedtuple(cls, g)", "namedtuple_items(dt, cls)",
           container=True)
+
+
+# -- a namedtuple's or a dataclass's copy with fields changed, and its plain forms -------
+# ``p._replace(b=v)``, ``dataclasses.replace(d, b=v)``: ``replaced(p, ("b",), (v,))``;
+# ``p._asdict()``, ``dataclasses.asdict(d)`` / ``astuple(d)``: ``as_plain(d, kind)``
+# (the lowering writes them so: compiler/lower/expressions.py).  Each gradient has its
+# value's structure: a namedtuple's a namedtuple, a dataclass's a sparse dict by field.
+
+def _is_dataclass_instance(x):
+    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+
+
+def replaced(obj, names, values):
+    """``obj`` with the fields ``names`` set to ``values``: ``obj._replace(...)`` of a
+    namedtuple, ``dataclasses.replace(obj, ...)`` of a dataclass (which runs the class's
+    ``__init__``: a copy whose other fields are not obj's own, recomputed by
+    ``__post_init__``, is refused rather than differentiated as a copy)."""
+    changes = dict(zip(names, values))
+    if _is_namedtuple(obj):
+        return obj._replace(**changes)
+    if _is_dataclass_instance(obj):
+        new = dataclasses.replace(obj, **changes)
+        for k, v in rt.fields_of(new).items():
+            kept = changes[k] if k in changes else getattr(obj, k, None)
+            if v is not kept and rt.carries_gradient(v):
+                raise NonDifferentiableError(
+                    f"dataclasses.replace of a {type(obj).__qualname__}: its __init__ or "
+                    f"__post_init__ computes .{k} from the fields, and srcgrad cannot "
+                    f"follow a gradient through that computation; compute the value in a "
+                    f"method, or set the fields with attribute assignments")
+        return new
+    raise NonDifferentiableError(
+        f"srcgrad differentiates ._replace(...) of namedtuples and dataclasses.replace of "
+        f"dataclasses, not of a {type(obj).__name__} object")
+
+
+def unreplaced(t, names):
+    """A cotangent (or tangent) of a ``replaced`` copy with nothing at ``names``: what
+    flows back to the object the copy was made from."""
+    if t is None:
+        return None
+    if _is_namedtuple(t):
+        return t._replace(**{n: rt.zeros_like(getattr(t, n)) for n in names})
+    if _is_record(t):
+        t = rt.grad_fields(t)
+    if isinstance(t, dict):
+        return {k: v for k, v in t.items() if k not in names}
+    return t
+
+
+def replaced_parts(t, names, values):
+    """The parts at ``names`` of a cotangent (or tangent) ``t`` (zeros like ``values``
+    where nothing flowed): what flows to the new values."""
+    return tuple(field_cotangent(t, n, v) for n, v in zip(names, values))
+
+
+def replaced_fill(t, names, like):
+    """The transpose of :func:`replaced_parts`: ``like``'s structure (a namedtuple, or a
+    record's sparse dict) holding the items of ``t`` at ``names``."""
+    parts = dict(zip(names, t if t is not None else [None] * len(names)))
+    if _is_namedtuple(like):
+        return like._make(parts[f] if parts.get(f) is not None else rt.zeros_like(v)
+                          for f, v in zip(like._fields, like))
+    return {n: p for n, p in parts.items() if p is not None}
+
+
+defkernel(replaced, "obj, names, values",
+          vjp=dict(obj="unreplaced(g, names)", values="replaced_parts(g, names, values)"),
+          jvp=dict(obj="unreplaced(dobj, names)", values="replaced_fill(dvalues, names, obj)"),
+          linear_in=("obj", "values"), container=True)
+deflinear(unreplaced, "t, names", "unreplaced(g, names)", "unreplaced(dt, names)",
+          container=True)
+deflinear(replaced_parts, "t, names, values", "replaced_fill(g, names, t)",
+          "replaced_parts(dt, names, values)", constant=("values",), container=True)
+deflinear(replaced_fill, "t, names, like", "replaced_parts(g, names, t)",
+          "replaced_fill(dt, names, like)", constant=("like",), container=True)
+
+
+def as_plain(obj, kind):
+    """``obj._asdict()`` of a namedtuple (``kind`` "fields"), ``dataclasses.asdict(obj)``
+    ("dict") or ``dataclasses.astuple(obj)`` ("tuple")."""
+    if kind == "fields":
+        if not _is_namedtuple(obj):
+            raise NonDifferentiableError(
+                f"srcgrad differentiates ._asdict() of namedtuples, not of a "
+                f"{type(obj).__name__} object")
+        return obj._asdict()
+    return dataclasses.asdict(obj) if kind == "dict" else dataclasses.astuple(obj)
+
+
+def _part(t, key):
+    """The part of a cotangent or tangent at a field (None: zero)."""
+    if t is None:
+        return None
+    if isinstance(t, dict):
+        return t.get(key)
+    return getattr(t, key, None)
+
+
+def plain_grad(t, obj, kind):
+    """The cotangent of ``obj`` from the cotangent ``t`` of ``as_plain(obj, kind)``:
+    a dataclass's as the sparse dict of its fields, a namedtuple's a namedtuple."""
+    if t is None:
+        return None
+    if kind == "fields":
+        return obj._make(t.get(f) if t.get(f) is not None else rt.zeros_like(v)
+                         for f, v in zip(obj._fields, obj))
+    return _plain_back(t, obj, kind)
+
+
+def _plain_back(t, v, kind):
+    if t is None:
+        return None
+    if _is_dataclass_instance(v):
+        fs = dataclasses.fields(v)
+        items = [t.get(f.name) for f in fs] if kind == "dict" else list(t)
+        return {f.name: _plain_back(p, getattr(v, f.name), kind)
+                for f, p in zip(fs, items) if p is not None}
+    if isinstance(v, (list, tuple)):
+        return rt.same_sequence(v, [_plain_back(p, x, kind) for p, x in zip(t, v)])
+    if isinstance(v, dict):
+        return {k: _plain_back(t.get(k), x, kind) for k, x in v.items()}
+    return t
+
+
+def plain_tangent(t, obj, kind):
+    """The tangent of ``as_plain(obj, kind)`` from obj's tangent ``t`` (the transpose of
+    :func:`plain_grad`): the plain form's structure, zeros where nothing flowed."""
+    if kind == "fields":
+        parts = [None] * len(obj) if t is None else \
+            [t.get(f) for f in obj._fields] if isinstance(t, dict) else list(t)
+        return {f: p if p is not None else rt.zeros_like(v)
+                for f, p, v in zip(obj._fields, parts, obj)}
+    return _plain_push(t, obj, kind)
+
+
+def _plain_push(t, v, kind):
+    if _is_dataclass_instance(v):
+        parts = [(f.name, _plain_push(_part(t, f.name), getattr(v, f.name), kind))
+                 for f in dataclasses.fields(v)]
+        return dict(parts) if kind == "dict" else tuple(p for _, p in parts)
+    if isinstance(v, (list, tuple)):
+        items = list(t) if t is not None else [None] * len(v)
+        return rt.same_sequence(v, [_plain_push(p, x, kind) for p, x in zip(items, v)])
+    if isinstance(v, dict):
+        return {k: _plain_push(_part(t, k), x, kind) for k, x in v.items()}
+    if t is None:
+        return rt.zeros_like(v) if rt.carries_gradient(v) else v
+    return t
+
+
+defkernel(as_plain, "obj, kind", vjp=dict(obj="plain_grad(g, obj, kind)"),
+          jvp=dict(obj="plain_tangent(dobj, obj, kind)"), linear_in=("obj",),
+          container=True)
+deflinear(plain_grad, "t, obj, kind", "plain_tangent(g, obj, kind)",
+          "plain_grad(dt, obj, kind)", constant=("obj",), container=True)
+deflinear(plain_tangent, "t, obj, kind", "plain_grad(g, obj, kind)",
+          "plain_tangent(dt, obj, kind)", constant=("obj",), container=True)
