@@ -45,13 +45,20 @@ class _Composite(Node):
         wanted = [x for x, (node, _) in zip(self._inner, self._edges) if node is not None]
         grads = iter(grad([self._out], wanted, [Tensor._make(g)], retain_graph=True,
                           allow_unused=True))
-        return [next(grads)._data if node is not None else None for node, _ in self._edges]
+        out = [next(grads) if node is not None else None for node, _ in self._edges]
+        return [None if t is None else t._data for t in out]   # (None: an input not read)
 
     def apply_graph(self, g):
         from .engine import grad
         self._check_saved()
-        out = self._composed(*self._inputs, *self._args)        # recorded: grad mode is on
-        wanted = [x for x, (node, _) in zip(self._inputs, self._edges) if node is not None]
+        # each input through a view of its own: the gradient asked for is the one that
+        # reaches that use of it, not what also flows into it through another input (the
+        # result and the operand of a backward formula; q, k and v of self-attention, one
+        # tensor three times), which its own edge carries
+        inputs = [x.view(x.shape) if node is not None else x
+                  for x, (node, _) in zip(self._inputs, self._edges)]
+        out = self._composed(*inputs, *self._args)        # recorded: grad mode is on
+        wanted = [x for x, (node, _) in zip(inputs, self._edges) if node is not None]
         grads = iter(grad([out], wanted, [g], create_graph=True, allow_unused=True))
         return [next(grads) if node is not None else None for node, _ in self._edges]
 

@@ -30,6 +30,7 @@ from . import forward_ad as _forward
 from .messages import _SECOND_TIME
 from .nodes import InputMeta, Node, _modified_message
 from .saved import HOOKS as _SAVED_HOOKS
+from .composite import composite
 
 __all__ = ["fusable", "log_softmax", "nll_loss", "addmm", "mse_loss", "relu"]
 
@@ -88,8 +89,14 @@ class LogSoftmaxBackward0(_Fused):
 
     def apply_graph(self, g):
         self._check_saved()
-        out = self._composed(self._input, self._dim)       # recorded: grad mode is on
-        return [g - out.exp() * g.sum(self._dim, keepdim=True)]
+        dim = self._dim
+
+        def backward(g, out):
+            return g - out.exp() * g.sum(dim, keepdim=True)
+        # one node, as PyTorch's _log_softmax_backward_data records, reading the result
+        # (whose node is this one: the derivative through it is this backward, recorded)
+        out = Tensor._make(self._out, True, self)
+        return [composite("LogSoftmaxBackwardDataBackward0", backward, [g, out])]
 
     def release(self):
         self._freed = True
@@ -174,6 +181,10 @@ class NllLossBackward0(_Fused):
         return [np.ascontiguousarray(self._scattered(values))]
 
     def apply_graph(self, g):
+        # one node, as PyTorch's nll_loss_backward records
+        return [composite("NllLossBackwardBackward0", self._graph, [g])]
+
+    def _graph(self, g):
         self._check_saved()
         w = np.ones(self._index.shape[:-1], self._dtype) if self._w is None else self._w
         picks = Tensor._make(np.ascontiguousarray(self._scattered(w)))
@@ -320,7 +331,12 @@ class MseLossBackward0(_Fused):
 
     def apply_graph(self, g):
         self._check_saved()
-        grad = (self._input - self._target) * Tensor._make(np.asarray(self._norm)) * g
+        norm = Tensor._make(np.asarray(self._norm))
+
+        def backward(g, input, target):
+            return (input - target) * norm * g
+        # the input's gradient is one node, as PyTorch's mse_loss_backward records
+        grad = composite("MseLossBackwardBackward0", backward, [g, self._input, self._target])
         return [grad, -grad]
 
     def release(self):

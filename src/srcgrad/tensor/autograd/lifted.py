@@ -73,16 +73,43 @@ def _on_arrays(func, args, kwargs):
     return func(*[_arrays(a) for a in args], **{k: _arrays(v) for k, v in kwargs.items()})
 
 
+# the nodes a recorded backward pass makes for the derivative kernels of the ``ad``
+# namespace, named as PyTorch names the operation its own backward formula records there
+# (pow's ``exponent * x.pow(exponent - 1)``, mm's ``grad.mm(other.t())``...)
+_KERNEL_NODES = {
+    "ad.power_deriv": "PowBackward0", "ad.matmul_grad_x": "MmBackward0",
+    "ad.matmul_grad_y": "MmBackward0", "ad.matvec_grad": "MvBackward0",
+    "ad.dot_grad": "DotBackward0", "ad.unbroadcast": "SumBackward1",
+    "ad.sum_grad": "ExpandBackward0", "ad.mean_grad": "DivBackward0",
+    "ad.norm_grad": "DivBackward0", "ad.prod_partials": "ProdBackward0",
+    "ad.cumsum_grad": "CumsumBackward0", "ad.transpose_grad": "PermuteBackward0",
+    "ad.ravel_grad": "ViewBackward0", "ad.index_grad": "IndexPutBackward0",
+}
+
+
+def _kernel_node(rule):
+    """The node name of a kernel's recorded call: PyTorch's where it has one, else the
+    kernel's name in PyTorch's style (``ad.tile_grad``: ``TileGradBackward0``), never the
+    ``ad.`` namespace's own."""
+    if rule.torch_name or not rule.name.startswith("ad."):
+        return None
+    known = _KERNEL_NODES.get(rule.name)
+    if known is not None:
+        return known
+    return "".join(w.capitalize() for w in rule.name[3:].split("_")) + "Backward0"
+
+
 def _with_rule(func):
     from ..dispatch import apply
     rule = lookup(func)
     first = next(iter(rule.signature.parameters), None)
     passes_first = rule.diff_params == [first]
+    name = _kernel_node(rule)
 
     def call(*args, **kwargs):
         if not _has_tensor(args) and not _has_tensor(kwargs.values()):
             return func(*args, **kwargs)
-        out = apply(func, args, kwargs)
+        out = apply(func, args, kwargs, name=name)
         # a kernel that handed back its only differentiable argument's array (unbroadcast
         # of a gradient that needs no summing): the result is that tensor, no new node
         if passes_first and args and isinstance(args[0], Tensor) and out._data is args[0]._data:
@@ -253,10 +280,51 @@ def run_recorded(node, g):
             if result is not None:
                 _forward._attach(ans, result)
         n = len(args)
+        fused = _FUSED_BACKWARD.get(type(node).__name__)
+        if fused is not None and node._fw is None and sum(map(bool, node._needs)) == 1:
+            return _fused(fused, fn, g, ans, values, n, keys, node._needs)
         grads = fn(g, ans, *values[:n], needs=node._needs, **dict(zip(keys, values[n:])))
     except Exception:         # noqa: BLE001 - NotLiftable, or a template needing arrays:
         return None           # the caller reruns it on arrays (a real error shows there)
     return [_constant(gi) if not isinstance(gi, (Tensor, type(None))) else gi for gi in grads]
+
+
+# operations whose backward PyTorch computes with one function of its own (tanh_backward,
+# softmax_backward_data...): recorded with create_graph, that backward is one node named
+# after it.  The rule's template still computes it (composite: its operations record a
+# private graph, which gives the node's own backward), so no derivative is written here.
+_FUSED_BACKWARD = {
+    "TanhBackward0": "TanhBackwardBackward0", "SoftmaxBackward0": "SoftmaxBackwardDataBackward0",
+    "LogSoftmaxBackward0": "LogSoftmaxBackwardDataBackward0",
+    "GeluBackward0": "GeluBackwardBackward0", "LeakyReluBackward0": "LeakyReluBackwardBackward0",
+    "SoftplusBackward0": "SoftplusBackwardBackward0", "EluBackward0": "EluBackwardBackward0",
+    "HardtanhBackward0": "HardtanhBackwardBackward0",
+    "MseLossBackward0": "MseLossBackwardBackward0", "NllLossBackward0": "NllLossBackwardBackward0",
+    "HuberLossBackward0": "HuberLossBackwardBackward0",
+    "SmoothL1LossBackward0": "SmoothL1LossBackwardBackward0",
+    "BinaryCrossEntropyBackward0": "BinaryCrossEntropyBackwardBackward0",
+}
+
+
+def _fused(name, fn, g, ans, values, n, keys, needs):
+    """The one needed gradient of a rule, as one node ``name`` (:data:`_FUSED_BACKWARD`):
+    its inputs are the gradient, the result and the tensor operands the template reads."""
+    from .composite import composite
+    slots = [i for i, v in enumerate(values) if isinstance(v, Tensor)]
+    which = [i for i, need in enumerate(needs) if need][0]
+
+    def composed(g, ans, *tensors):
+        vals = list(values)
+        for i, t in zip(slots, tensors):
+            vals[i] = t
+        grads = fn(g, ans, *vals[:n], needs=needs, **dict(zip(keys, vals[n:])))
+        out = grads[which]
+        if not isinstance(out, Tensor):
+            raise NotLiftable("a gradient computed on arrays")
+        return out
+    g = g if isinstance(g, Tensor) else Tensor._make(np.asarray(g))
+    out = composite(name, composed, [g, ans] + [values[i] for i in slots])
+    return [out if i == which else None for i in range(len(needs))]
 
 
 _nodes.RECORDED[:] = [run_recorded]     # RuleNode.apply_graph runs rules on tensors with it
