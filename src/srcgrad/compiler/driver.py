@@ -53,7 +53,8 @@ def _build(func, wrt, mode, kinds, shapes=None):
     front = front_end(func, wrt, kinds)
     fdef, info, params, names, body = front.fdef, front.info, front.params, front.names, front.body
     gen = names.gen
-    facts = ShapeFacts(body, {n: of_signature(v) for n, v in shapes}, func.__globals__) \
+    facts = ShapeFacts(body, {n: of_signature(v) for n, v in shapes}, func.__globals__,
+                       names.ad) \
         if shapes else None
 
     gen_state = set(gen.taken)

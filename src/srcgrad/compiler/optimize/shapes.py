@@ -64,10 +64,11 @@ class ShapeFacts:
     (parameter name -> abstract value).  Computed on the first question (the
     statements' ``Op`` annotations exist by then)."""
 
-    def __init__(self, body, args, func_globals):
+    def __init__(self, body, args, func_globals, ad_name=None):
         self.body = body
         self.args = dict(args)
         self.globals = func_globals
+        self.ad_name = ad_name      # the generated code's name for srcgrad's runtime
         self.env = None
         self.used = set()           # the parameters whose values a dropped call relied on
 
@@ -178,7 +179,7 @@ class ShapeFacts:
         if _reshapes(self.body):
             return {}
         self.env = dict(self.args)
-        for n in _escaping(self.body):
+        for n in _escaping(self.body, self.ad_name):
             self.env[n] = S.UNKNOWN
         for _ in range(_ROUNDS):
             self.changed = False
@@ -317,16 +318,31 @@ def _default(a, param):
                                a.value == d)
 
 
-def _escaping(body):
+# srcgrad's own run-time checks, called for their effect, that read only their
+# operand's type (never change it): ad.numeric_operand before an operator on a value
+# read from a field, an item or a function's result
+_TYPE_CHECKS = frozenset({"numeric_operand"})
+
+
+def _type_check(node, ad_name):
+    v = node.value
+    return type(node) is gast.Expr and type(v) is gast.Call and \
+        type(v.func) is gast.Attribute and v.func.attr in _TYPE_CHECKS and \
+        type(v.func.value) is gast.Name and v.func.value.id == ad_name
+
+
+def _escaping(body, ad_name=None):
     """Names whose object code srcgrad does not compile may reach, and so set its
     ``.shape`` in place (the code srcgrad compiles refuses that): what a no-gradient
     call or a call for its effect reads, or a user's own derivative (both run as
     written), with every name linked to them: by a copy, a view, an item read, or a
-    container holding it (a rule of the table makes a new array: no link)."""
+    container holding it (a rule of the table makes a new array: no link).  One of
+    srcgrad's type checks (``ad.numeric_operand``) reaches nothing."""
     out, groups = set(), []
     for s in body:
         for node in gast.walk(s):
-            if not isinstance(node, (gast.Assign, gast.Expr, gast.AugAssign)):
+            if not isinstance(node, (gast.Assign, gast.Expr, gast.AugAssign)) or \
+                    (ad_name is not None and _type_check(node, ad_name)):
                 continue
             op = getattr(node, "srcgrad_op", None)
             kind = getattr(op, "kind", None)
