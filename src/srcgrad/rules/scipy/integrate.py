@@ -96,6 +96,32 @@ def _written_out(src, func, **space):
     return deftransformable(space[src[4:src.index("(")]])
 
 
+def _jvp_written_out(cache, key, func, kinds, moved, name, lead, primals, dprimals, unpack,
+                     result):
+    """``cache[key]``, made once: ``def name(*lead, p0, p1, ..., *(dp_i for i in moved))``
+    that runs ``unpack`` (source lines), then ``out, dout = jvp(func, (*primals, p0, ...),
+    (*dprimals, tangents of p0, ...))`` and returns ``result`` (an expression); a parameter
+    not in ``moved`` gets the zero tangent of its kind.  Written out, so the compiler
+    differentiates it again (any order); the cache is bounded."""
+    from ...api.higher import jvp           # (the api imports the rules)
+    if key not in cache:
+        names = [f"p{i}" for i in range(len(kinds))]
+        # (zero tangents written out, not None: sg.jvp inside differentiated code runs
+        # the forward code of every positional parameter of func)
+        zero = {"float": "np.zeros_like(p{})", "int": "0", "other": "None"}
+        tangents = [f"dp{i}" if i in moved else zero[kind].format(i)
+                    for i, kind in enumerate(kinds)]
+        params = ", ".join(lead + names + [f"dp{i}" for i in moved])
+        src = (f"def {name}({params}):\n{unpack}"
+               f"    out, dout = jvp(func, ({', '.join(primals + names)},), "
+               f"({', '.join(dprimals + tangents)},))\n"
+               f"    return {result}\n")
+        if len(cache) > 256:
+            cache.clear()
+        cache[key] = _written_out(src, func, jvp=jvp, np=np)
+    return cache[key]
+
+
 _RHS = {}      # (func, tfirst, number of args) -> rhs(y, s, args), func(y, s, *args)
 
 
@@ -234,30 +260,14 @@ def _tangent_system(func, shape, tfirst, kinds, moved):
     """The right-hand side ``[f, df/dy d + df/dp dp]`` of the sensitivity equations at ``z =
     [y, d]``, called as ``system(z, s, *args, *(dargs[i] for i in moved))``: written out,
     with ``sg.jvp`` of ``func``, so the compiler differentiates it again."""
-    from ...api.higher import jvp           # (the api imports the rules)
-    key = (func, shape, tfirst, kinds, moved)
-    nargs = len(kinds)
-    if key not in _TANGENT:
-        n = math.prod(shape)
-        names = [f"p{i}" for i in range(nargs)]
-        # (zero tangents written out, not None: sg.jvp inside differentiated code runs
-        # the forward code of every positional parameter of func)
-        zero = {"float": "np.zeros_like(p{})", "int": "0", "other": "None"}
-        tangents = [f"dp{i}" if i in moved else zero[kind].format(i)
-                    for i, kind in enumerate(kinds)]
-        order = ["s", "y"] if tfirst else ["y", "s"]
-        dorder = ["0.0 * s", "d"] if tfirst else ["d", "0.0 * s"]
-        params = ", ".join(["z", "s"] + names + [f"dp{i}" for i in moved])
-        src = (f"def system({params}):\n"
-               f"    y = np.reshape(z[:{n}], {shape!r})\n"
-               f"    d = np.reshape(z[{n}:], {shape!r})\n"
-               f"    out, dout = jvp(func, ({', '.join(order + names)},), "
-               f"({', '.join(dorder + tangents)},))\n"
-               f"    return np.concatenate([np.ravel(out), np.ravel(dout)])\n")
-        if len(_TANGENT) > 256:
-            _TANGENT.clear()
-        _TANGENT[key] = _written_out(src, func, jvp=jvp, np=np)
-    return _TANGENT[key]
+    n = math.prod(shape)
+    unpack = (f"    y = np.reshape(z[:{n}], {shape!r})\n"
+              f"    d = np.reshape(z[{n}:], {shape!r})\n")
+    order = ["s", "y"] if tfirst else ["y", "s"]
+    dorder = ["0.0 * s", "d"] if tfirst else ["d", "0.0 * s"]
+    return _jvp_written_out(_TANGENT, (func, shape, tfirst, kinds, moved), func, kinds, moved,
+                            "system", ["z", "s"], order, dorder, unpack,
+                            "np.concatenate([np.ravel(out), np.ravel(dout)])")
 
 
 def odeint_jvp(ans, func, y0, t, args=(), rtol=None, atol=None, tfirst=False,
@@ -470,22 +480,8 @@ _QUAD_TANGENT = {}  # (func, kinds of args, moved) -> tangent(x, *args, *dargs m
 def _quad_tangent(func, kinds, moved):
     """``tangent(x, *args, *(dargs[i] for i in moved))``: the integrand's tangent along the
     parameters' tangents, written out with ``sg.jvp`` of ``func`` (any order)."""
-    from ...api.higher import jvp           # (the api imports the rules)
-    key = (func, kinds, moved)
-    if key not in _QUAD_TANGENT:
-        names = [f"p{i}" for i in range(len(kinds))]
-        zero = {"float": "np.zeros_like(p{})", "int": "0", "other": "None"}
-        tangents = [f"dp{i}" if i in moved else zero[kind].format(i)
-                    for i, kind in enumerate(kinds)]
-        params = ", ".join(["x"] + names + [f"dp{i}" for i in moved])
-        src = (f"def tangent({params}):\n"
-               f"    out, dout = jvp(func, ({', '.join(['x'] + names)},), "
-               f"({', '.join(['0.0 * x'] + tangents)},))\n"
-               f"    return dout\n")
-        if len(_QUAD_TANGENT) > 256:
-            _QUAD_TANGENT.clear()
-        _QUAD_TANGENT[key] = _written_out(src, func, jvp=jvp, np=np)
-    return _QUAD_TANGENT[key]
+    return _jvp_written_out(_QUAD_TANGENT, (func, kinds, moved), func, kinds, moved,
+                            "tangent", ["x"], ["x"], ["0.0 * x"], "", "dout")
 
 
 def quad_args_jvp(ans, func, a, b, args, epsabs, epsrel, limit, points, dargs):
