@@ -66,6 +66,7 @@ def compile(f):
     The wrapper's ``.source`` is the generated backward of the last compiled case.
     """
     sig = inspect.signature(f, follow_wrapped=False)
+    module = _module_of(f)
     # (positions of the arguments that need a gradient, the arguments' types) ->
     # (fwd, bwd, source).  The compiler specializes on the kind of each argument
     # (Python scalar, array...), which its type decides.
@@ -88,6 +89,15 @@ def compile(f):
             else:
                 arrays.append(a)
         like = tensors[0]._data if tensors else None
+        if module is not None and recording and any(
+                p._requires_grad for p in module.parameters()):
+            # the compiled function differentiates its arguments only: the parameters,
+            # read as attributes, would get no gradient, silently
+            raise NotImplementedError(
+                f"srcgrad: compile of {type(module).__name__} (an nn.Module) does not "
+                "differentiate its parameters yet; call the module itself, or compile a "
+                "function that takes the parameters as arguments, or run under "
+                "torch.no_grad() (inference)")
         if not wrt:
             with grad_mode.no_grad():
                 out = f(*arrays)
@@ -113,6 +123,15 @@ def compile(f):
     compiled.source = None
     compiled.__srcgrad_compiled__ = f
     return compiled
+
+
+def _module_of(f):
+    """The nn.Module that ``f`` is, or whose method it is; else None."""
+    from ..tensor.nn.module import Module
+    for candidate in (f, getattr(f, "__self__", None)):
+        if isinstance(candidate, Module):
+            return candidate
+    return None
 
 
 def _wrap_output(out, like):
