@@ -348,11 +348,9 @@ class ArithmeticMethods:
         f = _rule_for(getattr(runtime, "sigmoid", None), getattr(runtime, "expit", None))
         if f is not None and lookup(f) is not None:
             return apply(f, (self,), name="SigmoidBackward0", floating=True)
-        # no sigmoid rule: 1 / (1 + exp(-x)), recorded as one node as PyTorch's
-        from .autograd.composite import composite
-        return composite("SigmoidBackward0", _composed_sigmoid,
-                         [self if self._data.dtype.kind in "fc"
-                          else self.to(dtypes.get_default_dtype())], saves_result=True)
+        # no sigmoid rule yet: 1 / (1 + exp(-x)), the last node named as PyTorch's
+        return apply(np.reciprocal, ((-self).exp() + 1,), name="SigmoidBackward0",
+                     floating=True)
 
     def clamp(self, min=None, max=None):
         if isinstance(min, Tensor) or isinstance(max, Tensor):
@@ -553,10 +551,6 @@ class ArithmeticMethods:
         return self.reshape(-1, 1) * vec2
 
     ger = outer
-
-
-def _composed_sigmoid(x):
-    return ((-x).exp() + 1).reciprocal()
 
 
 def _composed_relu(x):

@@ -62,33 +62,22 @@ class _Composite(Node):
         grads = iter(grad([out], wanted, [g], create_graph=True, allow_unused=True))
         return [next(grads) if node is not None else None for node, _ in self._edges]
 
-    @property
-    def _saved_result(self):
-        """The result, for a node declared ``saves_result`` (PyTorch's sigmoid saves it)."""
-        if not self._saves_result:
-            raise AttributeError(f"'{type(self).__name__}' object has no attribute "
-                                 "'_saved_result'")
-        if self._freed:
-            raise RuntimeError(_SECOND_TIME)
-        return Tensor._make(self._out._data, True, self)
-
     def release(self):
         self._freed = True
         self._out = self._inner = self._inputs = None
         self._saved = ()
 
 
-def _node_type(name, saves_result, _cache={}):
-    cls = _cache.get((name, saves_result))
+def _node_type(name, _cache={}):
+    cls = _cache.get(name)
     if cls is None:
-        cls = _cache[name, saves_result] = type(name, (_Composite,), {
-            "__module__": "builtins", "__slots__": (), "_saves_result": saves_result})
+        cls = _cache[name] = type(name, (_Composite,), {"__module__": "builtins",
+                                                        "__slots__": ()})
     return cls
 
 
-def composite(name, composed, inputs, *args, saves_result=False):
-    """``composed(*inputs, *args)``, recorded as one node named ``name`` (see the module);
-    ``saves_result``: the node shows its result as ``_saved_result``, as PyTorch's does."""
+def composite(name, composed, inputs, *args):
+    """``composed(*inputs, *args)``, recorded as one node named ``name`` (see the module)."""
     needs = [t._requires_grad for t in inputs]
     if not (grad_mode._state.enabled and any(needs)) or _forward._state.level >= 0 \
             or _SAVED_HOOKS:
@@ -97,6 +86,6 @@ def composite(name, composed, inputs, *args, saves_result=False):
     out = composed(*inner, *args)
     edges = tuple((t._grad_node(), InputMeta(t._data)) if n else (None, None)
                   for t, n in zip(inputs, needs))
-    node = _node_type(name, saves_result)(edges, out, inner, tuple(inputs), composed, args)
-    result = Tensor._make(out._data, True, node)
+    result = Tensor._make(out._data, True, _node_type(name)(edges, out, inner, tuple(inputs),
+                                                              composed, args))
     return result

@@ -10,7 +10,6 @@ import warnings
 import numpy as np
 
 from ..autograd import fused
-from ..autograd.composite import composite
 from ..autograd.nodes import RuleNode
 from ..core import Tensor
 from ..functions import einsum, erf
@@ -251,43 +250,31 @@ def selu(input, inplace=False):
         scale * where(input > 0, input, alpha * input.expm1()), "EluBackward0"))
 
 
-def _gelu(input, approximate):
+def gelu(input, approximate="none"):
     if approximate == "tanh":
         inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input ** 3)
-        return 0.5 * input * (1.0 + inner.tanh())
-    return input * 0.5 * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
-
-
-def gelu(input, approximate="none"):
-    if approximate not in ("none", "tanh"):
+        out = 0.5 * input * (1.0 + inner.tanh())
+    elif approximate == "none":
+        out = input * 0.5 * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
+    else:
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return composite("GeluBackward0", _gelu, [input], approximate)
-
-
-def _silu(input):
-    return input * input.sigmoid()
+    return _named(out, "GeluBackward0")
 
 
 def silu(input, inplace=False):
-    return _inplace_or(input, inplace, lambda input: composite("SiluBackward0", _silu, [input]))
-
-
-def _mish(input):
-    return input * _softplus(input, 1.0, 20.0).tanh()
+    return _inplace_or(input, inplace, lambda input: _named(
+        input * input.sigmoid(), "SiluBackward0"))
 
 
 def mish(input, inplace=False):
-    return _inplace_or(input, inplace, lambda input: composite("MishBackward0", _mish, [input]))
-
-
-def _softplus(input, beta, threshold):
-    scaled = input * beta
-    soft = (scaled.clamp_max(threshold).exp()).log1p() / beta
-    return where(scaled > threshold, input, soft)
+    return _inplace_or(input, inplace, lambda input: _named(
+        input * softplus(input).tanh(), "MishBackward0"))
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    return composite("SoftplusBackward0", _softplus, [input], beta, threshold)
+    scaled = input * beta
+    soft = (scaled.clamp_max(threshold).exp()).log1p() / beta
+    return _named(where(scaled > threshold, input, soft), "SoftplusBackward0")
 
 
 def softsign(input):
@@ -303,12 +290,7 @@ def sigmoid(input):
 
 
 def logsigmoid(input):
-    return composite("LogSigmoidBackward0", _logsigmoid, [input])
-
-
-def _logsigmoid(input):
-    # min(x, 0) - log1p(exp(-|x|)): PyTorch's formula, exact for large |x| (no threshold)
-    return input.clamp_max(0.0) - (-input.abs()).exp().log1p()
+    return _named(-softplus(-input), "LogSigmoidBackward0")
 
 
 def _strict_clamp(input, min_val, max_val):
