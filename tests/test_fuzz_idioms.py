@@ -44,6 +44,7 @@ programs get past the refusal.  ``--all`` generates everything in every seed.
     PYTHONPATH=src python tests/test_fuzz_idioms.py --seed 12 -v               # one program
     PYTHONPATH=src python tests/test_fuzz_idioms.py --closures --many 300 --min
     PYTHONPATH=src python tests/test_fuzz_idioms.py --many 2000 --hvp --min   # second order
+    PYTHONPATH=src python tests/test_fuzz_idioms.py --many 300 --all --third  # and third
 """
 import importlib.util
 import os
@@ -248,7 +249,40 @@ def second_order_error(f, args64, i, value64, rng, checked_grad=None):
             return "kink"
         return (f"{what} {np.ravel(h)!r} != finite differences of grad {np.ravel(fd1)!r} "
                 f"(argument {i}, v {np.ravel(v)!r})")
+    if EXTRA.get("third"):
+        return third_order_error(f, args64, i, v)
     return None
+
+
+def third_order_error(f, args64, i, v):
+    """None, "kink", or what is wrong with ``sg.grad`` of ``y -> <H(y) v, v>`` (three
+    reverse passes: the second-order function is generated code differentiated again)
+    along ``v``, against central differences of ``<H v, v>`` itself (``--third``)."""
+    def vhv(y):
+        at = _copy(args64)
+        at[i] = y
+        return np.sum(reverse_over_reverse(f, at, i, v) * v)
+    try:
+        t = _quiet(lambda: sg.grad(vhv)(_copy(args64)[i]))
+    except (sg.UnsupportedSyntaxError, sg.NonDifferentiableError) as e:
+        e.second_order_what = "third order"
+        raise
+    except Exception as e:
+        raise SecondOrderRaised("third order") from e
+    got = float(np.sum(np.asarray(t, np.float64) * v))
+
+    def diff(h):
+        return (_quiet(lambda: vhv(args64[i] + h * v)) -
+                _quiet(lambda: vhv(args64[i] - h * v))) / (2 * h)
+    fd1, fd2 = diff(1e-4), diff(1e-3)
+    scale = 1.0 + abs(fd1)
+    if not np.isfinite(got):
+        return "kink"
+    if abs(got - fd1) <= 1e-4 * scale or abs(got - fd2) <= 1e-4 * scale:
+        return None
+    if abs(fd1 - fd2) > 1e-3 * scale:
+        return "kink"
+    return f"third order along v: {got!r} != finite differences {fd1!r} (argument {i})"
 
 
 class SecondOrderRaised(Exception):
@@ -556,9 +590,12 @@ def main(argv):
                          "function values, varargs)")
     ap.add_argument("--hvp", action="store_true",
                     help="also check second order: sg.hvp and grad of grad")
+    ap.add_argument("--third", action="store_true",
+                    help="with --hvp: also check third order (grad of <H v, v>)")
     ap.add_argument("--stop", type=int, default=1000, help="stop after this many failures")
     o = ap.parse_args(argv)
-    EXTRA["hvp"] = o.hvp
+    EXTRA["hvp"] = o.hvp or o.third
+    EXTRA["third"] = o.third
     seeds = o.seed or range(o.start, o.start + (o.many or N_SEEDS))
     counts, reasons, feats = collections.Counter(), collections.Counter(), collections.Counter()
     fails, groups = [], collections.defaultdict(list)

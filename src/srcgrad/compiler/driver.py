@@ -20,6 +20,7 @@ from .analysis.kinds import infer_kinds
 from .frontend import declare_cells, front_end, recursion_error, refuse_cells
 from .optimize.copies import propagate_copies
 from .optimize.dce import dead_code
+from .optimize.known_calls import drop_type_checks, write_out_matmul_grads
 from .optimize.shape_reads import stand_in_shape_reads
 from .optimize.shapes import ShapeFacts
 from .source import local_imports, unwrap
@@ -124,6 +125,7 @@ def _callee_factory(func, wrt, stmt, kinds=None):
 def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     ad = names.ad
     result = rev.result
+    bwd = _restored_lists_copied(bwd, ad)
     prologue = []
     for p in rev.copy_params:
         prologue.append(A.assign(p, A.call(A.attr(ad, "copy"), [A.name(p)])))
@@ -184,6 +186,8 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     def seed_stmt(dr):
         if _scalar_by_construction(rev, result):
             return A.assign(dr, A.const(1.0))   # a full reduction: no check, no value needed
+        if rev.shapes is not None and rev.shapes.is_real_float_scalar(result):
+            return A.assign(dr, A.const(1.0))   # (what ad.seed returns for it)
         return A.assign(dr, A.call(A.attr(ad, "seed"), [copy.deepcopy(result)]))
 
     if mode in ("grad", "value_and_grad"):
@@ -212,6 +216,8 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         if mode == "value_and_grad":
             ret = A.tuple_([value, ret])
         body.append(gast.Return(value=ret))
+        body = drop_type_checks(body, rev.shapes, ad)
+        body = write_out_matmul_grads(body, rev.shapes, ad)
         body = dead_code(stand_in_shape_reads(body, rev.an.varied, params, ad))
         body = propagate_copies(body, params)
         kind = "Gradient" if mode == "grad" else "Value and gradient"
@@ -250,7 +256,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     saved_name = names.gen.fresh("saved")
     fwd_body = list(fwd) + [gast.Return(value=A.tuple_([copy.deepcopy(result),
                                                        A.tuple_([A.name(n) for n in saved])]))]
-    fwd_body = dead_code(fwd_body)
+    fwd_body = dead_code(drop_type_checks(fwd_body, None, ad))
     unpack = []
     if saved:
         unpack = [A.assign(A.tuple_([A.store(n) for n in saved], gast.Store()),
@@ -344,9 +350,36 @@ def _mutated_in_place(stmts):
     return restored | popped
 
 
+# what a sweep may call on a list or dict of the other sweep to change it in place: a
+# backward sweep pushes back what its forward sweep popped (``stack.append(t)``), and
+# when that code is differentiated again the list is in the saved record of a
+# derivative's forward sweep, which its backward sweep reads later
+_CHANGING = frozenset(("pop", "append", "extend", "insert", "remove", "clear", "reverse",
+                       "sort", "popitem", "setdefault", "update"))
+
+
+def _restored_lists_copied(bwd, ad):
+    """The reverse sweep, with ``n = ad.copy(stack.pop())`` where it takes back from a
+    stack a list it then pops or pushes onto (undoing ``n.append(v)`` of a loop that
+    rebinds ``n``): the object on the stack may be held elsewhere too (by the saved
+    record a derivative's forward sweep returns, by a second run of this sweep), so the
+    sweep changes its own copy, never the object the forward sweep left."""
+    changed = _in_place(bwd)[1]
+    if not changed:
+        return bwd
+    for n in A.walk(bwd):
+        if isinstance(n, gast.Assign) and len(n.targets) == 1 and \
+                isinstance(n.targets[0], gast.Name) and n.targets[0].id in changed and \
+                isinstance(n.value, gast.Call) and isinstance(n.value.func, gast.Attribute) \
+                and n.value.func.attr == "pop" and not n.value.args and \
+                isinstance(n.value.func.value, gast.Name):
+            n.value = A.call(A.attr(ad, "copy"), [n.value])
+    return bwd
+
+
 def _in_place(stmts):
     """(names whose items ``stmts`` put back: ``y[i] = ...``, ``ad.restore_item(d,
-    ...)``; names of the lists they pop), in one walk."""
+    ...)``; names of the lists they pop or push onto), in one walk."""
     restored, popped = set(), set()
     for n in A.walk(stmts):
         if isinstance(n, gast.Assign):
@@ -354,7 +387,7 @@ def _in_place(stmts):
                 if isinstance(t, gast.Subscript) and isinstance(t.value, gast.Name):
                     restored.add(t.value.id)
         elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute):
-            if n.func.attr == "pop" and isinstance(n.func.value, gast.Name):
+            if n.func.attr in _CHANGING and isinstance(n.func.value, gast.Name):
                 popped.add(n.func.value.id)
             elif n.func.attr == "restore_item" and n.args and isinstance(n.args[0], gast.Name):
                 restored.add(n.args[0].id)
