@@ -50,13 +50,26 @@ def test_law_agrees_with_numpy(rule, sample):
     assert np.shape(out) == got.shape, f"{rule.name}: {np.shape(out)} vs law {got.shape}"
     if S.is_real(got):
         assert not np.iscomplexobj(out), f"{rule.name}: the law says real, NumPy gives complex"
+    if got.kind is not None and got.kind != "r":
+        # an exact kind (the seed of a float scalar result is 1.0 on it)
+        assert np.asarray(out).dtype.kind == got.kind, \
+            f"{rule.name}: the law says kind {got.kind}, NumPy gives {np.asarray(out).dtype}"
 
 
 def test_laws_know_the_common_cases():
     """The laws are not all UNKNOWN (the test above would then check nothing)."""
     rule = {r.name: r for r in rules.all_rules()}
     a, b = S.Array((3, 1), "f"), S.Array((1, 4), "f")
-    assert facts.law_result(rule["np.add"], {"x": a, "y": b}) == S.Array((3, 4), "r")
+    assert facts.law_result(rule["np.add"], {"x": a, "y": b}) == S.Array((3, 4), "f")
+    # exact kinds: int / int is float, |complex| is real, the sum of floats a float;
+    # an operand of unknown real kind leaves it unknown
+    assert facts.law_result(rule["np.divide"], {"x": S.Array((2,), "i"), "y": S.Known(3)}) \
+        == S.Array((2,), "f")
+    assert facts.law_result(rule["np.absolute"], {"x": S.Array((2,), "c")}) == \
+        S.Array((2,), "f")
+    got = facts.law_result(rule["np.sum"], {"a": a, "axis": S.Known(None)})
+    assert got == S.Array((), "f")
+    assert facts.law_result(rule["np.add"], {"x": a, "y": S.Array((1, 4), "r")}).kind == "r"
     assert facts.law_result(rule["np.matmul"], {"x": S.Array((2, 3), "f"),
                                                 "y": S.Array((3,), "f")}).shape == (2,)
     got = facts.law_result(rule["np.sum"], {"a": S.Array((2, 3), "f"), "axis": S.Known(1),

@@ -22,9 +22,11 @@ covers every value it reads.  A body that could change an array's shape in place
 (``x.shape = ...``, ``x.resize(...)``) is not specialized at all.
 """
 import builtins
+import itertools
 import math
 
 import gast
+import numpy as np
 
 from .. import ir
 from ...rules import shapes as S
@@ -139,6 +141,40 @@ class ShapeFacts:
                 type(x) in (S.Scalar, S.Known) and S.kind_of(x) in ("f", "i")):
             return None     # (a bool, a complex scalar: the kernel's general path)
         return rs, xs, type(x) is not S.Array
+
+    def is_real_float_scalar(self, node):
+        """Is ``node`` (an atom) known to hold a real floating scalar: a Python float, or
+        a NumPy value of shape ``()`` and floating dtype?  Then ``ad.seed`` of it is
+        1.0, and its value is not needed for the seed."""
+        if self._facts() is None:
+            return False
+        v = self.value(node)
+        if not ((type(v) is S.Array and v.shape == () and v.kind == "f") or
+                (type(v) is S.Scalar and v.kind == "f") or
+                (type(v) is S.Known and type(v.value) is float)):
+            return False
+        self.used.update(self.args)
+        return True
+
+    def knows_value(self, node):
+        """Is anything known of the value of ``node`` (an atom)?  A known abstract value
+        is a number, a tuple of ints, None, a bool or a NumPy value: never an object
+        of a user's class."""
+        if self._facts() is None or self.value(node) is S.UNKNOWN:
+            return False
+        self.used.update(self.args)
+        return True
+
+    def ndim(self, node):
+        """The number of axes of ``node`` (an atom) when it is known to be a NumPy
+        array or NumPy scalar; else None."""
+        if self._facts() is None:
+            return None
+        v = self.value(node)
+        if type(v) is not S.Array:
+            return None
+        self.used.update(self.args)
+        return len(v.shape)
 
     def describe(self):
         """What the code is specialized to (a line of its docstring)."""
@@ -273,7 +309,96 @@ def _literal(v):
 def law_result(rule, args):
     """The abstract result of ``rule`` for its bound arguments' abstract values
     (parameter -> value): its ``shape`` law, or the law its ``elementwise`` or
-    ``reduction`` facet implies; UNKNOWN for any other rule."""
+    ``reduction`` facet implies; UNKNOWN for any other rule.  A real result's kind
+    is made exact where the dtypes prove it (:func:`_exact_kind`)."""
+    out = _law_result(rule, args)
+    if type(out) is S.Array and out.kind in (None, "r"):
+        kind = _exact_kind(rule, args)
+        if kind is not None and (out.kind is None or kind in "fiub"):
+            return S.Array(out.shape, kind)
+    return out
+
+
+# representative dtypes of each kind: a result's kind is exact when every one of them
+# gives it
+_DTYPES = {"f": tuple(map(np.dtype, ("f2", "f4", "f8", "g"))),
+           "c": tuple(map(np.dtype, ("c8", "c16", "G"))),
+           "i": tuple(map(np.dtype, ("i1", "i2", "i4", "i8"))),
+           "u": tuple(map(np.dtype, ("u1", "u2", "u4", "u8"))),
+           "b": (np.dtype("?"),)}
+_PY_TYPES = {"f": float, "c": complex, "i": int, "b": bool}
+_NUMPY_REDUCTIONS = frozenset(
+    getattr(np, n) for n in ("sum", "prod", "max", "min", "amax", "amin", "mean",
+                             "nansum", "nanprod", "nanmax", "nanmin", "nanmean"))
+
+
+def _exact_kind(rule, args):
+    """The dtype kind (``"f"``, ``"c"``, ``"i"``, ``"u"``, ``"b"``) of the result of a
+    NumPy ufunc rule (``np.divide``, ``np.matmul``...) or NumPy reduction (``np.sum``,
+    ``np.max``...) for operands of known kinds, when NumPy's type resolution gives
+    that kind for every dtype of the operands' kinds (``float16`` to ``longdouble``
+    for ``"f"``; a Python scalar is weak); None when not proved."""
+    func = rule.func
+    params = rule.signature.parameters
+    if isinstance(func, np.ufunc):
+        operands = [p for p in params if p in _operands(rule)]
+        if len(operands) != func.nin or func.nout != 1 or any(
+                not _default(args.get(p), params[p]) for p in params if p not in operands):
+            return None
+        kinds = []
+        for p in operands:
+            a = args.get(p)
+            k = S.kind_of(a)
+            if k is None or k == "r":
+                return None
+            kinds.append((type(a) is S.Array, k))
+        return _ufunc_kind(func, tuple(kinds))
+    if func in _NUMPY_REDUCTIONS and rule.facets.reduction is not None:
+        names = list(params)
+        a = args.get(names[0])
+        if type(a) is not S.Array or any(
+                not _default(args.get(p), params[p]) for p in names[1:]
+                if p not in (rule.facets.reduction, "keepdims")):
+            return None
+        return _reduction_kind(func, a.kind)
+    return None
+
+
+_KIND_CACHE = {}
+
+
+def _ufunc_kind(func, kinds):
+    key = (func, kinds)
+    if key not in _KIND_CACHE:
+        choices = [_DTYPES.get(k, ()) if is_array else (_PY_TYPES.get(k),)
+                   for is_array, k in kinds]
+        found = set()
+        try:
+            for dts in itertools.product(*choices):
+                if any(d is None for d in dts):     # (dtype("f8") == None holds)
+                    found.add(None)
+                    break
+                found.add(func.resolve_dtypes(dts + (None,))[-1].kind)
+        except (TypeError, ValueError, np.exceptions.DTypePromotionError):
+            found.add(None)
+        _KIND_CACHE[key] = found.pop() if len(found) == 1 else None
+    return _KIND_CACHE[key]
+
+
+def _reduction_kind(func, kind):
+    """A NumPy reduction keeps a floating or complex array's kind (of every dtype of it:
+    checked on a one-entry array of each)."""
+    key = (func, kind)
+    if key not in _KIND_CACHE:
+        found = set()
+        if kind in ("f", "c"):
+            for dt in _DTYPES[kind]:
+                found.add(np.asarray(func(np.ones(1, dt))).dtype.kind)
+        _KIND_CACHE[key] = found.pop() if found == {kind} else None
+    return _KIND_CACHE[key]
+
+
+def _law_result(rule, args):
     facets = rule.facets
     if facets.shape is not None:
         return facets.shape(args)
