@@ -157,3 +157,27 @@ def test_matmul_adjoints_written_out_for_2d_operands_only():
     for k in range(3):
         np.testing.assert_allclose(got[k], _central(matmuls, (A, v, B), k), rtol=1e-6,
                                    atol=1e-9)
+
+
+class _TwoD:
+    """Facts saying every name is a 2-d array (as the outer function's x and W are)."""
+    def ndim(self, node):
+        return 2
+
+
+def test_matmul_adjoint_not_written_out_in_a_nested_scope():
+    # inside a nested function or a comprehension the names may be other values
+    # (a parameter x, a comprehension's target): the outer facts do not apply there
+    import gast
+    from srcgrad.compiler.optimize.known_calls import write_out_matmul_grads
+    src = ("def inner(x):\n    return ad.matmul_grad_x(g, x, W)\n"
+           "dxs = [ad.matmul_grad_x(g, x, W) for x in xs]\n"
+           "dx = ad.matmul_grad_x(g, x, W)\n")
+    body = write_out_matmul_grads(gast.parse(src).body, _TwoD(), "ad")
+    out = gast.unparse(gast.Module(body=body, type_ignores=[])) if hasattr(gast, "unparse") \
+        else __import__("ast").unparse(gast.gast_to_ast(gast.Module(body=body,
+                                                                     type_ignores=[])))
+    lines = [ln.strip() for ln in out.splitlines()]
+    assert "return ad.matmul_grad_x(g, x, W)" in lines
+    assert "dxs = [ad.matmul_grad_x(g, x, W) for x in xs]" in lines
+    assert "dx = g @ W.T" in lines

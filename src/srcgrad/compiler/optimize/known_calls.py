@@ -16,7 +16,8 @@ A check goes when it cannot fail:
 Kernels.  ``ad.matmul_grad_x(g, x, y)`` (``ad.matmul_grad_y``) with ``x`` and ``y``
 known 2-d arrays is the kernel's own first branch, written out: ``g @ y.T``
 (``x.T @ g``), the same operation on the same operands (so the same bits), without
-the call and its tests of ``ndim``.
+the call and its tests of ``ndim``; not inside a nested function, lambda or
+comprehension, where the names may be others.
 """
 import gast
 
@@ -81,6 +82,13 @@ _COMPOUND = frozenset((gast.If, gast.For, gast.While, gast.With))
 class _Matmuls(gast.NodeTransformer):
     def __init__(self, facts, ad_name):
         self.facts, self.ad_name = facts, ad_name
+
+    def _scope(self, node):
+        return node     # (its own names: a parameter or a comprehension's target may
+                        # be another value of the same name)
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_Lambda = _scope
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _scope
 
     def visit_Call(self, node):
         self.generic_visit(node)

@@ -353,7 +353,11 @@ def _exact_kind(rule, args):
                 return None
             kinds.append((type(a) is S.Array, k))
         return _ufunc_kind(func, tuple(kinds))
-    if func in _NUMPY_REDUCTIONS and rule.facets.reduction is not None:
+    try:
+        reduction = func in _NUMPY_REDUCTIONS and rule.facets.reduction is not None
+    except TypeError:       # (an unhashable callable)
+        reduction = False
+    if reduction:
         names = list(params)
         a = args.get(names[0])
         if type(a) is not S.Array or any(
