@@ -5,12 +5,11 @@ import numbers
 import numpy as np
 
 from .. import runtime
-from ..rules import lookup
 from . import dtypes, grad_mode
 from .autograd import fused
 from .core import Tensor, _bool, _float, _int
 from .device import move, to_device
-from .dispatch import _as_tensor_like, _rule_for, apply
+from .dispatch import _as_tensor_like, apply
 from .rounding import ROUNDED_ONCE, fma, rounded_once
 from .rounding import lerp as rounding_lerp
 
@@ -345,10 +344,13 @@ class ArithmeticMethods:
         return fused.relu(self, _composed_relu)
 
     def sigmoid(self):
-        f = _rule_for(getattr(runtime, "sigmoid", None), getattr(runtime, "expit", None))
-        if f is not None and lookup(f) is not None:
-            return apply(f, (self,), name="SigmoidBackward0", floating=True)
-        # no sigmoid rule yet: 1 / (1 + exp(-x)), the last node named as PyTorch's
+        special = scipy_special(self)
+        if special is not None:
+            # one node, scipy.special.expit's rule (g * ans * (1 - ans)): it saves the
+            # result, as PyTorch's does, so changing the result in place makes backward raise
+            return apply(special.expit, (self,), name="SigmoidBackward0", floating=True)
+        # without SciPy: 1 / (1 + exp(-x)), the last node (which saves its result) named
+        # as PyTorch's
         return apply(np.reciprocal, ((-self).exp() + 1,), name="SigmoidBackward0",
                      floating=True)
 
@@ -551,6 +553,19 @@ class ArithmeticMethods:
         return self.reshape(-1, 1) * vec2
 
     ger = outer
+
+
+def scipy_special(tensor):
+    """``scipy.special``, whose rules give sigmoid and logsigmoid one node each, or None
+    without SciPy (imported on first use: it is optional and slow to import) or for a
+    tensor on another device (SciPy's functions take NumPy arrays)."""
+    if type(tensor._data) is not np.ndarray:
+        return None
+    try:
+        from scipy import special
+    except ImportError:         # pragma: no cover - SciPy is installed with srcgrad's extras
+        return None
+    return special
 
 
 def _composed_relu(x):

@@ -42,6 +42,8 @@ class _Composite(Node):
     def apply(self, g):
         from .engine import grad
         self._check_saved()
+        if not self._out._requires_grad:      # the result does not depend on the inputs
+            return [None] * len(self._edges)
         wanted = [x for x, (node, _) in zip(self._inner, self._edges) if node is not None]
         grads = iter(grad([self._out], wanted, [Tensor._make(g)], retain_graph=True,
                           allow_unused=True))
@@ -58,6 +60,8 @@ class _Composite(Node):
         inputs = [x.view(x.shape) if node is not None else x
                   for x, (node, _) in zip(self._inputs, self._edges)]
         out = self._composed(*inputs, *self._args)        # recorded: grad mode is on
+        if not out._requires_grad:
+            return [None] * len(self._edges)
         wanted = [x for x, (node, _) in zip(inputs, self._edges) if node is not None]
         grads = iter(grad([out], wanted, [g], create_graph=True, allow_unused=True))
         return [next(grads) if node is not None else None for node, _ in self._edges]
@@ -88,4 +92,7 @@ def composite(name, composed, inputs, *args):
                   for t, n in zip(inputs, needs))
     result = Tensor._make(out._data, True, _node_type(name)(edges, out, inner, tuple(inputs),
                                                               composed, args))
+    # the result holds the private result's array: changing it in place counts as changing
+    # that one, so a private node that saved it (its rule reads the result) raises
+    result._vc = out._vc
     return result

@@ -294,11 +294,13 @@ def run_recorded(node, g):
 # after it.  The rule's template still computes it (composite: its operations record a
 # private graph, which gives the node's own backward), so no derivative is written here.
 _FUSED_BACKWARD = {
-    "TanhBackward0": "TanhBackwardBackward0", "SoftmaxBackward0": "SoftmaxBackwardDataBackward0",
+    "TanhBackward0": "TanhBackwardBackward0", "SigmoidBackward0": "SigmoidBackwardBackward0",
+    "SoftmaxBackward0": "SoftmaxBackwardDataBackward0",
     "LogSoftmaxBackward0": "LogSoftmaxBackwardDataBackward0",
     "GeluBackward0": "GeluBackwardBackward0", "LeakyReluBackward0": "LeakyReluBackwardBackward0",
     "SoftplusBackward0": "SoftplusBackwardBackward0", "EluBackward0": "EluBackwardBackward0",
     "HardtanhBackward0": "HardtanhBackwardBackward0",
+    "LogSigmoidBackward0": "LogSigmoidBackwardBackward0",
     "MseLossBackward0": "MseLossBackwardBackward0", "NllLossBackward0": "NllLossBackwardBackward0",
     "HuberLossBackward0": "HuberLossBackwardBackward0",
     "SmoothL1LossBackward0": "SmoothL1LossBackwardBackward0",

@@ -9,9 +9,12 @@ import warnings
 
 import numpy as np
 
+from ..arithmetic import scipy_special
 from ..autograd import fused
+from ..autograd.composite import composite
 from ..autograd.nodes import RuleNode
 from ..core import Tensor
+from ..dispatch import apply
 from ..functions import einsum, erf
 from ..indexing import where
 from .padding import _named, pad
@@ -250,31 +253,46 @@ def selu(input, inplace=False):
         scale * where(input > 0, input, alpha * input.expm1()), "EluBackward0"))
 
 
-def gelu(input, approximate="none"):
+def _gelu(input, approximate):
     if approximate == "tanh":
         inner = math.sqrt(2.0 / math.pi) * (input + 0.044715 * input ** 3)
-        out = 0.5 * input * (1.0 + inner.tanh())
-    elif approximate == "none":
-        out = input * 0.5 * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
-    else:
+        return 0.5 * input * (1.0 + inner.tanh())
+    return input * 0.5 * (1.0 + erf(input * (1.0 / math.sqrt(2.0))))
+
+
+# gelu, silu, mish and softplus are one node each, as PyTorch records them (composite: the
+# composed operations' rules give the derivative); the node checks the version of its
+# input, which PyTorch's saves
+def gelu(input, approximate="none"):
+    if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
-    return _named(out, "GeluBackward0")
+    return composite("GeluBackward0", _gelu, [input], approximate)
+
+
+def _silu(input):
+    return input * input.sigmoid()
 
 
 def silu(input, inplace=False):
-    return _inplace_or(input, inplace, lambda input: _named(
-        input * input.sigmoid(), "SiluBackward0"))
+    return _inplace_or(input, inplace, lambda input: composite("SiluBackward0", _silu, [input]))
+
+
+def _mish(input):
+    return input * _softplus(input, 1.0, 20.0).tanh()
 
 
 def mish(input, inplace=False):
-    return _inplace_or(input, inplace, lambda input: _named(
-        input * softplus(input).tanh(), "MishBackward0"))
+    return _inplace_or(input, inplace, lambda input: composite("MishBackward0", _mish, [input]))
+
+
+def _softplus(input, beta, threshold):
+    scaled = input * beta
+    soft = (scaled.clamp_max(threshold).exp()).log1p() / beta
+    return where(scaled > threshold, input, soft)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    scaled = input * beta
-    soft = (scaled.clamp_max(threshold).exp()).log1p() / beta
-    return _named(where(scaled > threshold, input, soft), "SoftplusBackward0")
+    return composite("SoftplusBackward0", _softplus, [input], beta, threshold)
 
 
 def softsign(input):
@@ -290,7 +308,17 @@ def sigmoid(input):
 
 
 def logsigmoid(input):
-    return _named(-softplus(-input), "LogSigmoidBackward0")
+    special = scipy_special(input)
+    if special is None:                 # without SciPy, or on another device
+        return _named(-softplus(-input), "LogSigmoidBackward0")
+    # one node, scipy.special.log_expit's rule (g * expit(-x): it saves the input, as
+    # PyTorch's does); the value by PyTorch's formula, exact for large |x|
+    return apply(special.log_expit, (input,), name="LogSigmoidBackward0", floating=True,
+                 forward=_logsigmoid_value)
+
+
+def _logsigmoid_value(x):
+    return np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))
 
 
 def _strict_clamp(input, min_val, max_val):
