@@ -577,6 +577,7 @@ SAMPLES["ad.mean_grad"] = [S(A(3), A(3, 4), 1), S(1.5, A(2, 3)), S(A(3, 1), A(3,
 SAMPLES["ad.fill_like"] = [S(A(3), A(3)), S([A(2), A(2)], [A(2), A(2)])]
 SAMPLES["ad.indexable"] = [S(A(3, 2)), S([A(2), A(2)])]
 SAMPLES["ad.indexable_grad"] = [S(A(3), A(3)), S([A(2), A(2)], [A(2), A(2)])]
+SAMPLES["ad.indexable_tangent"] = [S(A(3), A(3)), S([A(2), A(2)], [A(2), A(2)])]
 SAMPLES["ad.add_at"] = [S(A(5), [1, 1, 3], A(3)), S(A(3, 4), (0, slice(None)), A(4)),
                         S(A(5), 2, 1.5)]
 SAMPLES["ad.copies"] = [S(A(3), A(2, 2)), S(A(4))]     # (distinct arrays: one copy each)
@@ -785,6 +786,8 @@ SAMPLES["ad.unlist"] = [S([A(2), A(2), A(2)], A(3, 2)), S((0.5, 1.5, -0.5), A(3)
 SAMPLES["ad.listed"] = [S(A(3, 2), [A(2), A(2), A(2)]), S(A(3), (0.5, 1.5, 2.5)),
                         S([A(2), None], [A(2), 0.5]), S((A(2), 1.5), (A(2), 0.5)),
                         S({"a": 0.5}, ["a", "b"])]           # a dict: its keys get zeros
+SAMPLES["ad.listed_items"] = [S(A(3, 2), A(3, 2), [A(2), A(2), A(2)]),
+                              S([A(2), None], [A(2), 0.5], [A(2), 0.5])]
 SAMPLES["ad.values_of"] = [S(_DV), S({0: A(2, 2)}), S({"a": 0.5, "b": A(3), "c": 1.5})]
 SAMPLES["ad.values_grad"] = [S([A(2), 0.5], _DV), S([None, 0.5], _DV), S((A(2, 2),), {0: A(2, 2)})]
 SAMPLES["ad.items_of"] = [S(_DV), S({0: A(2, 2), 1: 0.5})]

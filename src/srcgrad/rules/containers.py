@@ -27,7 +27,8 @@ from .registry import defkernel, deflinear, defresolver
 
 __all__ = ["without_key", "as_dict", "as_dict_grad", "as_dict_jvp", "merged", "merged_grad", "merged_jvp",
            "zipped", "zipped_grad", "zipped_jvp", "seq_concat", "seq_split", "seq_repeat",
-           "seq_repeat_grad", "as_list", "as_tuple", "unlist", "listed", "values_of",
+           "seq_repeat_grad", "as_list", "as_tuple", "unlist", "listed", "listed_items",
+           "values_of",
            "values_grad", "items_of", "items_grad", "items_tangent", "arranged",
            "arranged_grad"]
 
@@ -189,6 +190,10 @@ def unlist(t, x):
     if isinstance(x, dict):
         return {}
     grads = list(t)
+    if rt.is_record(x):
+        # an object of the user's class, iterated: each item's gradient to the field
+        # that holds it
+        return rt.indexable_grad(grads, x)
     if hasattr(x, "shape"):
         if not grads:
             return rt.zeros_like(x)
@@ -212,6 +217,15 @@ def listed(t, like):
     else:
         items = [rt.zeros_like(v) if ti is None else ti for ti, v in zip(list(t), like)]
     return tuple(items) if isinstance(like, tuple) else items
+
+
+def listed_items(t, x, like):
+    """The tangent of ``list(x)`` from x's tangent ``t`` (``like``: the list): for an
+    object of the user's class, its items' tangents read at the fields that hold them;
+    else :func:`listed`.  The transpose of :func:`unlist` in ``x``'s structure."""
+    if rt.is_record(x):
+        return rt.indexable_tangent(t, x)
+    return listed(t, like)
 
 
 # -- d.pop(k): the lowering reads d[k] (or d.get), then rebinds d to a copy without k ---
@@ -297,12 +311,14 @@ defkernel(seq_repeat_grad, "t, a, n",
         vjp=dict(t="seq_repeat(g, n)"), jvp=dict(t="seq_repeat_grad(dt, a, n)"))
 
 # list(x) / tuple(x): linear in x; the result holds x's items (an array's rows are views)
-defkernel(as_list, "x", vjp=dict(x="unlist(g, x)"), jvp=dict(x="listed(dx, ans)"),
+defkernel(as_list, "x", vjp=dict(x="unlist(g, x)"), jvp=dict(x="listed_items(dx, x, ans)"),
           view_of="x", container=True)
-defkernel(as_tuple, "x", vjp=dict(x="unlist(g, x)"), jvp=dict(x="listed(dx, ans)"),
+defkernel(as_tuple, "x", vjp=dict(x="unlist(g, x)"), jvp=dict(x="listed_items(dx, x, ans)"),
           view_of="x", container=True)
-deflinear(unlist, "t, x", "listed(g, t)", "unlist(dt, x)")
+deflinear(unlist, "t, x", "listed_items(g, x, t)", "unlist(dt, x)")
 deflinear(listed, "t, like", "unlist(g, t)", "listed(dt, like)", container=True)
+deflinear(listed_items, "t, x, like", "unlist(g, x)", "listed_items(dt, x, like)",
+          container=True)
 defkernel(values_of, "d", vjp=dict(d="values_grad(g, d)"),
           jvp=dict(d="values_of(fill_like(dd, d))"), linear_in=("d",), view_of="d",
           container=True)

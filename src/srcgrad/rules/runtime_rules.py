@@ -98,7 +98,10 @@ if hasattr(rt, "copies"):   # (copies of a backward sweep's saved lists that ali
 if hasattr(rt, "fill_like"):
     _linear(rt.fill_like, "t, x", "g", "fill_like(dt, x)")
 if hasattr(rt, "indexable_grad"):   # identity, or zeros for a dict: self-adjoint
-    _linear(rt.indexable_grad, "t, x", "indexable_grad(g, x)", "indexable_grad(dt, x)")
+    # (for an object of the user's class: the items' gradients put at its fields, whose
+    # transpose reads the items' tangents from the fields)
+    _linear(rt.indexable_grad, "t, x", "indexable_tangent(g, x)", "indexable_grad(dt, x)")
+    _linear(rt.indexable_tangent, "t, x", "indexable_grad(g, x)", "indexable_tangent(dt, x)")
 if hasattr(rt, "old_item"):
     _linear(rt.old_item, "t, key", "index_grad(g, t, key)", "old_item(dt, key)")
 # (fill_like: a symbolic zero adjoint, None, has the tangent 0.0, and a sum that starts
@@ -131,7 +134,7 @@ defrule(rt.matmul_grad_y, "t, x, y", name="ad.matmul_grad_y",
 
 # -- loops: ``for v in x`` visits ad.indexable(x) (a dict's keys, a list's or an array's items)
 defrule(rt.indexable, "x", name="ad.indexable", vjp=dict(x="indexable_grad(g, x)"),
-        jvp=dict(x="dx if not isinstance(x, dict) else zeros_like(ans)"),  # keys: zero tangents
+        jvp=dict(x="indexable_tangent(dx, x)"),  # (a dict's keys: zero tangents)
         view_of="x")
 defnograd(rt.keys_of, rt.detach, rt.data_of, names=["ad.keys_of", "ad.detach", "ad.data_of"])
 defnograd(rt.writing, rt.getter, rt.operator_method, rt.numeric_operand,   # (function values)

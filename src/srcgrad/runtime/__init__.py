@@ -19,6 +19,7 @@ __all__ = [
     "index_grad", "setitem", "zero_index", "add_grads", "shape_of",
     "keep_axis", "moveaxis_back", "minmax_grad", "sort_grad", "cast_like",
     "as_float", "array_ns", "matmul_grad_x", "matmul_grad_y", "copy", "take", "seed", "fill_like", "add_at", "detach", "data_of", "indexable", "indexable_grad",
+    "indexable_tangent",
     "keys_of", "sum_grad", "mean_grad", "dtype_kind", "float_tape", "filled_tape",
 ]
 
@@ -705,7 +706,7 @@ def add_grads(a, b):
             out[k] = add_grads(out.get(k), v)
         return out
     if isinstance(a, (list, tuple)):
-        return same_sequence(a, [add_grads(x, y) for x, y in zip(a, b)])
+        return same_sequence(a, [add_grads(x, y) for x, y in zip(a, b, strict=True)])
     return a + b
 
 
@@ -859,18 +860,100 @@ __all__ += ["alias_guard"]
 
 def indexable(x):
     """What ``for v in x`` visits, as something ``len`` and ``[i]`` work on."""
-    if isinstance(x, (dict, list)):
-        return list(x)    # a list: a snapshot, never an alias of a list changed later
+    if isinstance(x, (dict, list)) or is_record(x):
+        # a list: a snapshot, never an alias of a list changed later (an object of the
+        # user's class: what its __iter__ or __getitem__ yields)
+        return list(x)
     if hasattr(x, "__getitem__") and hasattr(x, "__len__"):
         return x
     return list(x)
 
 
 def indexable_grad(g, x):
-    """Adjoint of :func:`indexable`: identity, except that dict keys carry no gradient."""
+    """Adjoint of :func:`indexable`: identity, except that dict keys carry no gradient
+    and an object of the user's class gets each item's gradient at the field that
+    holds the item (its sparse record gradient)."""
     if isinstance(x, dict):
         return fill_like(None, x)
+    if is_record(x):
+        return _items_grad(g, x)
     return g
+
+
+def indexable_tangent(t, x):
+    """Tangent of :func:`indexable` (the transpose of :func:`indexable_grad`): the
+    items' tangents, read from an object's tangent at the fields that hold them."""
+    if isinstance(x, dict):
+        return zeros_like(list(x))
+    if is_record(x):
+        return _items_tangent(t, x)
+    return t
+
+
+def _item_places(x):
+    """What iterating the user's object ``x`` yields, and where each item is held: the
+    (field, None) or (field, index into a list or tuple field) holding that very
+    object.  An item that carries a gradient and is held nowhere (a value ``__iter__``
+    computes, a view of an array field) is refused: its gradient could not be put
+    anywhere."""
+    items = list(x)
+    fields = fields_of(x)
+    where = {}
+    for name, v in fields.items():
+        where.setdefault(id(v), (name, None))
+    for name, v in fields.items():
+        if isinstance(v, (list, tuple)):
+            for k, item in enumerate(v):
+                where.setdefault(id(item), (name, k))
+    places = []
+    for i, item in enumerate(items):
+        place = where.get(id(item))
+        if place is None and carries_gradient(item) and not isinstance(item, (bool, int)):
+            from ..errors import NonDifferentiableError
+            raise NonDifferentiableError(
+                f"srcgrad cannot follow a gradient through iterating a "
+                f"{type(x).__qualname__} object: item {i} that it yields is not one of its "
+                f"fields nor an item of a list or tuple field (a value __iter__ computes, "
+                f"or a view); iterate over the field itself (for v in obj.items) or yield "
+                f"the values the object holds")
+        places.append(place)
+    return items, places, fields
+
+
+def _items_grad(g, x):
+    items, places, fields = _item_places(x)
+    if len(g) != len(items):
+        raise ValueError(f"iterating a {type(x).__qualname__} object yielded {len(items)} "
+                         f"items in the backward sweep, {len(g)} in the forward sweep")
+    out = {}
+    for gi, place in zip(g, places):
+        if place is None or gi is None:
+            continue
+        name, k = place
+        if k is None:
+            out[name] = add_grads(out.get(name), gi)
+            continue
+        field = fields[name]
+        cur = out.get(name)
+        cur = [zeros_like(v) for v in field] if cur is None else list(cur)
+        cur[k] = add_grads(cur[k], gi)
+        out[name] = tuple(cur) if isinstance(field, tuple) else cur
+    return out
+
+
+def _items_tangent(t, x):
+    items, places, fields = _item_places(x)
+    out = []
+    for item, place in zip(items, places):
+        if place is None or t is None:
+            out.append(zeros_like(item))
+            continue
+        name, k = place
+        f = t.get(name) if isinstance(t, dict) else getattr(t, name, None)
+        if f is not None and k is not None:
+            f = f[k] if isinstance(f, (list, tuple)) else None
+        out.append(zeros_like(item) if f is None else f)
+    return out
 
 
 def keys_of(d):

@@ -111,10 +111,21 @@ class ControlFlow:
         out.append(loop)
         return out
 
+    def _sequence(self, arg, pre, s):
+        """The argument of ``enumerate`` / ``zip`` / ``reversed`` in a loop header, as
+        something ``len`` and ``[i]`` visit as iterating it does: a dict's keys, what an
+        object's ``__iter__`` yields (``ad.indexable``); an array parameter as it is."""
+        seq = self.atom(arg, pre, "seq")
+        if isinstance(seq, gast.Name) and seq.id in self.known_arrays:
+            return seq
+        tmp = self.names.fresh("seq")
+        pre.append(A.assign(tmp, A.call(A.attr(self.ad_name, "indexable"), [seq]), like=s))
+        return A.name(tmp)
+
     def _enumerate_zip(self, s, it, pre):
         """``for i, (a, b) in enumerate(zip(xs, ys))``: index the zipped sequences
         together (zip itself is no value srcgrad can differentiate through)."""
-        seqs = [self.atom(a, pre, "seq") for a in it.args[0].args]
+        seqs = [self._sequence(a, pre, s) for a in it.args[0].args]
         if "min" in self.locals or "len" in self.locals:
             raise self.info.error(s, "zip() in a loop needs the builtins min and len")
         start = it.args[1] if len(it.args) > 1 else None
@@ -169,7 +180,7 @@ class ControlFlow:
             if fn is builtins.enumerate and len(it.args) >= 1 and _is_zip_call(it.args[0], self):
                 return self._enumerate_zip(s, it, pre)
             if fn is builtins.enumerate and len(it.args) >= 1:
-                seq = self.atom(it.args[0], pre, "seq")
+                seq = self._sequence(it.args[0], pre, s)
                 start = it.args[1] if len(it.args) > 1 else None
                 for k in it.keywords:
                     if k.arg == "start":
@@ -190,7 +201,7 @@ class ControlFlow:
                 return pre, idx, _range_len(seq), per
             if fn is builtins.zip and it.args and not it.keywords and \
                     not any(isinstance(a, gast.Starred) for a in it.args):
-                seqs = [self.atom(a, pre, "seq") for a in it.args]
+                seqs = [self._sequence(a, pre, s) for a in it.args]
                 idx = self.names.fresh("i")
                 n = A.call(A.name("min"), [A.call(A.name("len"), [q]) for q in seqs]) \
                     if len(seqs) > 1 else A.call(A.name("len"), [seqs[0]])
@@ -208,7 +219,7 @@ class ControlFlow:
         # a general iterable: index it
         if isinstance(it, gast.Call) and not self._is_local(it.func) and \
                 resolve(it.func, self.func) is builtins.reversed and len(it.args) == 1:
-            seq = self.atom(it.args[0], pre, "seq")
+            seq = self._sequence(it.args[0], pre, s)
             idx = self.names.fresh("i")
             rng = gast.Subscript(value=_range_len(seq), slice=gast.Slice(
                 lower=None, upper=None, step=A.const(-1)), ctx=gast.Load())
