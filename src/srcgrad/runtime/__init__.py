@@ -706,8 +706,36 @@ def add_grads(a, b):
             out[k] = add_grads(out.get(k), v)
         return out
     if isinstance(a, (list, tuple)):
-        return same_sequence(a, [add_grads(x, y) for x, y in zip(a, b, strict=True)])
+        if len(a) != len(b):
+            _shorter_zeros(a, b)
+        return same_sequence(a, [add_grads(x, y) for x, y in zip(a, b)])
     return a + b
+
+
+def _shorter_zeros(a, b):
+    """Two gradients of one list of different lengths (the list grew or shrank in
+    place between the reads they come from): the sum keeps the shorter length, which
+    may drop only zeros; any other item is refused, never dropped."""
+    longer = a if len(a) > len(b) else b
+    if not all(_all_zero(item) for item in longer[min(len(a), len(b)):]):
+        raise ValueError(
+            f"srcgrad: two gradients of one list have {len(a)} and {len(b)} items and "
+            f"the extra ones are not zero (the list changed length in place between "
+            f"the reads they come from); please report this program")
+
+
+def _all_zero(v):
+    if v is None:
+        return True
+    if isinstance(v, dict):
+        return all(_all_zero(x) for x in v.values())
+    if isinstance(v, (list, tuple)):
+        return all(_all_zero(x) for x in v)
+    try:
+        nonzero = v != 0
+        return not bool(nonzero.any() if hasattr(nonzero, "any") else nonzero)
+    except Exception:
+        return False
 
 
 def keep_dtype(new, old):
