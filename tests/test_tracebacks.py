@@ -221,9 +221,11 @@ def test_debug_true_runs_the_gradient_from_a_real_file(tmp_path, monkeypatch):
     text = open(path).read()
     assert "def grad_matmul_log(x, w):" in text
     assert g.generated({"x": x, "w": w}).__code__.co_filename == path
-    # an error in it is a frame of that file, with its line, and still points home
+    # an error in it is a frame of such a file, with its line, and still points home
+    # (another shape of w compiles the code again, specialized: a file of its own)
     e = _caught(lambda: g(x, np.ones(4)))
-    frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == path]
+    frames = [f for f in traceback.extract_tb(e.__traceback__)
+              if f.filename.startswith(str(tmp_path)) and f.filename.endswith(".py")]
     assert frames and frames[-1].line == "y = x @ w"
     assert f'line {_line(matmul_log, "y = x @ w")}, in matmul_log' in _notes(e)
     # value_and_grad and has_aux too (the split form: two functions from one file)
