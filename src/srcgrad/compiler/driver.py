@@ -273,7 +273,7 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
     rebound_in_bwd = A.names_stored(bwd) if restored else set()
     # (``lst = listcomp`` both saved, listcomp popped: one copy, which both names hold)
     aliases = A.alias_groups(fwd)
-    done, put_back = set(), []
+    done, put_back, copied = set(), [], []
     for n in saved:
         if n not in mutated or n in done:
             continue
@@ -287,8 +287,21 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
             unpack.append(A.assign(after, A.call(A.attr(ad, "copy"), [A.name(n)])))
             put_back.append(A.expr_stmt(A.call(A.attr(ad, "restore_item"), [
                 A.name(obj), A.const(Ellipsis), A.name(after)])))
-        elif len(group) == 1:
-            unpack.append(A.assign(n, A.call(A.attr(ad, "copy"), [A.name(n)])))
+            continue
+        # the tuples, lists and dicts of the record that may hold the list (``seq =
+        # (l5,)``) are rebuilt around its copy: what they hold is what the sweep
+        # restores.  Lists that may hold each other are copied together.
+        near = set(group) | {m for m in _holders(fwd, group, aliases) if m in saved and
+                             m not in params and m not in restored and
+                             not any(a in mutated for a in aliases.get(m, (m,)))}
+        for other in [c for c in copied if c & near]:
+            copied.remove(other)
+            near |= other
+        copied.append(near)
+    for near in sorted(copied, key=lambda c: min(saved.index(m) for m in c)):
+        group = [m for m in saved if m in near]
+        if len(group) == 1:
+            unpack.append(A.assign(group[0], A.call(A.attr(ad, "copy"), [A.name(group[0])])))
         else:
             unpack.append(A.assign(A.tuple_([A.store(m) for m in group], gast.Store()),
                                    A.call(A.attr(ad, "copies"), [A.name(m) for m in group])))
@@ -318,6 +331,56 @@ def _assemble(func, fdef, info, rev, fwd, bwd, wrt, mode, params, names):
         f.__srcgrad_cell_error__ = getattr(fdef, "srcgrad_cell_error", None)
     fns[bname].__srcgrad_gradients__ = True          # (analysis/activity.py)
     return fns[fname], fns[bname]
+
+
+def _holders(fwd, group, aliases):
+    """The names whose values may hold (as an item, at any depth) the object that the
+    names of ``group`` hold, or hold it too: ``seq = (l5,)`` holds ``l5``; the values
+    of one ``v = ad.copies(l5, seq)`` may hold each other, ``v`` holds them, and ``s =
+    v[2]`` is ``seq``'s copy; ``d = r[i]`` and ``d, e = r`` make ``r`` hold ``d``'s
+    object; aliases of a holder hold it too.  (Over the whole sweep, ignoring order:
+    a name too many costs a copy, never a wrong value.)"""
+    built, moves = {}, []
+    for n in A.walk(fwd):
+        if not isinstance(n, gast.Assign) or len(n.targets) != 1:
+            continue
+        t, v = n.targets[0], n.value
+        copies = isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
+            v.func.attr == "copies"
+        if isinstance(t, gast.Name) and (copies or isinstance(v, (gast.Tuple, gast.List,
+                                                                   gast.Dict))):
+            parts = v.args if copies else [v]
+            inner = {e.id for p in parts for e in gast.walk(p) if isinstance(e, gast.Name)}
+            moves.append(("holds", t.id, inner))
+            if copies:
+                moves.extend(("holds", m, inner) for m in inner)
+            if not isinstance(v, gast.Dict):
+                elts = v.args if copies else v.elts
+                built[t.id] = [e.id if isinstance(e, gast.Name) else None for e in elts]
+        elif isinstance(t, gast.Name) and isinstance(v, gast.Subscript) and \
+                isinstance(v.value, gast.Name):
+            elts, i = built.get(v.value.id), getattr(v.slice, "value", None)
+            if elts and type(i) is int and -len(elts) <= i < len(elts) and elts[i]:
+                moves.append(("same", t.id, elts[i]))      # (that item, or its copy)
+            moves.append(("item", t.id, v.value.id))
+        elif isinstance(t, gast.Tuple) and isinstance(v, gast.Name):
+            moves.extend(("item", e.id, v.id) for e in t.elts if isinstance(e, gast.Name))
+    group = set(group)
+    held = set()
+    changed = True
+    while changed:
+        changed = False
+        for kind, target, src in moves:
+            if kind == "holds":
+                new = target if src & (group | held) else None
+            elif kind == "same":
+                new = target if src in group | held else None
+            else:                                   # (src holds target's object)
+                new = src if target in group | held else None
+            if new is not None and new not in held | group:
+                held |= {new} | set(aliases.get(new, ()))
+                changed = True
+    return held - group
 
 
 def _refuse_structured_result(func, info, rev, result):

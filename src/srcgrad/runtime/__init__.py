@@ -40,12 +40,34 @@ def copy(x):
 
 
 def copies(*xs):
-    """``copy`` of each, where names that held one object hold one copy of it."""
+    """``copy`` of each, where names that held one object hold one copy of it, and a
+    tuple, list or dict among them that holds another of them holds its copy (a tuple
+    is rebuilt around the copies it holds, else kept as it is)."""
     made = {}
     for x in xs:
-        if id(x) not in made:
+        if id(x) not in made and type(x) is not tuple:
             made[id(x)] = copy(x)
-    return tuple(made[id(x)] for x in xs)
+    if len(made) + any(type(x) is tuple for x in xs) < 2:
+        return tuple(made.get(id(x), x) for x in xs)
+    old = {id(x): x for x in xs}
+
+    def held(v):
+        return made[id(v)] if id(v) in made else rebuilt(v) if type(v) is tuple else v
+
+    def rebuilt(t):
+        if id(t) not in made:
+            made[id(t)] = t            # (until its items are known)
+            items = [held(v) for v in t]
+            if any(a is not b for a, b in zip(items, t)):
+                made[id(t)] = tuple(items)
+        return made[id(t)]
+    for k, x in old.items():
+        new = made.get(k)
+        if isinstance(x, list) and new is not x:
+            new[:] = [held(v) for v in x]
+        elif isinstance(x, dict) and new is not x:
+            new.update({key: held(v) for key, v in x.items()})
+    return tuple(held(x) for x in xs)
 
 
 __all__ += ["copies"]
