@@ -78,7 +78,7 @@ def _rewrite(s, info, names, ad, enclosing, whole):
         return body + orelse + final
     handlers = [(h, inner(h.body)) for h in s.handlers]
     flagged = None
-    if any(_returns(b) for b in [body] + [b for _, b in handlers]):
+    if any(_returns(b, loops=True) for b in [body] + [b for _, b in handlers]):
         # ``return e`` in the body or a handler: the block sets a flag and the value,
         # skips the rest, and the function returns after the try statement
         flagged = (names.fresh("returned_in_try"), names.fresh("try_value"))
@@ -164,43 +164,58 @@ def _bound_before(whole, s):
     return out
 
 
-def _returns(block):
-    """Does ``block`` return, outside loops and nested defs?"""
+def _returns(block, loops=False):
+    """Does ``block`` return, outside nested defs (and outside loops unless
+    ``loops``)?"""
     for st in block:
         if isinstance(st, gast.Return):
             return True
-        if isinstance(st, (gast.If, gast.With, gast.Try)):
+        compound = (gast.If, gast.With, gast.Try) + ((gast.For, gast.While) if loops else ())
+        if isinstance(st, compound):
             subs = [st.body, getattr(st, "orelse", []), getattr(st, "finalbody", [])] + \
                 [h.body for h in getattr(st, "handlers", [])]
-            if any(_returns(b) for b in subs):
+            if any(_returns(b, loops) for b in subs):
                 return True
     return False
 
 
-def _flag_returns(block, flag, value):
-    """``block`` with each ``return e`` (outside loops and nested defs) made
-    ``value = e; flag = True``, and what follows a statement that may return run only
-    if it did not."""
+def _flag_returns(block, flag, value, in_loop=False):
+    """``block`` with each ``return e`` (outside nested defs) made ``value = e; flag =
+    True`` (then ``break`` inside a loop), and what follows a statement that may
+    return run only if it did not (inside a loop: ``if flag: break`` after it)."""
     out = []
     for i, st in enumerate(block):
         if isinstance(st, gast.Return):
             out += [A.copy_loc(A.assign(value, st.value if st.value is not None
                                         else A.const(None)), st),
                     A.copy_loc(A.assign(flag, A.const(True)), st)]
+            if in_loop:
+                out.append(A.copy_loc(gast.Break(), st))
             return out                   # (the rest of the block never runs)
-        if isinstance(st, gast.If) and (_returns(st.body) or _returns(st.orelse)):
-            st.body = _flag_returns(st.body, flag, value) or [A.copy_loc(gast.Pass(), st)]
-            st.orelse = _flag_returns(st.orelse, flag, value)
+        if isinstance(st, gast.If) and (_returns(st.body, True) or _returns(st.orelse, True)):
+            st.body = _flag_returns(st.body, flag, value, in_loop) or \
+                [A.copy_loc(gast.Pass(), st)]
+            st.orelse = _flag_returns(st.orelse, flag, value, in_loop)
+        elif isinstance(st, (gast.For, gast.While)) and _returns(st.body, True):
+            # (a return leaves the loop by ``break``, which skips its ``else`` as the
+            # return did)
+            st.body = _flag_returns(st.body, flag, value, True)
+        else:
             out.append(st)
-            rest = _flag_returns(block[i + 1:], flag, value)
-            if rest:
-                guard = A.copy_loc(gast.If(test=gast.UnaryOp(op=gast.Not(),
-                                                             operand=A.name(flag)),
-                                           body=rest, orelse=[]), st)
-                guard.srcgrad_after_return = True
-                out.append(guard)
-            return out
+            continue
         out.append(st)
+        rest = _flag_returns(block[i + 1:], flag, value, in_loop)
+        if in_loop:
+            out.append(A.copy_loc(gast.If(test=A.name(flag), body=[
+                A.copy_loc(gast.Break(), st)], orelse=[]), st))
+            out += rest
+        elif rest:
+            guard = A.copy_loc(gast.If(test=gast.UnaryOp(op=gast.Not(),
+                                                         operand=A.name(flag)),
+                                       body=rest, orelse=[]), st)
+            guard.srcgrad_after_return = True
+            out.append(guard)
+        return out
     return out
 
 
@@ -233,8 +248,15 @@ def _inputs(block, enclosing):
     those it assigns on some paths only)."""
     assigned, needed, maybe = set(), [], []
     for st in block:
-        reads = A.names_read(st) if not isinstance(st, gast.FunctionDef) else \
-            A.names_read(st) - A.names_stored(st.body)
+        if isinstance(st, gast.FunctionDef):
+            reads = A.names_read(st) - A.names_stored(st.body)
+        elif isinstance(st, gast.For):
+            # (the loop's target is bound before its body reads it)
+            inner, _ = _inputs(st.body, enclosing | A.names_stored(st.target))
+            reads = A.names_read(st.iter) | (set(inner) - A.names_stored(st.target)) | \
+                A.names_read(st.orelse)
+        else:
+            reads = A.names_read(st)
         for n in sorted(reads):
             if n in enclosing and n not in assigned and n not in needed:
                 needed.append(n)
@@ -250,9 +272,28 @@ def _inputs(block, enclosing):
             assigned |= stored - unsure
             maybe += [(n, x) for n, x in inner_maybe if n not in assigned]
         else:
-            maybe += [(n, st) for n in sorted(stored) if n not in assigned]
+            # (an ``if`` whose branches all bind a name binds it: a nested try's paths)
+            sure = _sure([st])
+            assigned |= sure
+            maybe += [(n, st) for n in sorted(stored - sure) if n not in assigned]
     maybe = [(n, st) for n, st in maybe if n not in assigned and n not in needed]
     return needed, maybe
+
+
+def _sure(block):
+    """The names ``block`` binds on every path that gets to its end: plain
+    assignments, and what every branch of an ``if`` binds (a loop may not run)."""
+    out = set()
+    for st in block:
+        if isinstance(st, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+            out |= A.names_stored(st)
+        elif isinstance(st, gast.FunctionDef):
+            out.add(st.name)
+        elif isinstance(st, gast.If):
+            out |= _sure(st.body) & _sure(st.orelse)
+        elif isinstance(st, gast.With):
+            out |= _sure(st.body)
+    return out
 
 
 def _def(name, which, first, params, block, like, outputs, skip=()):
