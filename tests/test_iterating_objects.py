@@ -200,3 +200,19 @@ def test_builtins_over_dicts_and_objects(f):
     _, tangent = sg.jvp(f, (x,), (1.0,))
     assert tangent == pytest.approx(want, rel=1e-7)
     assert sg.grad(sg.grad(f))(x) == pytest.approx(fd(sg.grad(f), x), rel=1e-5, abs=1e-8)
+
+
+def _weighted_by_position(x):
+    s = 0.0
+    for i, v in enumerate([x[0], np.sin(x[1])]):
+        s = s + v * (i + 1)
+    return s
+
+
+def test_enumerate_index_is_not_checked_as_an_operand():
+    """enumerate's index is an int: no ``ad.numeric_operand(i, '+')`` before ``i + 1``
+    (the item still is checked where it may be an object)."""
+    src = sg.source(_weighted_by_position)
+    assert "numeric_operand(i," not in src
+    x = np.array([0.3, 0.5])
+    np.testing.assert_allclose(sg.grad(_weighted_by_position)(x), [1.0, 2 * np.cos(0.5)])

@@ -182,8 +182,62 @@ def returned_then_called(x):
     return f(x[0]) * f(x[1])
 
 
-@pytest.mark.parametrize("f", [factory_closure_called, returned_then_called],
-                         ids=lambda f: f.__name__)
+def local_accumulator(x):
+    def mk():
+        total = 0.0
+
+        def add(v):
+            nonlocal total
+            total = total + v
+            return total
+        return add
+    acc = mk()
+    s = 0.0
+    for xi in x:
+        s = acc(np.sin(xi) * xi)
+    return s * x[0]
+
+
+def two_accumulators(x):
+    def mk(k):
+        total = x[0]
+
+        def add(v):
+            nonlocal total
+            total = total * k + v
+            return total
+        return add
+    a = mk(2.0)
+    b = mk(3.0)
+    a(x[1])
+    b(x[2])
+    return a(x[0]) * b(x[1])
+
+
+def alias_of_a_writer(x):
+    s = x[0]
+
+    def inc(v):
+        nonlocal s
+        s = s * v
+        return s
+    g = inc
+    g(x[1])
+    g(x[2])
+    return s + x[0]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward", "second"])
+@pytest.mark.parametrize("f", [returned_then_called, local_accumulator, two_accumulators,
+                               alias_of_a_writer], ids=lambda f: f.__name__)
+def test_a_local_closure_called_through_a_name(f, mode):
+    """(Refused before: 'the value of g() is not used'.)  ``g = inc`` and ``f = mk()``
+    of local defs: a call of the name is a call of that def, inlined, so what it writes
+    to ``nonlocal`` names is followed; each ``mk()`` call has cells of its own."""
+    check_modes(f, X, V, mode)
+
+
+@pytest.mark.parametrize("f", [factory_closure_called], ids=lambda f: f.__name__)
 def test_closure_called_as_a_value_is_refused_at_its_line(f):
     with pytest.raises((sg.UnsupportedSyntaxError, sg.NonDifferentiableError)) as e:
         sg.grad(f)(X)

@@ -209,7 +209,12 @@ class Expressions:
                         isinstance(st.iter, gast.Call) and isinstance(st.iter.func, gast.Name)
                         and st.iter.func.id == "range") and not (
                         isinstance(st.iter, gast.Name) and st.iter.id in self.known_arrays):
-                    binds += [(n, item) for n in A.names_stored(st.target)]
+                    target = st.target
+                    if isinstance(st.iter, gast.Call) and isinstance(st.iter.func, gast.Name) \
+                            and st.iter.func.id == "enumerate" and \
+                            isinstance(target, gast.Tuple) and len(target.elts) == 2:
+                        target = target.elts[1]     # (enumerate's index: an int)
+                    binds += [(n, item) for n in A.names_stored(target)]
 
             def from_objects(v):
                 # an operator on an object (its method's result: any type), or on such

@@ -32,6 +32,14 @@ def inline_local_functions(body, info, names, outer_locals, defs=None, active=()
                 defs[s.name] = s
             out.append(s)
             continue
+        if isinstance(s, gast.Assign) and len(s.targets) == 1 and \
+                isinstance(s.targets[0], gast.Name) and isinstance(s.value, gast.Name):
+            if s.value.id in defs and stored_twice.get(s.targets[0].id) == 1:
+                # ``g = inc``: a call of g is a call of that def (inlined, so that what
+                # it writes, ``nonlocal`` names included, is followed)
+                defs[s.targets[0].id] = defs[s.value.id]
+            else:
+                defs.pop(s.targets[0].id, None)
         for field in ("body", "orelse"):
             block = getattr(s, field, None)
             if isinstance(block, list) and block and not isinstance(s, gast.FunctionDef):
@@ -47,8 +55,17 @@ def inline_local_functions(body, info, names, outer_locals, defs=None, active=()
                                     f"{fdef.name}(); move it to module level and write the "
                                     f"recursion as a loop")
             target = s.targets[0] if isinstance(s, gast.Assign) else None
-            out.extend(_inline_call(fdef, v, target, s, info, names, outer_locals, defs,
-                                    active + (fdef.name,), in_loop))
+            made = _inline_call(fdef, v, target, s, info, names, outer_locals, defs,
+                                active + (fdef.name,), in_loop)
+            out.extend(made)
+            # ``f = mk()`` where mk returns a def of its own body: a call of f is a
+            # call of that def (its nonlocal names are this function's or further out)
+            inner_defs = {d.name: d for d in made if isinstance(d, gast.FunctionDef)}
+            last = made[-1] if made else None
+            if isinstance(target, gast.Name) and stored_twice.get(target.id) == 1 and \
+                    isinstance(last, gast.Assign) and isinstance(last.value, gast.Name) and \
+                    last.value.id in inner_defs:
+                defs[target.id] = inner_defs[last.value.id]
             continue
         out.append(s)
     return out
