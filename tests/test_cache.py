@@ -293,3 +293,59 @@ def test_a_build_pauses_the_cyclic_collector_and_restores_it(monkeypatch):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# -- closures of one code over other functions: an entry each --------------------
+
+def _make_term(f):
+    return lambda x: np.sum(f(x) * x)
+
+
+def _apply(f, x):
+    return f(x)
+
+
+def test_closures_of_one_code_over_other_functions_are_built_once_each(monkeypatch):
+    """``_make_term(np.sin)`` and ``_make_term(np.tanh)`` share their code; their cells
+    hold other functions, so each needs generated code of its own.  With one entry per
+    key, each call rebuilt the other's code (a derivative of a derivative makes such
+    closures: the fourth derivative rebuilt six functions on every call)."""
+    sin_term, tanh_term = _make_term(np.sin), _make_term(np.tanh)
+
+    def both(x):            # (called as values: compiled when the call happens)
+        return _apply(sin_term, x) + _apply(tanh_term, x) * _apply(sin_term, x)
+    builds = []
+    real = driver.cached_build
+
+    def counted(c, key, func, build, err):
+        return real(c, key, func, lambda: builds.append(func) or build(), err)
+    monkeypatch.setattr(driver, "cached_build", counted)
+    g = sg.grad(both)
+    assert_close(g(X), fd(both))
+    assert_close(g(X), fd(both))
+    first = len(builds)
+    for _ in range(3):
+        assert_close(g(X), fd(both))
+    assert first > 0 and len(builds) == first
+
+
+def test_fourth_derivative_reuses_its_code(monkeypatch):
+    def f(x):
+        return np.sum(np.sin(x) * x ** 2)
+    v = np.array([0.5, -0.2, 0.3])
+    fn = f
+    for _ in range(3):
+        fn = (lambda g: (lambda x: np.sum(g(x) * v)))(sg.grad(fn))
+    g4 = sg.grad(fn)
+    builds = []
+    real = driver.cached_build
+
+    def counted(c, key, func, build, err):
+        return real(c, key, func, lambda: builds.append(func) or build(), err)
+    g4(X)
+    g4(X)
+    monkeypatch.setattr(driver, "cached_build", counted)
+    got = g4(X)
+    assert builds == []
+    # the fourth derivative of sum(sin(x) x^2) along v, three times, then the gradient
+    assert_close(got, fd(fn), rtol=1e-4, atol=1e-5)

@@ -4,8 +4,10 @@ Guarantees:
 
 * The key is the user's code (the code object, its file and qualified name), never
   the function object: a new lambda or closure per loop trip with the same code
-  reuses the entry.  Each cache keeps at most ``CACHE_LIMIT`` entries, the least
-  recently used going first.
+  reuses the entry.  Each cache keeps at most ``CACHE_LIMIT`` keys, the least
+  recently used going first, and up to ``WORLDS_PER_KEY`` entries per key: closures
+  of one code whose cells hold other functions (a derivative's ``lambda x: g(x)``
+  for each of several ``g``) each keep theirs, instead of rebuilding in turn.
 * An entry is used only while everything the generated code baked in at compile
   time is unchanged: for the function and, transitively, every user function it
   calls (their entries' dependencies are inherited), each global name and closure
@@ -30,6 +32,7 @@ import types
 import numpy as np
 
 CACHE_LIMIT = 256           # entries per cache (reverse, forward)
+WORLDS_PER_KEY = 8          # entries per key: closures of one code, other cells
 
 _MISSING = object()
 _DATA = object()            # the token of a value read live (numbers, arrays, containers)
@@ -159,19 +162,25 @@ class BuildCache:
             self.entries.clear()
 
     def lookup(self, key, func):
+        """The entry of ``key`` whose world is ``func``'s: closures of one code with
+        other cell values (``lambda x: g(x)`` of a factory called with other ``g``)
+        each have an entry, so that calling them in turn builds each once."""
         with self.lock:
-            entry = self.entries.get(key)
-            if entry is not None:
+            kept = self.entries.get(key)
+            if kept is not None:
                 self.entries.move_to_end(key)
-        if entry is None or entry.func.__globals__ is not func.__globals__ or \
-                not entry.deps.valid(func):
-            return None
-        return entry
+                kept = tuple(kept)
+        for entry in kept or ():
+            if entry.func.__globals__ is func.__globals__ and entry.deps.valid(func):
+                return entry
+        return None
 
     def store(self, key, entry):
         limit = CACHE_LIMIT if self.limit is None else self.limit
         with self.lock:
-            self.entries[key] = entry
+            kept = self.entries.get(key, [])
+            # (the newest first; a few worlds per key, the oldest dropped)
+            self.entries[key] = [entry] + kept[:WORLDS_PER_KEY - 1]
             self.entries.move_to_end(key)
             while len(self.entries) > limit:
                 self.entries.popitem(last=False)
