@@ -473,18 +473,29 @@ def var_grad_a(g, t, a, axis=None, ddof=0, keepdims=False):
 def prod_partials_grad(g, a, axis=None):
     """Adjoint (and, the matrix being symmetric, tangent) of ``prod_partials(a, axis)``:
     ``d P_i / d a_j`` is the product of the group without ``a_i`` and ``a_j`` (i != j).
-    Exact with zeros; O(n^2) in the group size."""
+    Exact with zeros; O(n^2) in the group size.  Written in differentiable primitives
+    (no in-place writes, no closures), so that its own derivatives are its source's:
+    the third derivative of ``np.prod`` and beyond."""
     np = array_ns(g, a, axis)
     a = a if hasattr(a, "shape") else np.asarray(a, dtype=np.result_type(a, float))
-    flat, undo = _flat_axes(a, axis)
-    gf, _ = _flat_axes(np.broadcast_to(g, np.shape(a)), axis)
-    n = flat.shape[-1]
-    out = np.zeros_like(flat, dtype=np.result_type(flat, gf, np.float32))
+    g = np.broadcast_to(g, np.shape(a))
+    axes = _axes(axis, np.ndim(a))
+    if not axes:                                # a 0-d group: P = 1, a constant
+        return _fit(g * np.zeros_like(a, dtype=np.result_type(a, np.float32)), a)
+    rest = [i for i in range(np.ndim(a)) if i not in axes]
+    perm = rest + list(axes)
+    moved = np.transpose(a, perm)
+    lead = np.shape(moved)[:len(rest)]
+    flat = np.reshape(moved, lead + (-1,))
+    gf = np.reshape(np.transpose(g, perm), lead + (-1,))
+    n = np.shape(flat)[-1]
+    out = gf * np.zeros_like(flat, dtype=np.result_type(flat, gf, np.float32))
     for i in range(n):      # no in-place writes: it runs on recording tensors (3rd order)
         hit = np.arange(n) == i
         part = np.where(hit, 0, prod_partials(np.where(hit, 1, flat), -1))   # k != i, j
         out = out + gf[..., i:i + 1] * part
-    return _fit(undo(out), a)
+    back = [perm.index(k) for k in range(len(perm))]
+    return _fit(np.transpose(np.reshape(out, np.shape(moved)), back), a)
 
 
 def _norm_dweights(x, n, ord, axis, keepdims, vector):
@@ -671,7 +682,7 @@ _cumprod = defrule(np.cumprod, "a, axis=None, dtype=None, out=None",
                    torch_name="CumprodBackward0")
 defnograd(_gradient_plan, _ptp_weights, _real_norm, _real_var, _abs_norm, _spectral, _norm_axes)
 defnograd(gradient_spacing)         # (a refusal: it raises)
-deftransformable(ptp_grad, ptp_jvp)
+deftransformable(ptp_grad, ptp_jvp, prod_partials_grad)   # (np.prod to any order)
 defrule(np.gradient, "f, *varargs, axis=None, edge_order=1", linear_in="f",
         vjp=dict(f="gradient_apply(g, f, varargs, axis, edge_order, True)",
                  varargs="gradient_spacing(varargs)"),
