@@ -13,6 +13,7 @@ Each: the source no longer has it, the gradients are the general code's
 import numpy as np
 import pytest
 
+import operand_classes       # (its class is not named here: operands are checked)
 import srcgrad as sg
 from srcgrad.errors import NonDifferentiableError
 
@@ -107,14 +108,6 @@ def test_seed_of_other_results_unchanged():
         sg.grad(int_result, wrt="w")(x, w)
 
 
-class Scale:
-    def __init__(self, v):
-        self.v = v
-
-    def __truediv__(self, other):
-        return self.v / other
-
-
 def divides_twice(x, d):
     s = d["k"]
     a = x / s
@@ -140,7 +133,7 @@ def test_operand_checks_once_per_value_and_still_refuse_objects():
     got = _check(divides_twice, (x, {"k": 1.5}), "x")
     np.testing.assert_allclose(got, _central(f, (x,), 0), rtol=1e-7)
     with pytest.raises(NonDifferentiableError, match="cannot differentiate / on a Scale"):
-        sg.grad(divides_twice, wrt="x")(x, {"k": Scale(2.0)})
+        sg.grad(divides_twice, wrt="x")(x, {"k": operand_classes.Scale(2.0)})
 
 
 def matmuls(A, v, B):

@@ -138,7 +138,9 @@ defrule(rt.indexable, "x", name="ad.indexable", vjp=dict(x="indexable_grad(g, x)
         view_of="x")
 defnograd(rt.keys_of, rt.detach, rt.data_of, names=["ad.keys_of", "ad.detach", "ad.data_of"])
 defnograd(rt.writing, rt.getter, rt.operator_method, rt.numeric_operand,   # (function values)
-          names=["ad.writing", "ad.getter", "ad.operator_method", "ad.numeric_operand"])
+          rt.operator_for,
+          names=["ad.writing", "ad.getter", "ad.operator_method", "ad.numeric_operand",
+                 "ad.operator_for"])
 
 # -- constants: seeds, zeros, shapes, masks ----------------------------------------
 defnograd(rt.seed, rt.array_ns, names=["ad.seed", "ad.array_ns"])

@@ -195,6 +195,54 @@ def operator_method(obj, name):
     return f
 
 
+_NUMERIC_OPERATORS = {
+    "__add__": np.add, "__sub__": np.subtract, "__mul__": np.multiply,
+    "__truediv__": np.true_divide, "__floordiv__": np.floor_divide, "__mod__": np.mod,
+    "__pow__": np.power, "__matmul__": np.matmul, "__neg__": np.negative,
+    "__pos__": np.positive}
+
+
+def operator_for(name, *operands):
+    """The function that ``a + b`` (``name`` "__add__"; ``-a``: "__neg__") calls on
+    these values, as a function of the operands in order: the left operand's class's
+    method; the right one's reflected method (``__radd__``), with the operands
+    swapped back; NumPy's ufunc for numbers and arrays.  For code that cannot know
+    the operands' types (read from a field, an item, a function's result), in a
+    module whose classes define operators (lower/expressions.py)."""
+    import inspect
+    import types
+    first = operands[0]
+    if is_record(first):
+        return operator_method(first, name)
+    if len(operands) == 2 and is_record(operands[1]):
+        reflected = "__r" + name[2:]
+        f = inspect.getattr_static(type(operands[1]), reflected, None)
+        if isinstance(f, types.FunctionType):
+            return functools.partial(_reflected, method=f)
+        operator_method(operands[1], reflected)          # (its error)
+    if all(_plain_number(v) for v in operands):
+        return _NUMERIC_OPERATORS[name]
+    from ..errors import NonDifferentiableError
+    raise NonDifferentiableError(
+        f"srcgrad cannot differentiate {name} on a {type(first).__name__} here: read from "
+        f"a field, an item or a function's result, its operand is neither an object of "
+        f"a class with that operator nor a number or an array; compute it in a name "
+        f"whose type the code shows")
+
+
+def _reflected(a, b, method):
+    """``a op b`` by the right operand's reflected method (``b.__radd__(a)``)."""
+    return method(b, a)
+
+
+_reflected.__srcgrad_transformable__ = True     # (its source is differentiated)
+
+
+def _plain_number(v):
+    return isinstance(v, (float, int, complex, np.ndarray, np.generic)) or \
+        hasattr(v, "__array_namespace__")
+
+
 def numeric_operand(v, op):
     """(Before ``a op b`` on a value read from a field, an item or a function's result.)
     An object of a user's class there is refused, at the user's line: its operator is
@@ -218,7 +266,7 @@ def numeric_operand(v, op):
         f"(r.__mul__(2.0) for r * 2.0), or keep the object in a name its class builds")
 
 
-__all__ += ["writing", "getter", "operator_method", "numeric_operand"]
+__all__ += ["writing", "getter", "operator_method", "numeric_operand", "operator_for"]
 
 
 def old_item(x, key):

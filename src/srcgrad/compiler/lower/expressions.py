@@ -122,10 +122,22 @@ class Expressions:
         records = [isinstance(x, gast.Name) and self._is_record_name(x.id, pre)
                    for x in operands]
         if not any(records):
-            for x in operands:
-                if isinstance(x, gast.Name) and self._from_user_call(x.id, pre):
-                    pre.append(A.expr_stmt(A.call(A.attr(self.ad_name, "numeric_operand"),
-                                                  [x, A.const(_SYMBOL[name])]), like=like))
+            unknown = [x for x in operands
+                       if isinstance(x, gast.Name) and self._from_user_call(x.id, pre)]
+            if unknown and self._operator_classes() and \
+                    not all(self._shape_read(x.id, pre) for x in unknown):
+                # an operand read from a field, an item or a user function's result, in
+                # code whose module has classes with operator methods: the operator its
+                # values call, found when it runs (the class's method, or NumPy's)
+                f = self.names.fresh(name.strip("_") + "_op")
+                pre.append(A.assign(f, A.call(A.attr(self.ad_name, "operator_for"),
+                                              [A.const(name)] + list(operands)), like=like))
+                self.locals.add(f)
+                call = A.call(A.name(f), list(operands))
+                return A.copy_loc(call, like) if like is not None else call
+            for x in unknown:
+                pre.append(A.expr_stmt(A.call(A.attr(self.ad_name, "numeric_operand"),
+                                              [x, A.const(_SYMBOL[name])]), like=like))
             return None
         if len(operands) == 2 and not records[0]:
             # Python asks the left operand first: it must not be an object with the
@@ -137,6 +149,41 @@ class Expressions:
             name = "__r" + name[2:]
             operands = operands[::-1]
         return self._call_through("operator_method", operands[0], name, operands, like, pre)
+
+    _SHAPE_ATTRS = frozenset(("shape", "ndim", "size", "strides", "itemsize", "nbytes"))
+
+    def _shape_read(self, n, pre):
+        """Is ``n`` an item of an array's shape, or its ``ndim`` / ``size``
+        (``x.shape[0]``): an int, whatever the code's types (still checked, not
+        dispatched)?"""
+        v = self._bound_in(pre, n)
+        if v is MISSING:
+            defs = [st.value for st in A.walk(self.fdef.body) if isinstance(st, gast.Assign)
+                    and len(st.targets) == 1 and isinstance(st.targets[0], gast.Name)
+                    and st.targets[0].id == n]
+            if len(defs) != 1:
+                return False
+            v = defs[0]
+        if isinstance(v, gast.Attribute):
+            return v.attr in self._SHAPE_ATTRS
+        if isinstance(v, gast.Subscript) and isinstance(v.value, gast.Name):
+            return self._shape_read(v.value.id, pre)
+        return False
+
+    def _operator_classes(self):
+        """Does the function's module name a class of the user's that defines an
+        operator method in Python (``Vec.__add__``)?  Then an operand whose type the
+        code cannot know may be one of its objects."""
+        found = self.__dict__.get("_has_operator_classes")
+        if found is None:
+            g = getattr(self.func, "__globals__", {}) or {}
+            names = set(_DUNDER.values()) | {"__r" + d[2:] for d in _DUNDER.values()}
+            found = self._has_operator_classes = any(
+                isinstance(v, type) and records.user_class(v) and any(
+                    isinstance(inspect.getattr_static(v, d, None), types.FunctionType)
+                    for d in names)
+                for v in list(g.values()))
+        return found
 
     @staticmethod
     def _bound_in(pre, n):
