@@ -523,6 +523,17 @@ def run_seed(seed, everything=False, closures=False):
         return Outcome("fail", "timeout: over 30 s", program)
 
 
+def run_seed_third_order(seed):
+    """``run_seed(seed, everything=True)`` with the third-order check on (``--third``),
+    for regression tests of single seeds."""
+    EXTRA["hvp"] = EXTRA["third"] = True
+    try:
+        return run_seed(seed, everything=True)
+    finally:
+        EXTRA["hvp"] = EXTRA["third"] = False
+        second_order_off()
+
+
 # seeds of the pytest run whose second-order check shows a srcgrad bug (strict xfail,
 # with the regression test of tests/test_regressions_second_order.py): fix the bug,
 # then delete the line

@@ -45,11 +45,6 @@ def test_third_and_fourth_order(f, x):
 
 @pytest.mark.parametrize("seed", [60, 87, 118, 192, 240, 280, 364])
 def test_third_order_fuzz_programs_with_prod(seed):
-    import test_fuzz_idioms as fz
-    fz.EXTRA["hvp"] = fz.EXTRA["third"] = True
-    try:
-        out = fz.run_seed(seed, everything=True)
-    finally:
-        fz.EXTRA["hvp"] = fz.EXTRA["third"] = False
-        fz.second_order_off()
+    from test_fuzz_idioms import run_seed_third_order
+    out = run_seed_third_order(seed)
     assert out.status != "fail", f"seed {seed}: {out.detail}\n{out.program.source}"

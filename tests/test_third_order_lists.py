@@ -64,13 +64,8 @@ def test_third_order_through_an_appended_list(f):
 
 @pytest.mark.parametrize("seed", [135, 174, 200, 332, 347, 357, 376])
 def test_third_order_fuzz_programs(seed):
-    import test_fuzz_idioms as fz
-    fz.EXTRA["hvp"] = fz.EXTRA["third"] = True
-    try:
-        out = fz.run_seed(seed, everything=True)
-    finally:
-        fz.EXTRA["hvp"] = fz.EXTRA["third"] = False
-        fz.second_order_off()
+    from test_fuzz_idioms import run_seed_third_order
+    out = run_seed_third_order(seed)
     assert out.status != "fail", f"seed {seed}: {out.detail}\n{out.program.source}"
 
 
